@@ -1,0 +1,198 @@
+//! The one error type of the gate: a stable code, the path of the offending input, and a message.
+//!
+//! Every refusal is decided before any state changes, so an `Err` always means "nothing happened".
+
+use std::fmt;
+
+/// What kind of refusal this is. [`ErrorCode::as_str`] is the stable `code` hosts match on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// A value has the wrong type (a file `id` that is not a string, a tool list that is not an array).
+    InvalidType,
+    /// A required key is absent.
+    MissingField,
+    /// A value has the right type but is not allowed (a non-finite `version`, an unknown profile).
+    InvalidValue,
+    /// A string holds an unpaired UTF-16 surrogate, which cannot be compared faithfully.
+    LoneSurrogate,
+    /// A JSON text does not parse.
+    InvalidJson,
+    /// A batch id that is not pending (never begun, or already completed).
+    UnknownBatch,
+    /// An event batch consumed an eager prestart whose outcome was never settled.
+    EagerUnsettled,
+    /// The programmatic tools could not select the tools the code may call.
+    ToolSelection,
+    /// A tool factory parameter is refused (e.g. a malformed workspace id).
+    InvalidFactory,
+    /// The model's arguments do not fit the tool's schema.
+    InvalidModelArgs,
+    /// The sandbox answered with an error or an unusable body.
+    SandboxError,
+    /// The module trapped earlier; the gate refuses every call from then on.
+    Poisoned,
+}
+
+impl ErrorCode {
+    /// The stable string form, e.g. `"invalid_type"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidType => "invalid_type",
+            ErrorCode::MissingField => "missing_field",
+            ErrorCode::InvalidValue => "invalid_value",
+            ErrorCode::LoneSurrogate => "lone_surrogate",
+            ErrorCode::InvalidJson => "invalid_json",
+            ErrorCode::UnknownBatch => "unknown_batch",
+            ErrorCode::EagerUnsettled => "eager_unsettled",
+            ErrorCode::ToolSelection => "tool_selection",
+            ErrorCode::InvalidFactory => "invalid_factory",
+            ErrorCode::InvalidModelArgs => "invalid_model_args",
+            ErrorCode::SandboxError => "sandbox_error",
+            ErrorCode::Poisoned => "poisoned",
+        }
+    }
+}
+
+/// A refused input: `code`, the dotted `path` of the offending value (`"sessions[0][1].files[2].id"`),
+/// and a sentence for humans.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateError {
+    /// The stable kind.
+    pub code: ErrorCode,
+    /// Where in the input the problem is; empty when it concerns the call as a whole.
+    pub path: String,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl GateError {
+    /// An error of `code` at `path`.
+    pub fn new(code: ErrorCode, path: &Path<'_>, message: impl Into<String>) -> Self {
+        GateError {
+            code,
+            path: path.render(),
+            message: message.into(),
+        }
+    }
+
+    /// `expected <what>, got <type>` at `path`.
+    pub fn expected(path: &Path<'_>, what: &str, got: &str) -> Self {
+        GateError::new(
+            ErrorCode::InvalidType,
+            path,
+            format!("expected {what}, got {got}"),
+        )
+    }
+
+    /// A required key missing at `path`.
+    pub fn missing(path: &Path<'_>) -> Self {
+        GateError::new(ErrorCode::MissingField, path, "is required")
+    }
+}
+
+impl fmt::Display for GateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for GateError {}
+
+/// Result alias for fallible gate operations.
+pub type GateResult<T> = Result<T, GateError>;
+
+/// One step of a path.
+#[derive(Debug, Clone, Copy)]
+enum Segment<'a> {
+    Root(&'a str),
+    Key(&'a str),
+    Index(usize),
+}
+
+/// The location of a value inside a call's input, built on the stack while validating and only rendered
+/// into a string when an error is reported.
+#[derive(Debug, Clone, Copy)]
+pub struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    segment: Segment<'a>,
+}
+
+impl<'a> Path<'a> {
+    /// A path starting at the argument called `name` (empty for "the call itself").
+    pub fn root(name: &'a str) -> Path<'a> {
+        Path {
+            parent: None,
+            segment: Segment::Root(name),
+        }
+    }
+
+    /// The member `key` of this value.
+    pub fn key(&'a self, key: &'a str) -> Path<'a> {
+        Path {
+            parent: Some(self),
+            segment: Segment::Key(key),
+        }
+    }
+
+    /// The item `index` of this array.
+    pub fn index(&'a self, index: usize) -> Path<'a> {
+        Path {
+            parent: Some(self),
+            segment: Segment::Index(index),
+        }
+    }
+
+    /// The path as text: `sessions[0][1].files[2].id`.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        self.render_into(&mut out);
+        out
+    }
+
+    fn render_into(&self, out: &mut String) {
+        if let Some(parent) = self.parent {
+            parent.render_into(out);
+        }
+        match self.segment {
+            Segment::Root(name) => out.push_str(name),
+            Segment::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Index(i) => {
+                out.push('[');
+                out.push_str(&i.to_string());
+                out.push(']');
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_render_keys_and_indices() {
+        let root = Path::root("sessions");
+        let pair = root.index(0);
+        let entry = pair.index(1);
+        let files = entry.key("files");
+        let file = files.index(2);
+        assert_eq!(file.key("id").render(), "sessions[0][1].files[2].id");
+        assert_eq!(Path::root("").key("name").render(), "name");
+    }
+
+    #[test]
+    fn display_prefixes_the_path() {
+        let e = GateError::expected(&Path::root("file").key("id"), "a string", "number");
+        assert_eq!(e.to_string(), "file.id: expected a string, got number");
+        assert_eq!(e.code.as_str(), "invalid_type");
+    }
+}

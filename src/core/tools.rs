@@ -1,0 +1,212 @@
+//! The session-aware tool set and the verdict of every gate site for a tool name.
+//!
+//! Membership is an exact, case-sensitive string comparison; names are never trimmed. The built-in
+//! code tools and the host-declared `codeSessionToolNames` are the *participants*; `skill` and
+//! `read_file` get narrower allowances on the event and eager paths.
+
+/// `Constants.EXECUTE_CODE`; also the default partition key.
+pub const EXECUTE_CODE: &str = "execute_code";
+/// `Constants.BASH_TOOL`.
+pub const BASH_TOOL: &str = "bash_tool";
+/// `Constants.PROGRAMMATIC_TOOL_CALLING`.
+pub const PROGRAMMATIC_TOOL_CALLING: &str = "run_tools_with_code";
+/// `Constants.BASH_PROGRAMMATIC_TOOL_CALLING`.
+pub const BASH_PROGRAMMATIC_TOOL_CALLING: &str = "run_tools_with_bash";
+/// `Constants.SKILL_TOOL`: reads the session on the event/eager paths and folds on the event path.
+pub const SKILL_TOOL: &str = "skill";
+/// `Constants.READ_FILE`: reads the session on the event/eager paths, never folds.
+pub const READ_FILE: &str = "read_file";
+
+/// `CODE_EXECUTION_TOOLS`: the built-in code tools.
+pub const CODE_EXECUTION_TOOLS: [&str; 4] = [
+    EXECUTE_CODE,
+    BASH_TOOL,
+    PROGRAMMATIC_TOOL_CALLING,
+    BASH_PROGRAMMATIC_TOOL_CALLING,
+];
+
+/// Whether `name` is one of [`CODE_EXECUTION_TOOLS`].
+pub fn is_code_execution_tool(name: &str) -> bool {
+    CODE_EXECUTION_TOOLS.contains(&name)
+}
+
+/// Bits of a [`Verdict`]; stable, hosts may decode them.
+pub mod bits {
+    /// `participatesInCodeSession(name)`.
+    pub const PARTICIPATES: u32 = 1;
+    /// G1: the in-process path injects `session_id` / `_injected_files` / `_runtime_session_hint`.
+    pub const DIRECT_INJECT: u32 = 1 << 1;
+    /// G2: the in-process completion folds the artifact.
+    pub const DIRECT_FOLD: u32 = 1 << 2;
+    /// G3: an event-dispatched request gets `codeSessionContext`.
+    pub const EVENT_CONTEXT: u32 = 1 << 3;
+    /// G5: an event result folds the artifact.
+    pub const EVENT_FOLD: u32 = 1 << 4;
+    /// G4: an event request gets `runtimeSessionHint`.
+    pub const EVENT_RUNTIME_HINT: u32 = 1 << 5;
+    /// G7: an eager prestart request gets `codeSessionContext`.
+    pub const EAGER_CONTEXT: u32 = 1 << 6;
+}
+
+/// The verdict of every gate site for one name, packed in bits (see [`bits`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict(pub u32);
+
+impl Verdict {
+    /// Whether every bit of `mask` is set.
+    pub fn has(self, mask: u32) -> bool {
+        self.0 & mask == mask
+    }
+}
+
+/// The host-declared `codeSessionToolNames`, kept raw: the ToolNode ignores an empty list and never
+/// admits the empty name, while the stream layer tests the raw array with `includes`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolSet {
+    declared: Vec<String>,
+}
+
+impl ToolSet {
+    /// The set with these host-declared names (duplicates and `""` are kept as given).
+    pub fn new(declared: Vec<String>) -> Self {
+        ToolSet { declared }
+    }
+
+    /// The declared names as given.
+    pub fn declared(&self) -> &[String] {
+        &self.declared
+    }
+
+    /// `codeSessionToolNames.includes(name)` on the raw list (the stream layer's test).
+    pub fn declares(&self, name: &str) -> bool {
+        self.declared.iter().any(|d| d == name)
+    }
+
+    /// `participatesInCodeSession(name)`: not `""`, and a built-in code tool or a declared name.
+    pub fn participates(&self, name: &str) -> bool {
+        !name.is_empty() && (is_code_execution_tool(name) || self.declares(name))
+    }
+
+    /// The verdict of every gate site for `name`.
+    pub fn classify(&self, name: &str) -> Verdict {
+        let mut v = 0;
+        if self.participates(name) {
+            v |= bits::PARTICIPATES
+                | bits::DIRECT_INJECT
+                | bits::DIRECT_FOLD
+                | bits::EVENT_CONTEXT
+                | bits::EVENT_FOLD
+                | bits::EVENT_RUNTIME_HINT;
+        }
+        if name == SKILL_TOOL {
+            v |= bits::EVENT_CONTEXT | bits::EVENT_FOLD;
+        }
+        if name == READ_FILE {
+            v |= bits::EVENT_CONTEXT;
+        }
+        // The stream layer's builder has no empty-name guard and reads the raw list.
+        if is_code_execution_tool(name) || name == SKILL_TOOL || name == READ_FILE || self.declares(name) {
+            v |= bits::EAGER_CONTEXT;
+        }
+        Verdict(v)
+    }
+}
+
+/// Everything the eager prestart exclusion consults besides the name.
+#[derive(Debug, Clone, Copy)]
+pub struct EagerExclusion<'a> {
+    /// `eagerEventToolExecution.excludeToolNames`.
+    pub exclude_tool_names: &'a [String],
+    /// The run-scoped suppressions (names whose prestart diverged from the final call).
+    pub suppressed_tool_names: &'a [String],
+    /// `codeSessionToolNames`.
+    pub tools: &'a ToolSet,
+    /// `toolExecution.sandbox.statefulSessions === true`.
+    pub stateful_sessions: bool,
+    /// The agent's `codeSessionKey` as given (absent differs from `""`).
+    pub agent_code_session_key: Option<&'a str>,
+}
+
+impl EagerExclusion<'_> {
+    /// `isEagerExecutionExcludedTool`: the first rule that decides wins.
+    /// 1. `""` is never excluded (the planner then refuses the whole candidate set instead);
+    /// 2. listed in `excludeToolNames`; 3. suppressed for this run; 4. host-declared → excluded;
+    /// 5. not a built-in code tool → eligible; 6. stateful sessions → excluded;
+    /// 7. excluded iff the agent's key is set and is not `execute_code` (`""` counts as custom).
+    pub fn excludes(&self, name: &str) -> bool {
+        if name.is_empty() {
+            return false;
+        }
+        if self.exclude_tool_names.iter().any(|n| n == name)
+            || self.suppressed_tool_names.iter().any(|n| n == name)
+            || self.tools.declares(name)
+        {
+            return true;
+        }
+        if !is_code_execution_tool(name) {
+            return false;
+        }
+        if self.stateful_sessions {
+            return true;
+        }
+        self.agent_code_session_key.is_some_and(|k| k != EXECUTE_CODE)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(names: &[&str]) -> ToolSet {
+        ToolSet::new(names.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    #[test]
+    fn skill_and_read_file_allowances() {
+        let t = set(&[]);
+        let skill = t.classify("skill");
+        assert!(skill.has(bits::EVENT_CONTEXT | bits::EVENT_FOLD | bits::EAGER_CONTEXT));
+        assert!(!skill.has(bits::DIRECT_INJECT) && !skill.has(bits::EVENT_RUNTIME_HINT));
+        let rf = t.classify("read_file");
+        assert!(rf.has(bits::EVENT_CONTEXT) && !rf.has(bits::EVENT_FOLD));
+    }
+
+    #[test]
+    fn empty_name_never_participates_but_stream_includes_it() {
+        let t = set(&[""]);
+        assert!(!t.participates(""));
+        assert_eq!(t.classify(""), Verdict(bits::EAGER_CONTEXT));
+        assert_eq!(set(&[]).classify(""), Verdict(0));
+    }
+
+    #[test]
+    fn names_are_exact() {
+        assert_eq!(set(&["create_file"]).classify("Create_File"), Verdict(0));
+        assert!(set(&[]).participates("bash_tool"));
+        assert!(!set(&[]).participates("bash_tool "));
+    }
+
+    #[test]
+    fn eager_exclusion_order() {
+        let tools = set(&["create_file"]);
+        let base = EagerExclusion {
+            exclude_tool_names: &[],
+            suppressed_tool_names: &[],
+            tools: &tools,
+            stateful_sessions: false,
+            agent_code_session_key: None,
+        };
+        assert!(base.excludes("create_file"));
+        assert!(!base.excludes("execute_code"));
+        assert!(!base.excludes("skill"));
+        let stateful = EagerExclusion { stateful_sessions: true, ..base };
+        assert!(stateful.excludes("bash_tool") && !stateful.excludes("read_file"));
+        let custom = EagerExclusion { agent_code_session_key: Some(""), ..base };
+        assert!(custom.excludes("execute_code"));
+        let explicit_default = EagerExclusion { agent_code_session_key: Some("execute_code"), ..base };
+        assert!(!explicit_default.excludes("execute_code"));
+        let list = [String::new()];
+        let empty_listed = EagerExclusion { exclude_tool_names: &list, ..base };
+        assert!(!empty_listed.excludes(""));
+    }
+}
