@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Installs what the build and the tests need, skipping whatever is already present, so it is cheap to
+# run before every build and test (CI runs on the same machine). Network: crates.io, the npm registry
+# and Debian's apt repositories only.
+#
+#   scripts/setup.sh
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+# ---------------------------------------------------------------------------------------------------
+# Consistency of the pins: versions.sh is the source, Cargo.toml / Cargo.lock / package.json must agree.
+check_pins() {
+  grep -Eq "^wasm-bindgen *= *\"=$WASM_BINDGEN_VERSION\"" Cargo.toml \
+    || die "Cargo.toml must pin wasm-bindgen = \"=$WASM_BINDGEN_VERSION\" (scripts/versions.sh)"
+  if [ -f Cargo.lock ]; then
+    local locked
+    locked="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)"
+    [ -z "$locked" ] || [ "$locked" = "$WASM_BINDGEN_VERSION" ] \
+      || die "Cargo.lock has wasm-bindgen $locked, scripts/versions.sh wants $WASM_BINDGEN_VERSION"
+  fi
+  local pkg var want have
+  for pkg in binaryen:BINARYEN_VERSION typescript:TYPESCRIPT_VERSION deno:DENO_VERSION workerd:WORKERD_VERSION; do
+    var="${pkg#*:}"
+    want="${!var}"
+    have="$(node -e 'const p=require(process.argv[1]);process.stdout.write(String((p.devDependencies||{})[process.argv[2]]||""))' \
+      "$ROOT/package.json" "${pkg%%:*}")"
+    [ "$have" = "$want" ] \
+      || die "package.json devDependencies.${pkg%%:*} is '$have', scripts/versions.sh wants '$want' (exact)"
+  done
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Rust: the wasm target and the components the tests use.
+setup_rust() {
+  command -v rustup >/dev/null || die "rustup not found (PATH=$PATH)"
+  if rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    note "rust target wasm32-unknown-unknown: present"
+  else
+    log "rustup target add wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown
+  fi
+  local comp
+  for comp in rustfmt clippy; do
+    if rustup component list --installed | grep -q "^$comp"; then
+      note "rust component $comp: present"
+    else
+      log "rustup component add $comp"
+      rustup component add "$comp"
+    fi
+  done
+}
+
+# A `cargo install` already running (e.g. a machine-preparation job installing the same tool): wait
+# for it instead of starting a second build of the same crate.
+wait_for_cargo_install() {
+  local waited=0
+  while pgrep -f '(^|/)cargo install( |$)' >/dev/null 2>&1; do
+    if [ "$waited" -eq 0 ]; then
+      log "another 'cargo install' is running; waiting for it to finish"
+      pgrep -af '(^|/)cargo install( |$)' | sed 's/^/    /' >&2 || true
+    fi
+    if [ "$waited" -ge 1800 ]; then die "gave up waiting (30 min) for the running 'cargo install'"; fi
+    sleep 5
+    waited=$((waited + 5))
+  done
+}
+
+wasm_bindgen_ok() {
+  [ "$(wasm-bindgen --version 2>/dev/null || true)" = "wasm-bindgen $WASM_BINDGEN_VERSION" ] \
+    && [ "$(wasm-bindgen-test-runner --version 2>/dev/null || true)" = "wasm-bindgen-test-runner $WASM_BINDGEN_VERSION" ]
+}
+
+setup_wasm_bindgen() {
+  if ! wasm_bindgen_ok; then wait_for_cargo_install; fi
+  if wasm_bindgen_ok; then
+    note "wasm-bindgen-cli $WASM_BINDGEN_VERSION: present"
+    return
+  fi
+  # No --locked: the CLI's lockfile wants a webpki-roots the reachable index lacks (~5 min build).
+  log "cargo install wasm-bindgen-cli --version $WASM_BINDGEN_VERSION (about 5 minutes)"
+  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+  wasm_bindgen_ok || die "wasm-bindgen-cli $WASM_BINDGEN_VERSION still not on PATH after installing"
+}
+
+setup_wasm_pack() {
+  if ! command -v wasm-pack >/dev/null; then wait_for_cargo_install; fi
+  if command -v wasm-pack >/dev/null; then
+    note "$(wasm-pack --version): present"
+    return
+  fi
+  log "cargo install wasm-pack --version $WASM_PACK_VERSION (about 4 minutes)"
+  cargo install wasm-pack --version "$WASM_PACK_VERSION"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Debian's Chromium and ChromeDriver for the headless wasm-bindgen-test run.
+setup_chromium() {
+  if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
+    note "chromium + chromedriver: present"
+    return
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || die "chromium/chromium-driver missing and not root (no sudo)"
+    sudo="sudo"
+  fi
+  log "apt-get install chromium chromium-driver"
+  export DEBIAN_FRONTEND=noninteractive
+  # A fresh machine's package lists may be stale or absent: update once and retry on failure.
+  if ! $sudo apt-get install -y --no-install-recommends chromium chromium-driver; then
+    $sudo apt-get update
+    $sudo apt-get install -y --no-install-recommends chromium chromium-driver
+  fi
+}
+
+# ---------------------------------------------------------------------------------------------------
+# npm devDependencies: `npm ci` when node_modules is missing or does not match package-lock.json.
+setup_npm() {
+  command -v node >/dev/null || die "node not found"
+  command -v npm >/dev/null || die "npm not found"
+  [ -f package-lock.json ] || die "package-lock.json missing (run npm install once and commit it)"
+  local want stamp=node_modules/.code-session-gate-lock.sha256
+  want="$(hash_files package.json package-lock.json)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
+    && [ -x node_modules/.bin/wasm-opt ] && [ -x node_modules/.bin/tsc ] \
+    && [ -x node_modules/.bin/deno ] && [ -x node_modules/.bin/workerd ]; then
+    note "node_modules: up to date with package-lock.json"
+  else
+    log "npm ci"
+    npm ci --no-audit --no-fund
+    printf '%s\n' "$want" >"$stamp"
+  fi
+  local v
+  v="$(node_modules/.bin/wasm-opt --version)"
+  case "$v" in *"version ${BINARYEN_VERSION%%.*} "*) ;; *) die "unexpected wasm-opt: $v" ;; esac
+}
+
+check_pins
+setup_rust
+setup_wasm_bindgen
+setup_wasm_pack
+setup_chromium
+setup_npm
+log "setup: done"

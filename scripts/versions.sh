@@ -1,0 +1,22 @@
+# shellcheck shell=bash
+# The one place the scripts read pinned tool versions and budgets from. Sourced by scripts/*.sh.
+#
+# Kept in step elsewhere (scripts/setup.sh fails loudly when they drift apart):
+#   - Cargo.toml pins `wasm-bindgen = "=$WASM_BINDGEN_VERSION"` (the CLI must match the crate exactly,
+#     or wasm-bindgen refuses the module with a schema-version error);
+#   - package.json pins the npm tools below with exact versions (package-lock.json records them).
+
+# wasm-bindgen-cli (wasm-bindgen + wasm-bindgen-test-runner), from crates.io.
+WASM_BINDGEN_VERSION=0.2.130
+# wasm-pack, from crates.io (the npm `wasm-pack` downloads from GitHub, which fails here). Not used by
+# the build; installed for developers who prefer `wasm-pack test`.
+WASM_PACK_VERSION=0.15.1
+# npm devDependencies (exact versions in package.json).
+BINARYEN_VERSION=132.0.0       # node_modules/.bin/wasm-opt; Debian's binaryen 108 cannot parse current output
+TYPESCRIPT_VERSION=7.0.2       # tsc for the type tests of the shipped .d.ts
+DENO_VERSION=2.9.6             # Deno smoke test of the package
+WORKERD_VERSION=1.20261117.1   # workerd smoke test of the package
+
+# Size budget of pkg/code_session_gate_bg.wasm (after wasm-opt), checked by scripts/size-check.sh.
+WASM_BUDGET_RAW=65536          # < 64 KiB
+WASM_BUDGET_GZIP=24576         # < 24 KiB, gzip -9
