@@ -6,6 +6,7 @@ pub mod error;
 pub mod file_ref;
 pub mod json;
 pub mod narrow;
+pub mod plan;
 pub mod session;
 pub mod tools;
 pub mod value;
