@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds the npm package into pkg/ (generated only, git-ignored):
+#   1. cargo build --lib --release --target wasm32-unknown-unknown
+#   2. wasm-bindgen --target web (one glue for every host; the entries of src/js/ pick the loader)
+#   3. wasm-opt -Oz from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
+#   4. scripts/assemble-pkg.mjs: guarded api.js, the entries and types of src/js/, package.json
+# Skips all of it when no input changed since the last build (pass --force, or set
+# CSG_FORCE_BUILD=1, to rebuild anyway). Prints the .wasm size, raw and gzip -9.
+#
+#   scripts/build.sh [--force]
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+NAME=code_session_gate
+WASM_IN="target/wasm32-unknown-unknown/release/$NAME.wasm"
+WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
+STAMP="target/pkg-build.stamp"
+force="${CSG_FORCE_BUILD:-0}"
+[ "${1:-}" = "--force" ] && force=1
+
+command -v wasm-bindgen >/dev/null || die "wasm-bindgen not found: run scripts/setup.sh"
+[ -x "$WASM_OPT" ] || die "node_modules/.bin/wasm-opt not found: run scripts/setup.sh"
+
+# Everything the package is made from (git-tracked or not), plus the tool versions.
+inputs_hash() {
+  {
+    find src Cargo.toml Cargo.lock package-lock.json scripts/build.sh scripts/assemble-pkg.mjs \
+      scripts/lib.sh scripts/versions.sh -type f -print0 2>/dev/null \
+      | LC_ALL=C sort -z | xargs -0 sha256sum
+    rustc -V
+    wasm-bindgen --version
+  } | sha256sum | cut -d' ' -f1
+}
+pkg_hash() {
+  find pkg -type f -print0 2>/dev/null | LC_ALL=C sort -z | xargs -0 -r sha256sum | sha256sum | cut -d' ' -f1
+}
+
+print_sizes() {
+  local wasm="pkg/${NAME}_bg.wasm"
+  note "pkg/${NAME}_bg.wasm: $(wc -c <"$wasm") bytes raw, $(gzip -9c "$wasm" | wc -c) bytes gzip -9"
+}
+
+want="$(inputs_hash)"
+if [ "$force" != 1 ] && [ -f "$STAMP" ] && [ -f "pkg/package.json" ] \
+  && [ "$(cat "$STAMP")" = "$want $(pkg_hash)" ]; then
+  log "build: pkg/ is up to date (scripts/build.sh --force rebuilds)"
+  print_sizes
+  exit 0
+fi
+
+log "cargo build --lib --release --target wasm32-unknown-unknown"
+cargo build --lib --release --target wasm32-unknown-unknown
+
+mkdir -p target
+work="$(mktemp -d "$ROOT/target/pkg-build.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
+# --omit-default-module-path: the glue itself names no .wasm location, so the `slim` entry makes
+# bundlers emit no asset; browser.js passes the default `new URL(..., import.meta.url)` itself.
+log "wasm-bindgen --target web"
+wasm-bindgen --target web --omit-default-module-path --typescript \
+  --out-dir "$work/glue" --out-name "$NAME" "$WASM_IN"
+
+log "wasm-opt -Oz ($("$WASM_OPT" --version))"
+note "before: $(wc -c <"$work/glue/${NAME}_bg.wasm") bytes"
+"$WASM_OPT" -Oz --strip-debug --strip-producers --strip-target-features \
+  "$work/glue/${NAME}_bg.wasm" -o "$work/glue/${NAME}_bg.opt.wasm"
+mv "$work/glue/${NAME}_bg.opt.wasm" "$work/glue/${NAME}_bg.wasm"
+
+log "assemble pkg/"
+node scripts/assemble-pkg.mjs "$work/glue" "$work/pkg"
+rm -rf pkg
+mv "$work/pkg" pkg
+
+printf '%s %s\n' "$want" "$(pkg_hash)" >"$STAMP"
+log "build: done"
+print_sizes

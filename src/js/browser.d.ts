@@ -1,0 +1,12 @@
+// Types of the browser / Deno / default entry (browser.js), also the `types` of the package's "."
+// export: portable code calls `await init()` once before using the API.
+import type { InitInput, InitOutput } from './code_session_gate.js';
+
+export * from './slim.js';
+
+/**
+ * Instantiates the module, by default from `code_session_gate_bg.wasm` beside the entry (fetched).
+ * Calling it again is a no-op that resolves to the same exports. Until it resolves,
+ * `CODE_EXECUTION_TOOLS` and `CODE_ENV_KINDS` are `undefined` and the functions throw.
+ */
+export default function init(options?: { module_or_path: InitInput | Promise<InitInput> }): Promise<InitOutput>;

@@ -1,0 +1,24 @@
+// Types of guard.js: the fail-closed wrapper around the wasm-bindgen exports (internal to the package;
+// not in the `exports` map).
+
+/** The `name` of every error the package throws. */
+export declare const ERROR_NAME: 'CodeSessionGateError';
+
+/** Whether `e` is a trap (`WebAssembly.RuntimeError`) or a stack overflow. */
+export declare function isTrap(e: unknown): boolean;
+
+export interface Guard {
+  /**
+   * Wraps one export. A function is wrapped; a class has its methods, accessors and statics wrapped in
+   * place and its construction guarded through a Proxy; anything else is returned unchanged.
+   */
+  wrap<T>(value: T, name?: string): T;
+  /** Whether a trap has poisoned this guard (every later guarded call then throws "poisoned"). */
+  readonly poisoned: boolean;
+}
+
+/**
+ * A new guard with its own poisoned state. `isReady` tells whether the instance is initialised; until
+ * it returns true, guarded calls throw a "not initialised" Error without entering the wasm.
+ */
+export declare function createGuard(isReady?: () => boolean): Guard;

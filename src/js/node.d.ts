@@ -1,0 +1,17 @@
+// Types of the Node entry (node.js), which instantiates synchronously at import: the constants are
+// set from the start and the init functions only return the existing exports.
+import type { InitInput, InitOutput, SyncInitInput, codeEnvKinds, codeExecutionTools } from './code_session_gate.js';
+
+export * from './slim.js';
+
+/** `CODE_EXECUTION_TOOLS`: the SDK's built-in code tools, in its order (frozen). */
+export declare const CODE_EXECUTION_TOOLS: Readonly<ReturnType<typeof codeExecutionTools>>;
+
+/** `CODE_ENV_KINDS`: `["skill", "agent", "user"]` (frozen). */
+export declare const CODE_ENV_KINDS: Readonly<ReturnType<typeof codeEnvKinds>>;
+
+/** Already initialised at import: returns the existing exports. */
+export declare function initSync(options?: { module: SyncInitInput }): InitOutput;
+
+/** Already initialised at import: resolves to the existing exports. */
+export default function init(options?: { module_or_path: InitInput | Promise<InitInput> }): Promise<InitOutput>;

@@ -1,0 +1,10 @@
+// Entry for Node (and Bun): instantiates synchronously at import, so every export works right away;
+// no top-level await. CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are frozen arrays from the start.
+// `init()` / `initSync()` are kept for code shared with browsers: they return the existing exports.
+import { readFileSync } from 'node:fs';
+import { initSync } from './slim.js';
+
+export * from './slim.js';
+export { default } from './slim.js';
+
+initSync({ module: new WebAssembly.Module(readFileSync(new URL('./code_session_gate_bg.wasm', import.meta.url))) });

@@ -1,0 +1,29 @@
+// Types of `code-session-gate/slim` (slim.js): the wasm-bindgen glue's API (code_session_gate.d.ts),
+// the constants, and the init functions without a default module location.
+import type { InitInput, InitOutput, SyncInitInput, codeEnvKinds, codeExecutionTools } from './code_session_gate.js';
+
+export * from './api.js';
+
+/**
+ * `CODE_EXECUTION_TOOLS`: the SDK's built-in code tools, in its order (frozen).
+ * A live binding: `undefined` until `initSync()` returns or `init()` resolves.
+ */
+export declare let CODE_EXECUTION_TOOLS: Readonly<ReturnType<typeof codeExecutionTools>> | undefined;
+
+/**
+ * `CODE_ENV_KINDS`: `["skill", "agent", "user"]` (frozen).
+ * A live binding: `undefined` until `initSync()` returns or `init()` resolves.
+ */
+export declare let CODE_ENV_KINDS: Readonly<ReturnType<typeof codeEnvKinds>> | undefined;
+
+/**
+ * Instantiates the module synchronously from a compiled `WebAssembly.Module` (or its bytes) and
+ * returns its raw exports. Calling it again is a no-op that returns the same exports.
+ */
+export declare function initSync(options: { module: SyncInitInput }): InitOutput;
+
+/**
+ * Instantiates the module from a `WebAssembly.Module`, bytes, a URL or a `Response` (or a promise of
+ * one). Calling it again is a no-op that resolves to the same exports.
+ */
+export default function init(options: { module_or_path: InitInput | Promise<InitInput> }): Promise<InitOutput>;

@@ -1,0 +1,47 @@
+// `code-session-gate/slim`: the package without any loader. Nothing is fetched or read: the host
+// passes the compiled module (or its bytes), e.g. when it bundles or caches the `.wasm` itself.
+//
+//   import init, { initSync, toInjectedFileRef } from 'code-session-gate/slim';
+//   initSync({ module });                  // a WebAssembly.Module (or bytes), synchronously
+//   await init({ module_or_path: module }); // or asynchronously (Module, bytes, URL, Response, ...)
+//
+// CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are live bindings: `undefined` until `initSync()` returns
+// or `init()` resolves, then frozen arrays read from the wasm.
+import initGlue, { initSync as initSyncGlue, codeExecutionTools, codeEnvKinds } from './api.js';
+
+export * from './api.js';
+
+/** @type {readonly string[] | undefined} */
+export let CODE_EXECUTION_TOOLS;
+/** @type {readonly string[] | undefined} */
+export let CODE_ENV_KINDS;
+
+function ready(exports) {
+  if (CODE_EXECUTION_TOOLS === undefined) {
+    CODE_EXECUTION_TOOLS = Object.freeze(codeExecutionTools());
+    CODE_ENV_KINDS = Object.freeze(codeEnvKinds());
+  }
+  return exports;
+}
+
+/**
+ * Instantiates the module synchronously (a no-op returning the same exports once initialised).
+ * @param {{ module: WebAssembly.Module | BufferSource }} options
+ */
+export function initSync(options) {
+  return ready(initSyncGlue(options));
+}
+
+/**
+ * Instantiates the module (a no-op returning the same exports once initialised).
+ * @param {{ module_or_path: any }} options
+ */
+export default async function init(options) {
+  if (options === undefined && CODE_EXECUTION_TOOLS === undefined) {
+    throw new TypeError(
+      "code-session-gate/slim: init() needs { module_or_path } (a WebAssembly.Module, bytes, URL or Response); " +
+        "import 'code-session-gate' for a loader that finds the .wasm itself",
+    );
+  }
+  return ready(await initGlue(options));
+}

@@ -1,0 +1,11 @@
+// Entry for workerd / Cloudflare Workers: the runtime (or wrangler's bundler) turns the `.wasm` import
+// into a compiled `WebAssembly.Module`, instantiated synchronously at global scope (compiling from bytes
+// is disallowed there). No top-level await. CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are frozen arrays
+// from the start; `init()` / `initSync()` return the existing exports.
+import wasmModule from './code_session_gate_bg.wasm';
+import { initSync } from './slim.js';
+
+export * from './slim.js';
+export { default } from './slim.js';
+
+initSync({ module: wasmModule });

@@ -1,0 +1,324 @@
+// The built package as a consumer sees it: installed from its `npm pack` tarball and imported by
+// name, so the `exports` map, `files` and the entries are what is tested. Also the fail-closed guard.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { BIN, EXPECTED_REF, PKG_DIR, PKG_NAME, lastJson, makeConsumer, run } from './consumer.mjs';
+
+let consumer;
+/** The package imported by name from the consumer folder (its `node` entry). */
+let pkg;
+/** What the consumer's probe resolved, by name. */
+let probe;
+
+before(async () => {
+  consumer = makeConsumer();
+  const probeFile = join(consumer.dir, 'probe.mjs');
+  writeFileSync(
+    probeFile,
+    [
+      `export * as pkg from '${PKG_NAME}';`,
+      `export const resolved = {`,
+      `  main: import.meta.resolve('${PKG_NAME}'),`,
+      `  slim: import.meta.resolve('${PKG_NAME}/slim'),`,
+      `  wasm: import.meta.resolve('${PKG_NAME}/code_session_gate_bg.wasm'),`,
+      `  manifest: import.meta.resolve('${PKG_NAME}/package.json'),`,
+      `};`,
+      '',
+    ].join('\n'),
+  );
+  probe = await import(pathToFileURL(probeFile).href);
+  pkg = probe.pkg;
+});
+
+after(() => consumer?.cleanup());
+
+/** Runs an ES module source with node in the consumer folder (a fresh module instance). */
+async function nodeIn(source) {
+  const file = join(consumer.dir, `child-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, source);
+  const r = await run(process.execPath, [file], { cwd: consumer.dir });
+  assert.equal(r.code, 0, `node ${file} failed:\n${r.stderr}${r.stdout}`);
+  return lastJson(r.stdout);
+}
+
+describe('package manifest', () => {
+  const manifest = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
+
+  test('is an ES module package with types first and specific runtimes before the fallbacks', () => {
+    assert.equal(manifest.type, 'module');
+    assert.deepEqual(Object.keys(manifest.exports['.']), ['types', 'workerd', 'deno', 'node', 'browser', 'default']);
+    assert.deepEqual(Object.keys(manifest.exports['./slim']), ['types', 'default']);
+    assert.ok(manifest.exports['./code_session_gate_bg.wasm']);
+    assert.ok(manifest.exports['./package.json']);
+    assert.equal(manifest.types, manifest.exports['.'].types);
+  });
+
+  test('sideEffects lists exactly the entries that instantiate at import', () => {
+    assert.deepEqual([...manifest.sideEffects].sort(), ['./node.js', './workerd.js']);
+  });
+
+  test('the tarball ships exactly `files` (plus package.json)', () => {
+    assert.deepEqual(consumer.packedFiles, [...manifest.files, 'package.json'].sort());
+  });
+
+  test('resolves by name: node entry, slim, the .wasm and the manifest', () => {
+    assert.match(probe.resolved.main, /\/node_modules\/code-session-gate\/node\.js$/);
+    assert.match(probe.resolved.slim, /\/node_modules\/code-session-gate\/slim\.js$/);
+    assert.match(probe.resolved.wasm, /\/node_modules\/code-session-gate\/code_session_gate_bg\.wasm$/);
+    assert.match(probe.resolved.manifest, /\/node_modules\/code-session-gate\/package\.json$/);
+  });
+});
+
+describe('node entry (synchronous, by package name)', () => {
+  test('toInjectedFileRef works right after import', () => {
+    assert.deepEqual({ ...pkg.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0') }, EXPECTED_REF);
+  });
+
+  test('malformed input throws a CodeSessionGateError with code and path', () => {
+    assert.throws(
+      () => pkg.toInjectedFileRef({ name: 'a' }, 'e0'),
+      (e) => {
+        assert.ok(e instanceof Error);
+        assert.equal(e.name, 'CodeSessionGateError');
+        assert.equal(e.code, 'missing_field');
+        assert.equal(e.path, 'file.id');
+        return true;
+      },
+    );
+    // A refusal is not a trap: the module keeps answering.
+    assert.equal(pkg.toInjectedFileRef({ id: 'f2', name: 'b' }, 'e1').id, 'f2');
+  });
+
+  test('CODE_EXECUTION_TOOLS / CODE_ENV_KINDS are frozen arrays from the wasm', () => {
+    assert.ok(Array.isArray(pkg.CODE_EXECUTION_TOOLS) && Object.isFrozen(pkg.CODE_EXECUTION_TOOLS));
+    assert.ok(Array.isArray(pkg.CODE_ENV_KINDS) && Object.isFrozen(pkg.CODE_ENV_KINDS));
+    assert.deepEqual([...pkg.CODE_EXECUTION_TOOLS], pkg.codeExecutionTools());
+    assert.deepEqual([...pkg.CODE_ENV_KINDS], ['skill', 'agent', 'user']);
+    assert.ok(pkg.CODE_EXECUTION_TOOLS.includes('execute_code'));
+  });
+
+  test('init() and initSync() are no-ops returning the same exports', async () => {
+    const a = await pkg.default();
+    const b = pkg.initSync();
+    assert.equal(a, b);
+    assert.ok(a.memory instanceof WebAssembly.Memory);
+  });
+});
+
+describe('slim entry (host passes a WebAssembly.Module)', () => {
+  const wasmPath = () => join(consumer.pkgDir, 'code_session_gate_bg.wasm');
+
+  test('initSync({ module }) with a Module the test compiled', async () => {
+    const out = await nodeIn(`
+      import { readFileSync } from 'node:fs';
+      import * as slim from '${PKG_NAME}/slim';
+      const before = { tools: slim.CODE_EXECUTION_TOOLS === undefined };
+      try { slim.toInjectedFileRef({ id: 'x', name: 'y' }, 'e'); before.call = 'returned'; }
+      catch (e) { before.call = e.message; }
+      const module = new WebAssembly.Module(readFileSync(${JSON.stringify(wasmPath())}));
+      slim.initSync({ module });
+      console.log(JSON.stringify({
+        before,
+        frozen: Object.isFrozen(slim.CODE_EXECUTION_TOOLS),
+        tools: slim.CODE_EXECUTION_TOOLS,
+        kinds: slim.CODE_ENV_KINDS,
+        ref: slim.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'),
+      }));
+    `);
+    assert.equal(out.before.tools, true);
+    assert.match(out.before.call, /before the module was initialised/);
+    assert.equal(out.frozen, true);
+    assert.deepEqual(out.kinds, ['skill', 'agent', 'user']);
+    assert.ok(out.tools.includes('execute_code'));
+    assert.deepEqual(out.ref, EXPECTED_REF);
+  });
+
+  test('await init({ module_or_path: Module }); init() without a module is refused', async () => {
+    const out = await nodeIn(`
+      import { readFileSync } from 'node:fs';
+      import init, * as slim from '${PKG_NAME}/slim';
+      let refused = null;
+      try { await init(); } catch (e) { refused = e instanceof TypeError && e.message; }
+      const module = await WebAssembly.compile(readFileSync(${JSON.stringify(wasmPath())}));
+      await init({ module_or_path: module });
+      console.log(JSON.stringify({
+        refused,
+        kinds: slim.CODE_ENV_KINDS,
+        ref: slim.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'),
+      }));
+    `);
+    assert.match(out.refused, /needs \{ module_or_path \}/);
+    assert.deepEqual(out.kinds, ['skill', 'agent', 'user']);
+    assert.deepEqual(out.ref, EXPECTED_REF);
+  });
+
+  test('a trap inside the instance poisons every later call (fake module that traps)', async () => {
+    // A stand-in for the real module whose toInjectedFileRef executes `unreachable`, loaded through the
+    // package's real glue and api.js: proves the generated wrappers are in place end to end.
+    const wat = join(consumer.dir, 'trap.wat');
+    writeFileSync(
+      wat,
+      `(module
+        (memory (export "memory") 1)
+        (func (export "__wbindgen_start"))
+        (func (export "codeExecutionTools") (result externref) (ref.null extern))
+        (func (export "codeEnvKinds") (result externref) (ref.null extern))
+        (func (export "toInjectedFileRef") (param externref externref) (result i32 i32 i32) unreachable))`,
+    );
+    const trapWasm = join(consumer.dir, 'trap.wasm');
+    execFileSync(join(BIN, 'wasm-as'), ['--enable-reference-types', '--enable-multivalue', wat, '-o', trapWasm]);
+    const out = await nodeIn(`
+      import { readFileSync } from 'node:fs';
+      import * as slim from '${PKG_NAME}/slim';
+      slim.initSync({ module: new WebAssembly.Module(readFileSync(${JSON.stringify(trapWasm)})) });
+      const seen = [];
+      const attempt = (f) => { try { f(); seen.push({ ok: true }); }
+        catch (e) { seen.push({ ctor: e.constructor.name, name: e.name, code: e.code, path: e.path, message: e.message }); } };
+      attempt(() => slim.toInjectedFileRef({ id: 'f1', name: 'a' }, 'e0'));
+      attempt(() => slim.toInjectedFileRef({ id: 'f1', name: 'a' }, 'e0'));
+      attempt(() => slim.codeEnvKinds());
+      console.log(JSON.stringify(seen));
+    `);
+    assert.equal(out[0].ctor, 'RuntimeError');
+    for (const later of out.slice(1)) {
+      assert.equal(later.name, 'CodeSessionGateError');
+      assert.equal(later.code, 'poisoned');
+      assert.equal(later.path, '');
+      assert.match(later.message, /trapped/);
+    }
+  });
+});
+
+describe('guard.js', () => {
+  let createGuard;
+  before(async () => {
+    ({ createGuard } = await import(pathToFileURL(join(consumer.pkgDir, 'guard.js')).href));
+  });
+
+  const assertPoisoned = (f, cause = WebAssembly.RuntimeError) =>
+    assert.throws(f, (e) => {
+      assert.ok(e instanceof Error);
+      assert.equal(e.name, 'CodeSessionGateError');
+      assert.equal(e.code, 'poisoned');
+      assert.equal(e.path, '');
+      assert.match(e.message, new RegExp(`trapped earlier \\(${cause.name}: `));
+      assert.ok(e.cause instanceof cause);
+      return true;
+    });
+
+  test('after a trap, that call rethrows it and every later call throws "poisoned"', () => {
+    const guard = createGuard();
+    let entered = 0;
+    const fake = guard.wrap(function fake(x) {
+      entered += 1;
+      if (x === 'trap') throw new WebAssembly.RuntimeError('unreachable');
+      return x;
+    });
+    const other = guard.wrap(function other() {
+      entered += 1;
+      return 'other';
+    });
+    assert.equal(fake.name, 'fake');
+    assert.equal(fake('ok'), 'ok');
+    assert.equal(other(), 'other');
+    const trap = new WebAssembly.RuntimeError('unreachable');
+    const trapping = guard.wrap(() => {
+      throw trap;
+    }, 'trapping');
+    assert.throws(() => trapping(), (e) => e === trap);
+    assert.equal(guard.poisoned, true);
+    const before = entered;
+    for (let i = 0; i < 3; i++) {
+      assertPoisoned(() => fake('ok'));
+      assertPoisoned(() => other());
+      assertPoisoned(() => trapping());
+    }
+    assert.equal(entered, before, 'no call entered the (fake) wasm after the trap');
+  });
+
+  test('ordinary errors (refusals) do not poison', () => {
+    const guard = createGuard();
+    const refuse = guard.wrap(() => {
+      const e = new Error('file.id: is required');
+      e.name = 'CodeSessionGateError';
+      e.code = 'missing_field';
+      throw e;
+    }, 'refuse');
+    assert.throws(() => refuse(), { code: 'missing_field' });
+    assert.throws(() => refuse(), { code: 'missing_field' });
+    assert.equal(guard.poisoned, false);
+  });
+
+  test('a stack overflow poisons too', () => {
+    const guard = createGuard();
+    const deep = guard.wrap(() => {
+      throw new RangeError('Maximum call stack size exceeded');
+    }, 'deep');
+    assert.throws(() => deep(), RangeError);
+    assertPoisoned(() => deep(), RangeError);
+  });
+
+  test('a trap rejecting a returned promise poisons', async () => {
+    const guard = createGuard();
+    const later = guard.wrap(async () => {
+      throw new WebAssembly.RuntimeError('unreachable');
+    }, 'later');
+    await assert.rejects(later(), WebAssembly.RuntimeError);
+    assertPoisoned(() => later());
+  });
+
+  test('classes: constructor, methods, accessors and statics are guarded; free() is a no-op once poisoned', () => {
+    const guard = createGuard();
+    let freed = 0;
+    class Gate {
+      constructor(v) {
+        this.v = v;
+      }
+      static fromConfig(v) {
+        return new Gate(v);
+      }
+      get value() {
+        return this.v;
+      }
+      check(x) {
+        if (x === 'trap') throw new WebAssembly.RuntimeError('unreachable');
+        return this.v + x;
+      }
+      free() {
+        freed += 1;
+      }
+    }
+    if (Symbol.dispose) Gate.prototype[Symbol.dispose] = Gate.prototype.free;
+    const G = guard.wrap(Gate, 'Gate');
+    const g = new G(1);
+    assert.ok(g instanceof G);
+    assert.ok(g instanceof Gate);
+    assert.equal(g.check(2), 3);
+    assert.equal(g.value, 1);
+    assert.ok(G.fromConfig(5) instanceof G);
+    g.free();
+    assert.equal(freed, 1);
+    assert.throws(() => g.check('trap'), WebAssembly.RuntimeError);
+    assertPoisoned(() => new G(1));
+    assertPoisoned(() => g.check(1));
+    assertPoisoned(() => g.value);
+    assertPoisoned(() => G.fromConfig(1));
+    g.free();
+    if (Symbol.dispose) g[Symbol.dispose]();
+    assert.equal(freed, 1, 'free() did not enter the wasm after the trap');
+  });
+
+  test('calls before initialisation are refused without entering', () => {
+    let ready = false;
+    let entered = 0;
+    const guard = createGuard(() => ready);
+    const f = guard.wrap(() => ++entered, 'f');
+    assert.throws(() => f(), /f\(\) was called before the module was initialised/);
+    ready = true;
+    assert.equal(f(), 1);
+  });
+});
