@@ -10,3 +10,4 @@ pub mod plan;
 pub mod session;
 pub mod tools;
 pub mod value;
+pub mod wire;
