@@ -3,6 +3,9 @@
 //! here.
 
 mod convert;
+mod plan;
+mod gate;
+mod types;
 
 use crate::core::error::Path;
 use crate::core::file_ref::FileRef;

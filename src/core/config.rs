@@ -55,7 +55,10 @@ pub struct SandboxConfig {
 impl SandboxConfig {
     /// `resolveRuntimeSessionHint`: only with stateful sessions; a non-empty explicit hint wins, else a
     /// non-empty thread id, else none.
-    pub fn resolve_runtime_session_hint<'a>(&'a self, thread_id: Option<&'a str>) -> Option<&'a str> {
+    pub fn resolve_runtime_session_hint<'a>(
+        &'a self,
+        thread_id: Option<&'a str>,
+    ) -> Option<&'a str> {
         if !self.stateful_sessions {
             return None;
         }
@@ -150,7 +153,8 @@ impl GateConfig {
                     if !value.is_null() {
                         let eager = expect_object(value, &at)?;
                         if let Some(list) = eager.get("excludeToolNames").filter(|v| !v.is_null()) {
-                            cfg.eager_exclude_tool_names = string_list(list, &at.key("excludeToolNames"))?;
+                            cfg.eager_exclude_tool_names =
+                                string_list(list, &at.key("excludeToolNames"))?;
                         }
                     }
                 }
@@ -159,7 +163,10 @@ impl GateConfig {
                     return Err(GateError::new(
                         ErrorCode::InvalidValue,
                         &at,
-                        format!("unknown configuration key (known: {})", CONFIG_KEYS.join(", ")),
+                        format!(
+                            "unknown configuration key (known: {})",
+                            CONFIG_KEYS.join(", ")
+                        ),
                     ))
                 }
             }
@@ -183,7 +190,11 @@ pub fn expect_str<'v>(v: &'v Value, path: &Path<'_>) -> GateResult<&'v str> {
 /// An array of strings.
 pub fn string_list(v: &Value, path: &Path<'_>) -> GateResult<Vec<String>> {
     let Value::Array(items) = v else {
-        return Err(GateError::expected(path, "an array of strings", v.type_name()));
+        return Err(GateError::expected(
+            path,
+            "an array of strings",
+            v.type_name(),
+        ));
     };
     items
         .iter()
@@ -204,9 +215,11 @@ mod tests {
 
     #[test]
     fn reads_a_full_configuration() {
-        let c = cfg(r#"{"profile":"3.6","codeSessionToolNames":["create_file"],"codeSessionKey":"",
+        let c = cfg(
+            r#"{"profile":"3.6","codeSessionToolNames":["create_file"],"codeSessionKey":"",
             "toolExecution":{"engine":"sandbox","sandbox":{"statefulSessions":true,"runtimeSessionHint":"h"}},
-            "eagerEventToolExecution":{"enabled":true,"excludeToolNames":["x"]}}"#);
+            "eagerEventToolExecution":{"enabled":true,"excludeToolNames":["x"]}}"#,
+        );
         let Ok(c) = c else { unreachable!("{c:?}") };
         assert_eq!(c.profile, Profile::V3_6);
         assert!(c.tools.participates("create_file"));
@@ -218,8 +231,14 @@ mod tests {
     #[test]
     fn only_boolean_true_is_stateful() {
         for v in [r#""true""#, "1", "false"] {
-            let c = cfg(&format!(r#"{{"toolExecution":{{"sandbox":{{"statefulSessions":{v}}}}}}}"#));
-            assert_eq!(c.map(|c| c.sandbox.stateful_sessions).ok(), Some(false), "{v}");
+            let c = cfg(&format!(
+                r#"{{"toolExecution":{{"sandbox":{{"statefulSessions":{v}}}}}}}"#
+            ));
+            assert_eq!(
+                c.map(|c| c.sandbox.stateful_sessions).ok(),
+                Some(false),
+                "{v}"
+            );
         }
     }
 
@@ -227,22 +246,44 @@ mod tests {
     fn refuses_bad_configuration() {
         let cases = [
             (r#"{"profile":"3.8"}"#, "config.profile"),
-            (r#"{"codeSessionToolNames":"create_file"}"#, "config.codeSessionToolNames"),
-            (r#"{"codeSessionToolNames":["a",1]}"#, "config.codeSessionToolNames[1]"),
-            (r#"{"codeSessionToolName":["a"]}"#, "config.codeSessionToolName"),
-            (r#"{"toolExecution":{"sandbox":{"runtimeSessionHint":5}}}"#, "config.toolExecution.sandbox.runtimeSessionHint"),
+            (
+                r#"{"codeSessionToolNames":"create_file"}"#,
+                "config.codeSessionToolNames",
+            ),
+            (
+                r#"{"codeSessionToolNames":["a",1]}"#,
+                "config.codeSessionToolNames[1]",
+            ),
+            (
+                r#"{"codeSessionToolName":["a"]}"#,
+                "config.codeSessionToolName",
+            ),
+            (
+                r#"{"toolExecution":{"sandbox":{"runtimeSessionHint":5}}}"#,
+                "config.toolExecution.sandbox.runtimeSessionHint",
+            ),
         ];
         for (text, path) in cases {
-            assert_eq!(cfg(text).err().map(|e| e.path), Some(path.to_owned()), "{text}");
+            assert_eq!(
+                cfg(text).err().map(|e| e.path),
+                Some(path.to_owned()),
+                "{text}"
+            );
         }
     }
 
     #[test]
     fn hint_resolution() {
-        let s = SandboxConfig { stateful_sessions: true, runtime_session_hint: Some(String::new()) };
+        let s = SandboxConfig {
+            stateful_sessions: true,
+            runtime_session_hint: Some(String::new()),
+        };
         assert_eq!(s.resolve_runtime_session_hint(Some("t")), Some("t"));
         assert_eq!(s.resolve_runtime_session_hint(Some("")), None);
-        let off = SandboxConfig { stateful_sessions: false, runtime_session_hint: Some("h".into()) };
+        let off = SandboxConfig {
+            stateful_sessions: false,
+            runtime_session_hint: Some("h".into()),
+        };
         assert_eq!(off.resolve_runtime_session_hint(Some("t")), None);
     }
 }

@@ -17,6 +17,8 @@ pub enum ErrorCode {
     LoneSurrogate,
     /// A JSON text does not parse.
     InvalidJson,
+    /// The request planner gave up on an event batch (a call with an empty id or name), as the SDK throws.
+    PlanAborted,
     /// A batch id that is not pending (never begun, or already completed).
     UnknownBatch,
     /// An event batch consumed an eager prestart whose outcome was never settled.
@@ -42,6 +44,7 @@ impl ErrorCode {
             ErrorCode::InvalidValue => "invalid_value",
             ErrorCode::LoneSurrogate => "lone_surrogate",
             ErrorCode::InvalidJson => "invalid_json",
+            ErrorCode::PlanAborted => "plan_aborted",
             ErrorCode::UnknownBatch => "unknown_batch",
             ErrorCode::EagerUnsettled => "eager_unsettled",
             ErrorCode::ToolSelection => "tool_selection",

@@ -4,8 +4,12 @@
 //! (default `execute_code`). Order matters to hosts that read it back: an updated key keeps its
 //! position and a new key is appended, as with a JavaScript `Map`.
 
+use std::cell::OnceCell;
+use std::rc::Rc;
+
 use super::error::{GateError, GateResult, Path};
 use super::file_ref::{files_from_value, FileRef};
+use super::narrow::{to_injected_file_ref, CodeEnvFile};
 use super::value::{Object, Value};
 
 /// The default partition key (`Constants.EXECUTE_CODE`).
@@ -73,7 +77,10 @@ impl CodeSession {
             o.insert("session_id", Value::String(id.clone()));
         }
         if let Some(files) = &self.files {
-            o.insert("files", Value::Array(files.iter().map(FileRef::to_value).collect()));
+            o.insert(
+                "files",
+                Value::Array(files.iter().map(FileRef::to_value).collect()),
+            );
         }
         if let Some(t) = self.last_updated {
             o.insert("lastUpdated", Value::Number(t));
@@ -85,7 +92,7 @@ impl CodeSession {
     }
 }
 
-/// A partition and the generation of its last write.
+/// A partition, the generation of its last write, and its narrowed files once someone asked for them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Partition {
     /// The entry.
@@ -93,6 +100,32 @@ pub struct Partition {
     /// Bumped on every write, unique across the map's lifetime: what a cache of the partition's narrowed
     /// files compares against.
     pub generation: u64,
+    narrowed: OnceCell<Rc<[CodeEnvFile]>>,
+}
+
+impl Partition {
+    fn new(session: CodeSession, generation: u64) -> Self {
+        Partition {
+            session,
+            generation,
+            narrowed: OnceCell::new(),
+        }
+    }
+
+    /// The entry's files narrowed against its own `session_id` (what every context builder sends),
+    /// computed once per write: a partition that has not changed is never narrowed twice.
+    pub fn narrowed(&self) -> Rc<[CodeEnvFile]> {
+        self.narrowed
+            .get_or_init(|| {
+                let exec = self.session.session_id.as_deref();
+                self.session
+                    .files()
+                    .iter()
+                    .map(|f| to_injected_file_ref(f, exec))
+                    .collect()
+            })
+            .clone()
+    }
 }
 
 /// The session map: ordered partitions.
@@ -115,7 +148,10 @@ impl SessionMap {
 
     /// The partition of `key`, with its generation.
     pub fn partition(&self, key: &str) -> Option<&Partition> {
-        self.partitions.iter().find(|(k, _)| k == key).map(|(_, p)| p)
+        self.partitions
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, p)| p)
     }
 
     /// Whether `key` has an entry.
@@ -128,14 +164,18 @@ impl SessionMap {
         self.next_generation += 1;
         let generation = self.next_generation;
         match self.partitions.iter_mut().find(|(k, _)| k == key) {
-            Some((_, p)) => *p = Partition { session, generation },
-            None => self.partitions.push((key.to_owned(), Partition { session, generation })),
+            Some((_, p)) => *p = Partition::new(session, generation),
+            None => self
+                .partitions
+                .push((key.to_owned(), Partition::new(session, generation))),
         }
     }
 
     /// The entries in order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &CodeSession)> {
-        self.partitions.iter().map(|(k, p)| (k.as_str(), &p.session))
+        self.partitions
+            .iter()
+            .map(|(k, p)| (k.as_str(), &p.session))
     }
 
     /// The number of partitions.
@@ -151,15 +191,31 @@ impl SessionMap {
     /// Reads `[[key, entry], …]` pairs (the vectors' and snapshots' form of a `Map`).
     pub fn from_pairs(v: &Value, path: &Path<'_>) -> GateResult<SessionMap> {
         let Value::Array(pairs) = v else {
-            return Err(GateError::expected(path, "an array of [key, session] pairs", v.type_name()));
+            return Err(GateError::expected(
+                path,
+                "an array of [key, session] pairs",
+                v.type_name(),
+            ));
         };
         let mut map = SessionMap::new();
         for (i, pair) in pairs.iter().enumerate() {
             let at = path.index(i);
             let (key, entry) = match pair.as_array() {
                 Some([Value::String(k), entry]) => (k, entry),
-                Some([other, _]) => return Err(GateError::expected(&at.index(0), "a string key", other.type_name())),
-                _ => return Err(GateError::expected(&at, "a [key, session] pair", pair.type_name())),
+                Some([other, _]) => {
+                    return Err(GateError::expected(
+                        &at.index(0),
+                        "a string key",
+                        other.type_name(),
+                    ))
+                }
+                _ => {
+                    return Err(GateError::expected(
+                        &at,
+                        "a [key, session] pair",
+                        pair.type_name(),
+                    ))
+                }
             };
             map.set(key, CodeSession::from_value(entry, &at.index(1))?);
         }
@@ -194,10 +250,17 @@ mod tests {
 
     #[test]
     fn session_id_must_be_a_string_when_present() {
-        let v = Value::Object([("session_id".to_owned(), Value::Null)].into_iter().collect());
+        let v = Value::Object(
+            [("session_id".to_owned(), Value::Null)]
+                .into_iter()
+                .collect(),
+        );
         let e = CodeSession::from_value(&v, &Path::root("s")).err();
         assert_eq!(e.map(|e| e.path), Some("s.session_id".to_owned()));
         let empty = Value::Object(Object::new());
-        assert_eq!(CodeSession::from_value(&empty, &Path::root("s")).ok(), Some(CodeSession::default()));
+        assert_eq!(
+            CodeSession::from_value(&empty, &Path::root("s")).ok(),
+            Some(CodeSession::default())
+        );
     }
 }

@@ -1,0 +1,123 @@
+//! The native half of the conformance runner: runs every vector of one or more vector files through the
+//! Rust core under each profile the vector names, prints each failure with its expected and actual
+//! value, and ends with `native: N passed, N failed`. Exit status 1 on any failure or unknown op.
+//!
+//! Usage: `cargo run --release --example conformance -- <vectors.json>...`
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod session_ops;
+mod support;
+
+use code_session_gate::core::config::Profile;
+use code_session_gate::core::error::Path;
+use code_session_gate::core::json;
+use code_session_gate::core::value::Value;
+use support::{diff, show};
+
+fn profiles_of(vector: &Value) -> Vec<Profile> {
+    match vector
+        .as_object()
+        .and_then(|o| o.get("profiles"))
+        .and_then(Value::as_array)
+    {
+        Some(list) => list
+            .iter()
+            .filter_map(|p| p.as_str())
+            .filter_map(|p| Profile::parse(p, &Path::root("profiles")).ok())
+            .collect(),
+        None => vec![Profile::V3_6, Profile::V3_9],
+    }
+}
+
+fn run_op(op: &str, input: &Value, profile: Profile) -> Option<Result<Value, String>> {
+    Some(match op {
+        "gate" => session_ops::gate(input, profile),
+        "eager_excluded" => session_ops::eager_excluded(input, profile),
+        "narrow" => session_ops::narrow(input),
+        "context_for_call" => session_ops::context_for_call(input, profile),
+        "update_session" => session_ops::update_session(input, profile),
+        "fold_results" => session_ops::fold_results(input, profile),
+        "seed" => session_ops::seed(input, profile),
+        _ => return None,
+    })
+}
+
+fn compare(op: &str, expect: &Value, actual: &Value) -> Vec<String> {
+    let _ = op;
+    diff(expect, actual, "$")
+}
+
+fn main() {
+    let files: Vec<String> = std::env::args().skip(1).collect();
+    if files.is_empty() {
+        eprintln!("usage: conformance <vectors.json>...");
+        std::process::exit(2);
+    }
+    let (mut passed, mut failed) = (0usize, 0usize);
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap_or_else(|e| {
+            eprintln!("cannot read {file}: {e}");
+            std::process::exit(2);
+        });
+        let doc = json::parse(&text, &Path::root(file)).unwrap_or_else(|e| {
+            eprintln!("cannot parse {file}: {e}");
+            std::process::exit(2);
+        });
+        let vectors = match &doc {
+            Value::Array(v) => v.clone(),
+            Value::Object(o) => o
+                .get("vectors")
+                .and_then(Value::as_array)
+                .map(<[Value]>::to_vec)
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        for v in &vectors {
+            let o = v.as_object().expect("vector object");
+            let name = o.get("name").and_then(Value::as_str).unwrap_or("<unnamed>");
+            let op = o.get("op").and_then(Value::as_str).unwrap_or("");
+            let input = o.get("input").cloned().unwrap_or(Value::Null);
+            let expect = o.get("expect").cloned().unwrap_or(Value::Null);
+            for profile in profiles_of(v) {
+                let tag = format!("[native {}] {name}", profile.as_str());
+                match run_op(op, &input, profile) {
+                    None => {
+                        failed += 1;
+                        println!("FAIL {tag}: unknown op {op:?}");
+                    }
+                    Some(Err(e)) => {
+                        failed += 1;
+                        println!("FAIL {tag}: {e}\n    expected: {}", show(&expect));
+                    }
+                    Some(Ok(actual)) => {
+                        let lines = compare(op, &expect, &actual);
+                        if lines.is_empty() {
+                            passed += 1;
+                        } else {
+                            failed += 1;
+                            println!("FAIL {tag}");
+                            for l in &lines {
+                                println!("    {l}");
+                            }
+                            println!(
+                                "    expected: {}\n    actual:   {}",
+                                show(&expect),
+                                show(&actual)
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    println!("native: {passed} passed, {failed} failed");
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
