@@ -253,10 +253,9 @@ fn host_result(id: &str, r: &Value) -> Result<ToolResult, String> {
 }
 
 /// Host handling of the requests `ids` (in dispatch order) for a batch vector's results.
-fn host_handles(
-    results: &[Value],
-    ids: &[String],
-) -> Result<(Vec<(String, HostContext)>, Vec<ToolResult>), String> {
+type HostHandling = (Vec<(String, HostContext)>, Vec<ToolResult>);
+
+fn host_handles(results: &[Value], ids: &[String]) -> Result<HostHandling, String> {
     let mut contexts = Vec::new();
     let mut answers = Vec::new();
     for id in ids {
