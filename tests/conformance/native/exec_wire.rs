@@ -7,14 +7,21 @@
 
 use code_session_gate::core::config::Profile;
 use code_session_gate::core::value::{Object, Value};
-use code_session_gate::core::wire::{build_exec_request, read_exec_response, ExecOutcome, PROGRAMMATIC_ENDPOINT};
+use code_session_gate::core::wire::{
+    build_exec_request, read_exec_response, ExecOutcome, PROGRAMMATIC_ENDPOINT,
+};
 
 fn member<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
     v.as_object().and_then(|o| o.get(key))
 }
 
 fn object(entries: Vec<(&str, Value)>) -> Value {
-    Value::Object(entries.into_iter().map(|(k, v)| (k.to_owned(), v)).collect::<Object>())
+    Value::Object(
+        entries
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect::<Object>(),
+    )
 }
 
 fn string(s: &str) -> Value {
@@ -29,7 +36,10 @@ fn oracle_helper() -> Value {
         ("description", string("oracle helper tool")),
         (
             "parameters",
-            object(vec![("type", string("object")), ("properties", object(Vec::new()))]),
+            object(vec![
+                ("type", string("object")),
+                ("properties", object(Vec::new())),
+            ]),
         ),
     ])
 }
@@ -57,7 +67,9 @@ pub fn run(input: &Value, profile: Profile) -> Result<Value, String> {
     let empty = Value::Object(Object::new());
     let factory = member(input, "factory").unwrap_or(&empty);
     let model_args = member(input, "model_args").ok_or("input.model_args is missing")?;
-    let mut tool_call = member(input, "tool_call").cloned().unwrap_or_else(|| empty.clone());
+    let mut tool_call = member(input, "tool_call")
+        .cloned()
+        .unwrap_or_else(|| empty.clone());
     if tool.starts_with("run_tools_with_") {
         if let Value::Object(call) = &mut tool_call {
             let has_defs = ["toolDefs", "tools"]
@@ -69,9 +81,8 @@ pub fn run(input: &Value, profile: Profile) -> Result<Value, String> {
         }
     }
 
-    let request = build_exec_request(profile, tool, factory, &tool_call, model_args).map_err(|e| {
-        format!("build_exec_request failed: [{}] {e}", e.code.as_str())
-    })?;
+    let request = build_exec_request(profile, tool, factory, &tool_call, model_args)
+        .map_err(|e| format!("build_exec_request failed: [{}] {e}", e.code.as_str()))?;
     let response = member(input, "response")
         .cloned()
         .unwrap_or_else(|| default_response(request.endpoint));
@@ -100,19 +111,26 @@ pub fn run(input: &Value, profile: Profile) -> Result<Value, String> {
 pub fn compare(expect: &Value, actual: &Value) -> Vec<String> {
     let mut lines = Vec::new();
     let empty = Object::new();
-    let body = member(actual, "body").and_then(Value::as_object).unwrap_or(&empty);
+    let body = member(actual, "body")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     if let Some(includes) = member(expect, "includes").and_then(Value::as_object) {
         for (k, want) in includes.iter() {
             match body.get(k) {
                 None => lines.push(format!("body.{k}: expected {}, real <absent>", show(want))),
-                Some(real) if !deep_equal(want, real) => {
-                    lines.push(format!("body.{k}: expected {}, real {}", show(want), show(real)))
-                }
+                Some(real) if !deep_equal(want, real) => lines.push(format!(
+                    "body.{k}: expected {}, real {}",
+                    show(want),
+                    show(real)
+                )),
                 Some(_) => {}
             }
         }
     }
-    for k in member(expect, "excludes").and_then(Value::as_array).unwrap_or_default() {
+    for k in member(expect, "excludes")
+        .and_then(Value::as_array)
+        .unwrap_or_default()
+    {
         let Some(k) = k.as_str() else { continue };
         if let Some(real) = body.get(k) {
             lines.push(format!("body.{k}: expected <absent>, real {}", show(real)));
@@ -129,11 +147,16 @@ pub fn compare(expect: &Value, actual: &Value) -> Vec<String> {
         }
     }
     if let Some(headers) = member(expect, "headers").and_then(Value::as_object) {
-        let real_headers = member(actual, "headers").and_then(Value::as_object).unwrap_or(&empty);
+        let real_headers = member(actual, "headers")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
         for (name, want) in headers.iter() {
             let real = real_headers.get(&name.to_ascii_lowercase());
             match (want, real) {
-                (Value::Null, Some(r)) => lines.push(format!("header {name}: expected <absent>, real {}", show(r))),
+                (Value::Null, Some(r)) => lines.push(format!(
+                    "header {name}: expected <absent>, real {}",
+                    show(r)
+                )),
                 (Value::Null, None) => {}
                 (w, Some(r)) if w == r => {}
                 (w, r) => lines.push(format!(
@@ -147,7 +170,11 @@ pub fn compare(expect: &Value, actual: &Value) -> Vec<String> {
     if let Some(want) = member(expect, "artifact") {
         let real = member(actual, "artifact").unwrap_or(&Value::Null);
         if !deep_equal(want, real) {
-            lines.push(format!("artifact: expected {}, real {}", show(want), show(real)));
+            lines.push(format!(
+                "artifact: expected {}, real {}",
+                show(want),
+                show(real)
+            ));
         }
     }
     lines
@@ -157,9 +184,13 @@ pub fn compare(expect: &Value, actual: &Value) -> Vec<String> {
 fn deep_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x == y || (x.is_nan() && y.is_nan()),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| deep_equal(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| deep_equal(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, w)))
         }
         _ => a == b,
     }
@@ -173,11 +204,16 @@ fn show(v: &Value) -> String {
         Value::Number(n) if n.is_finite() => format!("{n}"),
         Value::Number(_) => "null".to_owned(),
         Value::String(s) => format!("{s:?}"),
-        Value::Array(items) => format!("[{}]", items.iter().map(show).collect::<Vec<_>>().join(",")),
+        Value::Array(items) => {
+            format!("[{}]", items.iter().map(show).collect::<Vec<_>>().join(","))
+        }
         Value::Object(o) => {
             let mut entries: Vec<(&str, &Value)> = o.iter().collect();
             entries.sort_by(|x, y| x.0.cmp(y.0));
-            let parts: Vec<String> = entries.iter().map(|(k, v)| format!("{k:?}:{}", show(v))).collect();
+            let parts: Vec<String> = entries
+                .iter()
+                .map(|(k, v)| format!("{k:?}:{}", show(v)))
+                .collect();
             format!("{{{}}}", parts.join(","))
         }
     }
