@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# THE test command: installs what is missing (scripts/setup.sh), builds pkg/ (scripts/build.sh),
+# then runs every check in order and stops at the first failure (or, with --keep-going, runs them all
+# and reports every failure). Prints a summary with the time of each step.
+#
+#   scripts/test.sh [--keep-going]
+#
+# Steps: setup, build, cargo fmt --check, cargo clippy, cargo test (native), the wasm-bindgen-test
+# suites in Node and in headless Chromium, tests/conformance/run (when present), node --test
+# tests/js/, tsc on tests/types, and the .wasm size budget.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+keep_going=0
+for arg in "$@"; do
+  case "$arg" in
+    --keep-going) keep_going=1 ;;
+    -h | --help)
+      sed -n '2,10p' "$0"
+      exit 0
+      ;;
+    *) die "unknown argument: $arg (try --help)" ;;
+  esac
+done
+
+# Cargo's progress output is noise in CI logs; colours stay when a terminal is attached.
+export CARGO_TERM_PROGRESS_WHEN=never
+
+summary=()
+failed=()
+started_all=$SECONDS
+
+# step NAME COMMAND...: runs COMMAND, records its result and duration.
+step() {
+  local name="$1"
+  shift
+  log "[$name] $*"
+  local t0=$SECONDS rc=0
+  "$@" || rc=$?
+  local dt=$((SECONDS - t0))
+  if [ "$rc" -eq 0 ]; then
+    summary+=("$(printf '  ok      %-22s %4ds' "$name" "$dt")")
+  else
+    summary+=("$(printf '  FAILED  %-22s %4ds  (exit %d)' "$name" "$dt" "$rc")")
+    failed+=("$name")
+    printf '\033[31mFAILED: step "%s" (exit %d): %s\033[0m\n' "$name" "$rc" "$*" >&2
+    if [ "$keep_going" -eq 0 ]; then finish; fi
+  fi
+}
+
+skip() {
+  summary+=("$(printf '  skipped %-22s        %s' "$1" "$2")")
+  note "[$1] skipped: $2"
+}
+
+finish() {
+  printf '\n\033[1m==> summary (%ds in all)\033[0m\n' "$((SECONDS - started_all))" >&2
+  printf '%s\n' "${summary[@]}" >&2
+  if [ "${#failed[@]}" -gt 0 ]; then
+    printf '\033[31mtest.sh: FAILED: %s\033[0m\n' "${failed[*]}" >&2
+    exit 1
+  fi
+  printf '\033[32mtest.sh: all checks passed\033[0m\n' >&2
+  exit 0
+}
+
+wasm_test() {
+  # wasm-bindgen-test-runner from wasm-bindgen-cli (same version as the crate); no `-q`: cargo would
+  # forward it to the runner, which rejects it.
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+    cargo test --target wasm32-unknown-unknown "$@"
+}
+
+wasm_test_browser() {
+  # Debian's chromedriver finds /usr/bin/chromium itself; tests/webdriver.json adds the flags this
+  # machine's closed network needs (no background networking, no component updates, ...).
+  CHROMEDRIVER="$(command -v chromedriver)" \
+    WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests/webdriver.json" \
+    wasm_test "$@"
+}
+
+step setup scripts/setup.sh
+step build scripts/build.sh
+step fmt cargo fmt --all --check
+step clippy cargo clippy --all-targets -- -D warnings
+step cargo-test cargo test
+step wasm-node wasm_test --test node
+step wasm-chromium wasm_test_browser --test web
+if [ -x tests/conformance/run ]; then
+  step conformance tests/conformance/run
+else
+  skip conformance "tests/conformance/run is not there (or not executable)"
+fi
+step js-package node --test tests/js/
+step types node_modules/.bin/tsc -p tests/types --noEmit
+step size scripts/size-check.sh
+finish
