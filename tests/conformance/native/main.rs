@@ -11,6 +11,8 @@
     clippy::indexing_slicing
 )]
 
+mod exec_wire;
+mod plan_request;
 mod session_ops;
 mod support;
 
@@ -44,13 +46,18 @@ fn run_op(op: &str, input: &Value, profile: Profile) -> Option<Result<Value, Str
         "update_session" => session_ops::update_session(input, profile),
         "fold_results" => session_ops::fold_results(input, profile),
         "seed" => session_ops::seed(input, profile),
+        "plan_request" => plan_request::run(input, profile),
+        "exec_wire" => exec_wire::run(input, profile),
         _ => return None,
     })
 }
 
 fn compare(op: &str, expect: &Value, actual: &Value) -> Vec<String> {
-    let _ = op;
-    diff(expect, actual, "$")
+    if op == "exec_wire" {
+        exec_wire::compare(expect, actual)
+    } else {
+        diff(expect, actual, "$")
+    }
 }
 
 fn main() {
