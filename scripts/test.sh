@@ -66,6 +66,7 @@ finish() {
   exit 0
 }
 
+# shellcheck disable=SC2317  # called through step()
 wasm_test() {
   # wasm-bindgen-test-runner from wasm-bindgen-cli (same version as the crate); no `-q`: cargo would
   # forward it to the runner, which rejects it.
@@ -73,6 +74,7 @@ wasm_test() {
     cargo test --target wasm32-unknown-unknown "$@"
 }
 
+# shellcheck disable=SC2317  # called through step()
 wasm_test_browser() {
   # Debian's chromedriver finds /usr/bin/chromium itself; tests/webdriver.json adds the flags this
   # machine's closed network needs (no background networking, no component updates, ...).

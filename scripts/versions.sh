@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034  # the variables are read by the scripts that source this file
 # The one place the scripts read pinned tool versions and budgets from. Sourced by scripts/*.sh.
 #
 # Kept in step elsewhere (scripts/setup.sh fails loudly when they drift apart):
