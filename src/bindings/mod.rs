@@ -6,6 +6,7 @@ mod convert;
 mod plan;
 mod gate;
 mod types;
+mod wire;
 
 use crate::core::error::Path;
 use crate::core::file_ref::FileRef;
