@@ -94,36 +94,66 @@ pub fn build_request_plan<'s, C>(
     {
         return Ok(None);
     }
-    let root = Path::root("calls");
-    let mut prepared = Vec::with_capacity(calls.len());
-    for (i, call) in calls.into_iter().enumerate() {
-        let at = root.index(i);
-        let record = record_args(call.args, &at.key("args"));
-        prepared.push((
+    let mut heads = Vec::with_capacity(calls.len());
+    let mut args = Vec::with_capacity(calls.len());
+    for call in calls {
+        args.push((call.name.clone(), call.args));
+        heads.push((
             call.id,
             call.name,
-            record,
             call.code_session_context,
             call.runtime_session_hint,
         ));
     }
-    if behavior == InvalidArgsBehavior::Abort && prepared.iter().any(|p| matches!(p.2, Ok(None))) {
+    let Some(planned) = plan_args(profile, args, behavior, schema_for)? else {
+        return Ok(None);
+    };
+    Ok(Some(
+        heads
+            .into_iter()
+            .zip(planned)
+            .map(
+                |((id, name, context, hint), (args, rejected))| PlannedRequest {
+                    id: id.unwrap_or_default(),
+                    name,
+                    args,
+                    code_session_context: context,
+                    runtime_session_hint: hint.filter(|h| !h.is_empty()),
+                    rejected,
+                },
+            )
+            .collect(),
+    ))
+}
+
+/// The args part of the plan, kept out of the generic function so that it is compiled once: each
+/// call's final args and whether it is rejected, or `None` when abort mode gives up.
+fn plan_args<'s>(
+    profile: Profile,
+    calls: Vec<(String, Value)>,
+    behavior: InvalidArgsBehavior,
+    schema_for: &dyn Fn(&str) -> Option<&'s Value>,
+) -> GateResult<Option<Vec<(Object, bool)>>> {
+    let root = Path::root("calls");
+    let records: Vec<(String, GateResult<Option<Object>>)> = calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, args))| {
+            let at = root.index(i);
+            let record = record_args(args, &at.key("args"));
+            (name, record)
+        })
+        .collect();
+    if behavior == InvalidArgsBehavior::Abort && records.iter().any(|(_, r)| matches!(r, Ok(None)))
+    {
         return Ok(None);
     }
-    let mut out = Vec::with_capacity(prepared.len());
-    for (id, name, record, context, hint) in prepared {
-        let (args, rejected) = match record? {
+    let mut out = Vec::with_capacity(records.len());
+    for (name, record) in records {
+        out.push(match record? {
             None => (Object::new(), true),
             Some(record) if profile.is_3_9() => (coerce_object(record, schema_for(&name)), false),
             Some(record) => (record, false),
-        };
-        out.push(PlannedRequest {
-            id: id.unwrap_or_default(),
-            name,
-            args,
-            code_session_context: context,
-            runtime_session_hint: hint.filter(|h| !h.is_empty()),
-            rejected,
         });
     }
     Ok(Some(out))
@@ -259,15 +289,22 @@ fn rebuild_object(record: Object, schema: &Object) -> Object {
 
 /// `Object.entries` order: array-index keys (canonical, up to 2^32−2) ascending, then insertion order.
 fn entries_in_js_order(record: Object) -> Vec<(String, Value)> {
-    let (mut indexed, named): (Vec<_>, Vec<_>) = record
-        .into_iter()
-        .map(|(k, v)| (array_index(&k), k, v))
-        .partition(|(i, _, _)| i.is_some());
-    indexed.sort_by_key(|(i, _, _)| *i);
+    // Index keys are few and keys are unique: placing each by binary search is smaller code than a sort.
+    let mut indexed: Vec<(u32, String, Value)> = Vec::new();
+    let mut named = Vec::with_capacity(record.len());
+    for (k, v) in record {
+        match array_index(&k) {
+            Some(i) => {
+                let at = indexed.partition_point(|(j, _, _)| *j < i);
+                indexed.insert(at, (i, k, v));
+            }
+            None => named.push((k, v)),
+        }
+    }
     indexed
         .into_iter()
-        .chain(named)
         .map(|(_, k, v)| (k, v))
+        .chain(named)
         .collect()
 }
 
