@@ -61,13 +61,24 @@ pub struct FileRef {
     pub extra: Object,
 }
 
-const KNOWN: [&str; 6] = ["id", "name", "resource_id", "storage_session_id", "kind", "version"];
+const KNOWN: [&str; 6] = [
+    "id",
+    "name",
+    "resource_id",
+    "storage_session_id",
+    "kind",
+    "version",
+];
 
 fn string_field(v: &Value, path: &Path<'_>) -> GateResult<Field<String>> {
     match v {
         Value::Null => Ok(Field::Null),
         Value::String(s) => Ok(Field::Set(s.clone())),
-        other => Err(GateError::expected(path, "a string or null", other.type_name())),
+        other => Err(GateError::expected(
+            path,
+            "a string or null",
+            other.type_name(),
+        )),
     }
 }
 
@@ -101,12 +112,17 @@ impl FileRef {
         let Value::Object(obj) = v else {
             return Err(GateError::expected(path, "a file object", v.type_name()));
         };
-        let mut file = FileRef::new(required_string(obj, "id", path)?, required_string(obj, "name", path)?);
+        let mut file = FileRef::new(
+            required_string(obj, "id", path)?,
+            required_string(obj, "name", path)?,
+        );
         for (key, value) in obj.iter() {
             match key {
                 "id" | "name" => {}
                 "resource_id" => file.resource_id = string_field(value, &path.key(key))?,
-                "storage_session_id" => file.storage_session_id = string_field(value, &path.key(key))?,
+                "storage_session_id" => {
+                    file.storage_session_id = string_field(value, &path.key(key))?
+                }
                 "kind" => file.kind = string_field(value, &path.key(key))?,
                 "version" => {
                     file.version = match value {
@@ -160,7 +176,10 @@ impl FileRef {
 
     /// The SDK's file identity `` `${storage_session_id ?? fallback}\0${id}` ``.
     pub fn identity(&self, fallback: &str) -> String {
-        identity_key(self.storage_session_id.as_deref().unwrap_or(fallback), &self.id)
+        identity_key(
+            self.storage_session_id.as_deref().unwrap_or(fallback),
+            &self.id,
+        )
     }
 
     /// This file with a nullish `storage_session_id` replaced by `storage` (`{...f, storage_session_id:
@@ -222,7 +241,11 @@ pub fn identity_key(storage: &str, id: &str) -> String {
 /// Reads a list of files (`files` of an artifact, a session or a context).
 pub fn files_from_value(v: &Value, path: &Path<'_>) -> GateResult<Vec<FileRef>> {
     let Value::Array(items) = v else {
-        return Err(GateError::expected(path, "an array of files", v.type_name()));
+        return Err(GateError::expected(
+            path,
+            "an array of files",
+            v.type_name(),
+        ));
     };
     items
         .iter()
@@ -243,7 +266,8 @@ mod tests {
 
     #[test]
     fn reads_known_fields_and_keeps_extras() {
-        let f = file(r#"{"id":"a","name":"n","kind":null,"version":2,"path":"/p","inherited":true}"#);
+        let f =
+            file(r#"{"id":"a","name":"n","kind":null,"version":2,"path":"/p","inherited":true}"#);
         let Ok(f) = f else { unreachable!("{f:?}") };
         assert_eq!(f.kind, Field::Null);
         assert_eq!(f.version, Field::Set(2.0));
@@ -257,20 +281,38 @@ mod tests {
             (r#"{"name":"n"}"#, ErrorCode::MissingField, "file.id"),
             (r#"{"id":1,"name":"n"}"#, ErrorCode::InvalidType, "file.id"),
             (r#"{"id":"a"}"#, ErrorCode::MissingField, "file.name"),
-            (r#"{"id":"a","name":"n","version":"1"}"#, ErrorCode::InvalidType, "file.version"),
-            (r#"{"id":"a","name":"n","kind":7}"#, ErrorCode::InvalidType, "file.kind"),
-            (r#"{"id":"a","name":"n","storage_session_id":{}}"#, ErrorCode::InvalidType, "file.storage_session_id"),
+            (
+                r#"{"id":"a","name":"n","version":"1"}"#,
+                ErrorCode::InvalidType,
+                "file.version",
+            ),
+            (
+                r#"{"id":"a","name":"n","kind":7}"#,
+                ErrorCode::InvalidType,
+                "file.kind",
+            ),
+            (
+                r#"{"id":"a","name":"n","storage_session_id":{}}"#,
+                ErrorCode::InvalidType,
+                "file.storage_session_id",
+            ),
             (r#"[]"#, ErrorCode::InvalidType, "file"),
         ];
         for (text, code, path) in cases {
             let e = file(text).err();
-            assert_eq!(e.as_ref().map(|e| (e.code, e.path.as_str())), Some((code, path)), "{text}");
+            assert_eq!(
+                e.as_ref().map(|e| (e.code, e.path.as_str())),
+                Some((code, path)),
+                "{text}"
+            );
         }
     }
 
     #[test]
     fn spread_keeps_under_keys_the_top_lacks_but_copies_nulls() {
-        let Ok(under) = file(r#"{"id":"a","name":"old","kind":"agent","resource_id":"ag","path":"/x"}"#) else {
+        let Ok(under) =
+            file(r#"{"id":"a","name":"old","kind":"agent","resource_id":"ag","path":"/x"}"#)
+        else {
             unreachable!()
         };
         let Ok(top) = file(r#"{"id":"a","name":"new","resource_id":null,"inherited":true}"#) else {
@@ -286,9 +328,13 @@ mod tests {
 
     #[test]
     fn identity_uses_fallback_only_when_nullish() {
-        let Ok(f) = file(r#"{"id":"a","name":"n","storage_session_id":""}"#) else { unreachable!() };
+        let Ok(f) = file(r#"{"id":"a","name":"n","storage_session_id":""}"#) else {
+            unreachable!()
+        };
         assert_eq!(f.identity("x"), "\0a");
-        let Ok(g) = file(r#"{"id":"a","name":"n","storage_session_id":null}"#) else { unreachable!() };
+        let Ok(g) = file(r#"{"id":"a","name":"n","storage_session_id":null}"#) else {
+            unreachable!()
+        };
         assert_eq!(g.identity("x"), "x\0a");
     }
 }

@@ -202,7 +202,10 @@ impl Parser<'_, '_> {
         GateError::new(
             ErrorCode::LoneSurrogate,
             self.path,
-            format!("JSON string escapes an unpaired UTF-16 surrogate near offset {}", self.at),
+            format!(
+                "JSON string escapes an unpaired UTF-16 surrogate near offset {}",
+                self.at
+            ),
         )
     }
 
@@ -225,7 +228,9 @@ impl Parser<'_, '_> {
                 }
                 Some(b'\\') => {
                     self.at += 1;
-                    let esc = self.peek().ok_or_else(|| self.fail("unterminated escape"))?;
+                    let esc = self
+                        .peek()
+                        .ok_or_else(|| self.fail("unterminated escape"))?;
                     self.at += 1;
                     match esc {
                         b'"' => out.push('"'),
@@ -298,14 +303,30 @@ mod tests {
             unreachable!()
         };
         let got: Vec<(&str, &Value)> = o.iter().collect();
-        assert_eq!(got, [("a", &Value::Number(3.0)), ("b", &Value::Number(2.0))]);
+        assert_eq!(
+            got,
+            [("a", &Value::Number(3.0)), ("b", &Value::Number(2.0))]
+        );
     }
 
     #[test]
     fn refuses_what_json_parse_refuses() {
         for bad in [
-            "", "{", "[1,]", "{\"a\":1,}", "01", "1.", ".5", "+1", "'x'", "\"a\nb\"", "NaN", "[1] x",
-            "{a:1}", "\"\\x\"", "tru",
+            "",
+            "{",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "1.",
+            ".5",
+            "+1",
+            "'x'",
+            "\"a\nb\"",
+            "NaN",
+            "[1] x",
+            "{a:1}",
+            "\"\\x\"",
+            "tru",
         ] {
             let e = p(bad).err().map(|e| e.code);
             assert_eq!(e, Some(ErrorCode::InvalidJson), "{bad:?} should be refused");

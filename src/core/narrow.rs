@@ -134,7 +134,10 @@ mod tests {
         s.version = Field::Null;
         assert_eq!(to_injected_file_ref(&s, Some("e")).kind, CodeEnvKind::User);
         s.version = Field::Set(0.0);
-        assert_eq!(to_injected_file_ref(&s, Some("e")).kind, CodeEnvKind::Skill { version: 0.0 });
+        assert_eq!(
+            to_injected_file_ref(&s, Some("e")).kind,
+            CodeEnvKind::Skill { version: 0.0 }
+        );
     }
 
     #[test]
@@ -154,7 +157,10 @@ mod tests {
         a.version = Field::Set(3.0);
         let r = to_injected_file_ref(&a, Some("e"));
         assert_eq!(r.kind, CodeEnvKind::Agent);
-        assert_eq!(r.to_value().as_object().map(|o| o.contains_key("version")), Some(false));
+        assert_eq!(
+            r.to_value().as_object().map(|o| o.contains_key("version")),
+            Some(false)
+        );
         a.kind = Field::Set("system".into());
         assert_eq!(to_injected_file_ref(&a, Some("e")).kind, CodeEnvKind::User);
     }

@@ -105,7 +105,11 @@ impl ToolSet {
             v |= bits::EVENT_CONTEXT;
         }
         // The stream layer's builder has no empty-name guard and reads the raw list.
-        if is_code_execution_tool(name) || name == SKILL_TOOL || name == READ_FILE || self.declares(name) {
+        if is_code_execution_tool(name)
+            || name == SKILL_TOOL
+            || name == READ_FILE
+            || self.declares(name)
+        {
             v |= bits::EAGER_CONTEXT;
         }
         Verdict(v)
@@ -149,7 +153,8 @@ impl EagerExclusion<'_> {
         if self.stateful_sessions {
             return true;
         }
-        self.agent_code_session_key.is_some_and(|k| k != EXECUTE_CODE)
+        self.agent_code_session_key
+            .is_some_and(|k| k != EXECUTE_CODE)
     }
 }
 
@@ -199,14 +204,26 @@ mod tests {
         assert!(base.excludes("create_file"));
         assert!(!base.excludes("execute_code"));
         assert!(!base.excludes("skill"));
-        let stateful = EagerExclusion { stateful_sessions: true, ..base };
+        let stateful = EagerExclusion {
+            stateful_sessions: true,
+            ..base
+        };
         assert!(stateful.excludes("bash_tool") && !stateful.excludes("read_file"));
-        let custom = EagerExclusion { agent_code_session_key: Some(""), ..base };
+        let custom = EagerExclusion {
+            agent_code_session_key: Some(""),
+            ..base
+        };
         assert!(custom.excludes("execute_code"));
-        let explicit_default = EagerExclusion { agent_code_session_key: Some("execute_code"), ..base };
+        let explicit_default = EagerExclusion {
+            agent_code_session_key: Some("execute_code"),
+            ..base
+        };
         assert!(!explicit_default.excludes("execute_code"));
         let list = [String::new()];
-        let empty_listed = EagerExclusion { exclude_tool_names: &list, ..base };
+        let empty_listed = EagerExclusion {
+            exclude_tool_names: &list,
+            ..base
+        };
         assert!(!empty_listed.excludes(""));
     }
 }

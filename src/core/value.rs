@@ -174,12 +174,18 @@ mod tests {
 
     #[test]
     fn spread_overwrites_and_appends() {
-        let mut a: Object = [("x".to_owned(), Value::Null), ("y".to_owned(), Value::Bool(true))]
-            .into_iter()
-            .collect();
-        let b: Object = [("y".to_owned(), Value::Bool(false)), ("z".to_owned(), "s".into())]
-            .into_iter()
-            .collect();
+        let mut a: Object = [
+            ("x".to_owned(), Value::Null),
+            ("y".to_owned(), Value::Bool(true)),
+        ]
+        .into_iter()
+        .collect();
+        let b: Object = [
+            ("y".to_owned(), Value::Bool(false)),
+            ("z".to_owned(), "s".into()),
+        ]
+        .into_iter()
+        .collect();
         a.spread(&b);
         let got: Vec<(&str, &Value)> = a.iter().collect();
         assert_eq!(
