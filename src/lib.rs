@@ -3,8 +3,13 @@
 //! binding, so that any JavaScript host gates code-sandbox tool calls exactly as the SDK does.
 #![cfg_attr(
     test,
-    allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::indexing_slicing
+    )
 )]
 
-pub mod core;
 pub mod bindings;
+pub mod core;

@@ -5,7 +5,68 @@ use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::json::MAX_DEPTH;
 use crate::core::value::{Object, Value};
 use js_sys::{Array, JsString, Reflect};
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
+
+// Host values may be Proxies or carry getters: every JavaScript operation on them goes through a
+// catching import, so a throw becomes a refusal instead of unwinding through the wasm frames (which would
+// leak the shadow stack and leave a `&mut self` borrow flag set).
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_namespace = Object, js_name = keys, catch)]
+    fn object_keys(v: &JsValue) -> Result<Array, JsValue>;
+    #[wasm_bindgen(js_namespace = Array, js_name = isArray, catch)]
+    fn array_is_array(v: &JsValue) -> Result<bool, JsValue>;
+}
+
+fn threw(path: &Path<'_>, what: &str, e: &JsValue) -> GateError {
+    GateError::new(
+        ErrorCode::InvalidValue,
+        path,
+        format!("{what} threw: {}", describe_js_error(e)),
+    )
+}
+
+/// `value[key]` on a host value (`undefined` for a non-object); a throwing getter or Proxy trap is a
+/// refusal at `path.key`.
+pub fn prop(value: &JsValue, key: &str, path: &Path<'_>) -> GateResult<JsValue> {
+    if !value.is_object() {
+        return Ok(JsValue::UNDEFINED);
+    }
+    Reflect::get(value, &JsValue::from_str(key))
+        .map_err(|e| threw(&path.key(key), "reading the property", &e))
+}
+
+/// `Array.isArray(v)` for a host value.
+pub fn is_array(v: &JsValue, path: &Path<'_>) -> GateResult<bool> {
+    Ok(v.is_object() && array_is_array(v).map_err(|e| threw(path, "Array.isArray", &e))?)
+}
+
+/// The items of a host array, or `None` when `v` is not an array.
+pub fn array_items(v: &JsValue, path: &Path<'_>) -> GateResult<Option<Vec<JsValue>>> {
+    if !is_array(v, path)? {
+        return Ok(None);
+    }
+    let len = Reflect::get(v, &JsValue::from_str("length"))
+        .map_err(|e| threw(path, "reading length", &e))?
+        .as_f64()
+        .unwrap_or(0.0);
+    // An array's length is a u32; anything else is a hostile Proxy, read as far as a real one could be.
+    let len = if (0.0..=f64::from(u32::MAX)).contains(&len) {
+        len as u32
+    } else {
+        0
+    };
+    let mut items = Vec::with_capacity(len.min(1024) as usize);
+    for i in 0..len {
+        let at = path.index(i as usize);
+        items.push(
+            Reflect::get(v, &JsValue::from_f64(f64::from(i)))
+                .map_err(|e| threw(&at, "reading the item", &e))?,
+        );
+    }
+    Ok(Some(items))
+}
 
 /// The `name` of every error the package throws.
 pub const ERROR_NAME: &str = "CodeSessionGateError";
@@ -48,7 +109,7 @@ pub fn js_type_name(v: &JsValue) -> &'static str {
         "symbol"
     } else if v.is_function() {
         "function"
-    } else if Array::is_array(v) {
+    } else if array_is_array(v).unwrap_or(false) {
         "array"
     } else {
         "object"
@@ -94,26 +155,20 @@ fn to_value_at(v: &JsValue, path: &Path<'_>, depth: usize) -> GateResult<Option<
             "nested too deeply (or cyclic)",
         ));
     }
-    if let Some(arr) = v.dyn_ref::<Array>() {
-        let mut items = Vec::with_capacity(arr.length() as usize);
+    if let Some(arr) = array_items(v, path)? {
+        let mut items = Vec::with_capacity(arr.len());
         for (i, item) in arr.iter().enumerate() {
             let at = path.index(i);
-            items.push(to_value_at(&item, &at, depth + 1)?.unwrap_or(Value::Null));
+            items.push(to_value_at(item, &at, depth + 1)?.unwrap_or(Value::Null));
         }
         return Ok(Some(Value::Array(items)));
     }
-    let keys = js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>());
+    let keys = object_keys(v).map_err(|e| threw(path, "Object.keys", &e))?;
     let mut obj = Object::new();
     for key in keys.iter() {
         let name = js_string(&key, path)?;
         let at = path.key(&name);
-        let item = Reflect::get(v, &key).map_err(|e| {
-            GateError::new(
-                ErrorCode::InvalidValue,
-                &at,
-                format!("reading the property threw: {}", describe_js_error(&e)),
-            )
-        })?;
+        let item = Reflect::get(v, &key).map_err(|e| threw(&at, "reading the property", &e))?;
         if let Some(item) = to_value_at(&item, &at, depth + 1)? {
             obj.insert(name, item);
         }
@@ -155,10 +210,22 @@ pub fn object_from(o: &Object) -> js_sys::Object {
     out
 }
 
-/// `target[key] = value` on an object the package itself created (cannot throw).
+/// `target[key] = value` on an object the package itself created, as an own data property: the key
+/// `"__proto__"` is defined rather than assigned (an assignment would run the prototype setter and lose
+/// the key), as `JSON.parse` and object spreads make it.
 pub fn set(target: &js_sys::Object, key: &str, value: &JsValue) {
-    // Our own fresh, extensible plain objects: Reflect.set cannot fail on them.
-    let _ = Reflect::set(target, &JsValue::from_str(key), value);
+    let k = JsValue::from_str(key);
+    if key == "__proto__" {
+        let desc = js_sys::Object::new();
+        for flag in ["writable", "enumerable", "configurable"] {
+            let _ = Reflect::set(&desc, &JsValue::from_str(flag), &JsValue::TRUE);
+        }
+        let _ = Reflect::set(&desc, &JsValue::from_str("value"), value);
+        js_sys::Object::define_property(target, &k, &desc);
+    } else {
+        // Our own fresh, extensible plain objects: Reflect.set cannot fail on them.
+        let _ = Reflect::set(target, &k, value);
+    }
 }
 
 /// A `GateError` as a JavaScript `Error` named [`ERROR_NAME`], with `code` and `path` properties.

@@ -7,7 +7,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::convert::{
-    from_value, js_result, js_string, object_from, set, to_js_error, to_required_value, to_value,
+    array_items, from_value, is_array, js_result, js_string, object_from, prop, set, to_js_error,
+    to_required_value, to_value,
 };
 use crate::core::batch::{Disposition, HostAnswer, HostContext, PlannedEventRequest};
 use crate::core::context::{BuiltContext, CallScope, DirectFields, ExecPath, RequestFields};
@@ -52,16 +53,8 @@ fn frozen(v: JsValue) -> JsValue {
     v
 }
 
-fn prop(obj: &JsValue, key: &str) -> JsValue {
-    if obj.is_object() {
-        js_sys::Reflect::get(obj, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
-    } else {
-        JsValue::UNDEFINED
-    }
-}
-
 fn opt_string_prop(obj: &JsValue, key: &str, path: &Path<'_>) -> GateResult<Option<String>> {
-    let v = prop(obj, key);
+    let v = prop(obj, key, path)?;
     if v.is_undefined() {
         return Ok(None);
     }
@@ -69,7 +62,7 @@ fn opt_string_prop(obj: &JsValue, key: &str, path: &Path<'_>) -> GateResult<Opti
 }
 
 fn require_options(v: &JsValue, path: &Path<'_>) -> GateResult<()> {
-    if v.is_undefined() || v.is_null() || (v.is_object() && !js_sys::Array::is_array(v)) {
+    if v.is_undefined() || v.is_null() || (v.is_object() && !is_array(v, path)?) {
         Ok(())
     } else {
         Err(GateError::expected(
@@ -81,7 +74,7 @@ fn require_options(v: &JsValue, path: &Path<'_>) -> GateResult<()> {
 }
 
 fn read_now(options: &JsValue, path: &Path<'_>) -> GateResult<f64> {
-    let v = prop(options, "now");
+    let v = prop(options, "now", path)?;
     let mut o = Object::new();
     if let Some(n) = to_value(&v, &path.key("now"))? {
         o.insert("now", n);
@@ -90,7 +83,10 @@ fn read_now(options: &JsValue, path: &Path<'_>) -> GateResult<f64> {
 }
 
 fn tool_schemas(options: &JsValue, path: &Path<'_>) -> GateResult<Option<ToolSchemas>> {
-    match to_value(&prop(options, "toolSchemas"), &path.key("toolSchemas"))? {
+    match to_value(
+        &prop(options, "toolSchemas", path)?,
+        &path.key("toolSchemas"),
+    )? {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(o)) => Ok(Some(o)),
         Some(other) => Err(GateError::expected(
@@ -247,7 +243,7 @@ impl JsGate {
         if requests.is_undefined() || requests.is_null() {
             return Ok(Vec::new());
         }
-        let Some(arr) = requests.dyn_ref::<js_sys::Array>() else {
+        let Some(arr) = array_items(requests, path)? else {
             return Err(GateError::expected(
                 path,
                 "an array of requests",
@@ -255,8 +251,8 @@ impl JsGate {
             ));
         };
         let handed = self.handed_out.iter().find(|h| h.batch == batch);
-        let mut out = Vec::with_capacity(arr.length() as usize);
-        for (i, req) in arr.iter().enumerate() {
+        let mut out = Vec::with_capacity(arr.len());
+        for (i, req) in arr.into_iter().enumerate() {
             let at = path.index(i);
             if !req.is_object() {
                 return Err(GateError::expected(
@@ -265,8 +261,8 @@ impl JsGate {
                     super::convert::js_type_name(&req),
                 ));
             }
-            let id = js_string(&prop(&req, "id"), &at.key("id"))?;
-            let ctx = prop(&req, "codeSessionContext");
+            let id = js_string(&prop(&req, "id", &at)?, &at.key("id"))?;
+            let ctx = prop(&req, "codeSessionContext", &at)?;
             let original = handed
                 .and_then(|h| h.contexts.iter().rev().find(|(rid, _)| *rid == id))
                 .map(|(_, c)| c);
@@ -290,7 +286,7 @@ impl JsGate {
     fn host_answer(options: &JsValue, path: &Path<'_>) -> GateResult<HostAnswer> {
         let mut o = Object::new();
         for key in ["results", "rejected"] {
-            if let Some(v) = to_value(&prop(options, key), &path.key(key))? {
+            if let Some(v) = to_value(&prop(options, key, path)?, &path.key(key))? {
                 o.insert(key, v);
             }
         }
@@ -352,27 +348,25 @@ impl JsGate {
         self.gate.profile().as_str().to_owned()
     }
 
-    /// Every gate site's verdict for `name`, packed in bits (see `VERDICT_BITS`); the cheapest call.
-    pub fn verdict(&self, name: &str) -> u32 {
-        self.gate.classify(name).0
+    /// Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`); the cheapest call.
+    pub fn verdict(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    ) -> Result<u32, JsValue> {
+        js_result(js_string(&name, &Path::root("name")).map(|n| self.gate.classify(&n).0))
     }
 
     /// Every gate site's verdict for `name`, as an object.
     #[wasm_bindgen(unchecked_return_type = "GateVerdict")]
-    pub fn classify(&self, name: JsValue) -> Result<JsValue, JsValue> {
+    pub fn classify(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    ) -> Result<JsValue, JsValue> {
         js_result((|| {
             let name = js_string(&name, &Path::root("name"))?;
             let v = self.gate.classify(&name);
             let o = js_sys::Object::new();
-            for (key, bit) in [
-                ("participates", bits::PARTICIPATES),
-                ("directInject", bits::DIRECT_INJECT),
-                ("directFold", bits::DIRECT_FOLD),
-                ("eventContext", bits::EVENT_CONTEXT),
-                ("eventFold", bits::EVENT_FOLD),
-                ("eventRuntimeHint", bits::EVENT_RUNTIME_HINT),
-                ("eagerContext", bits::EAGER_CONTEXT),
-            ] {
+            for (key, bit) in bits::SITES {
                 set(&o, key, &JsValue::from_bool(v.has(bit)));
             }
             Ok(o.into())
@@ -384,8 +378,8 @@ impl JsGate {
     #[wasm_bindgen(js_name = isEagerExcluded)]
     pub fn is_eager_excluded(
         &self,
-        name: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "CallOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: JsValue,
     ) -> Result<bool, JsValue> {
         js_result((|| {
             let path = Path::root("options");
@@ -399,7 +393,10 @@ impl JsGate {
 
     /// Adds `name` to this run's eager suppressions (what an eager mismatch does by itself).
     #[wasm_bindgen(js_name = suppressEagerTool)]
-    pub fn suppress_eager_tool(&mut self, name: JsValue) -> Result<(), JsValue> {
+    pub fn suppress_eager_tool(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    ) -> Result<(), JsValue> {
         js_result(js_string(&name, &Path::root("name")).map(|n| self.gate.suppress_eager(&n)))
     }
 
@@ -411,8 +408,8 @@ impl JsGate {
     pub fn context_for_call(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "ExecPath")] path: JsValue,
-        name: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "CallOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
         let r = (|| {
             let p = Path::root("path");
@@ -452,7 +449,7 @@ impl JsGate {
     #[wasm_bindgen(js_name = updateSession)]
     pub fn update_session(
         &mut self,
-        key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
         #[wasm_bindgen(unchecked_param_type = "SessionArtifact")] artifact: JsValue,
         #[wasm_bindgen(unchecked_param_type = "UpdateSessionOptions")] options: JsValue,
     ) -> Result<(), JsValue> {
@@ -463,7 +460,7 @@ impl JsGate {
             require_options(&options, &path)?;
             let now = read_now(&options, &path)?;
             let at = path.key("baseline");
-            let baseline = match to_value(&prop(&options, "baseline"), &at)? {
+            let baseline = match to_value(&prop(&options, "baseline", &path)?, &at)? {
                 None => None,
                 Some(v) => read_request_context(&v, &at)?,
             };
@@ -540,7 +537,7 @@ impl JsGate {
     pub fn begin_direct_batch(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "DirectCallInput[]")] calls: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "CallOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CallOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
         let parsed = (|| {
             let (key, thread) = Self::scope_strings(&options, &Path::root("options"))?;
@@ -595,7 +592,7 @@ impl JsGate {
     pub fn begin_event_batch(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "ToolCallInput[]")] calls: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "BatchOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "BatchOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
         let parsed = (|| {
             let opt = Path::root("options");
@@ -657,8 +654,11 @@ impl JsGate {
         let end = (|| {
             require_options(&options, &path)?;
             let now = read_now(&options, &path)?;
-            let contexts =
-                self.host_contexts(batch, &prop(&options, "requests"), &path.key("requests"))?;
+            let contexts = self.host_contexts(
+                batch,
+                &prop(&options, "requests", &path)?,
+                &path.key("requests"),
+            )?;
             let answer = Self::host_answer(&options, &path)?;
             self.gate
                 .complete_event_batch(batch, &contexts, &answer, now, &path)
@@ -678,7 +678,7 @@ impl JsGate {
     pub fn prestart_eager(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "ToolCallInput[]")] calls: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "BatchOptions | undefined")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "BatchOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
         let parsed = (|| {
             let opt = Path::root("options");
@@ -733,8 +733,11 @@ impl JsGate {
         let path = Path::root("options");
         (|| {
             require_options(&options, &path)?;
-            let contexts =
-                self.host_contexts(prestart, &prop(&options, "requests"), &path.key("requests"))?;
+            let contexts = self.host_contexts(
+                prestart,
+                &prop(&options, "requests", &path)?,
+                &path.key("requests"),
+            )?;
             let answer = Self::host_answer(&options, &path)?;
             self.gate.settle_eager(prestart, contexts, answer, &path)
         })()
@@ -749,7 +752,7 @@ impl JsGate {
     pub fn seed_run(
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "SessionPairs")] initial_sessions: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "SeedAgentInput[] | undefined")] agents: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "SeedAgentInput[]")] agents: JsValue,
     ) -> Result<(), JsValue> {
         js_result((|| {
             let p = Path::root("initialSessions");
@@ -789,11 +792,16 @@ impl JsGate {
 
     /// The entry of partition `key` (a copy), or `undefined`.
     #[wasm_bindgen(unchecked_return_type = "CodeSessionContext | undefined")]
-    pub fn session(&self, key: &str) -> JsValue {
-        match self.gate.sessions().and_then(|s| s.get(key)) {
-            Some(e) => from_value(&e.to_value()),
-            None => JsValue::UNDEFINED,
-        }
+    pub fn session(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] key: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        js_result(js_string(&key, &Path::root("key")).map(|key| {
+            match self.gate.sessions().and_then(|s| s.get(&key)) {
+                Some(e) => from_value(&e.to_value()),
+                None => JsValue::UNDEFINED,
+            }
+        }))
     }
 
     /// Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store.

@@ -3,8 +3,8 @@
 //! here.
 
 mod convert;
-mod plan;
 mod gate;
+mod plan;
 mod types;
 mod wire;
 
@@ -31,6 +31,17 @@ pub fn code_env_kinds() -> js_sys::Array {
     string_array(&CODE_ENV_KINDS)
 }
 
+/// The bit of each gate site in `Gate.verdict(name)`: `{ participates: 1, directInject: 2, … }`.
+#[wasm_bindgen(js_name = verdictBits, unchecked_return_type = "VerdictBits")]
+pub fn verdict_bits() -> js_sys::Object {
+    use crate::core::tools::bits;
+    let o = js_sys::Object::new();
+    for (key, bit) in bits::SITES {
+        convert::set(&o, key, &JsValue::from_f64(f64::from(bit)));
+    }
+    js_sys::Object::freeze(&o)
+}
+
 /// `toInjectedFileRef(file, execSessionId)`: narrows a stored file to the wire shape the sandbox
 /// receives (`resource_id ?? id`, `storage_session_id ?? execSessionId`, `kind` skill-with-version /
 /// agent / user; other keys dropped).
@@ -40,12 +51,15 @@ pub fn code_env_kinds() -> js_sys::Array {
 )]
 pub fn to_injected_file_ref_js(
     #[wasm_bindgen(unchecked_param_type = "FileRef")] file: JsValue,
-    #[wasm_bindgen(js_name = execSessionId)] exec_session_id: JsValue,
+    #[wasm_bindgen(js_name = execSessionId, unchecked_param_type = "string")]
+    exec_session_id: JsValue,
 ) -> Result<JsValue, JsValue> {
     js_result((|| {
         let exec = js_string(&exec_session_id, &Path::root("execSessionId"))?;
         let path = Path::root("file");
         let file = FileRef::from_value(&to_required_value(&file, &path)?, &path)?;
-        Ok(from_value(&to_injected_file_ref(&file, Some(&exec)).to_value()))
+        Ok(from_value(
+            &to_injected_file_ref(&file, Some(&exec)).to_value(),
+        ))
     })())
 }

@@ -185,9 +185,9 @@ fn plan_to_js(plan: Option<Vec<PlannedRequest<Value>>>) -> JsValue {
         let req = js_sys::Object::new();
         set(&req, "id", &JsValue::from_str(&r.id));
         set(&req, "name", &JsValue::from_str(&r.name));
-        set(&req, "args", &data_to_js(&Value::Object(r.args)));
+        set(&req, "args", &from_value(&Value::Object(r.args)));
         if let Some(ctx) = &r.code_session_context {
-            set(&req, "codeSessionContext", &data_to_js(ctx));
+            set(&req, "codeSessionContext", &from_value(ctx));
         }
         if let Some(hint) = &r.runtime_session_hint {
             set(&req, "runtimeSessionHint", &JsValue::from_str(hint));
@@ -200,34 +200,4 @@ fn plan_to_js(plan: Option<Vec<PlannedRequest<Value>>>) -> JsValue {
     set(&out, "allRequests", &all);
     set(&out, "rejectedIds", &rejected);
     out.into()
-}
-
-/// [`from_value`], except that a `"__proto__"` key becomes an own data property, as `JSON.parse` and
-/// `Object.fromEntries` make it: an assignment would run the prototype setter and lose the key.
-fn data_to_js(v: &Value) -> JsValue {
-    match v {
-        Value::Array(items) => items
-            .iter()
-            .map(data_to_js)
-            .collect::<js_sys::Array>()
-            .into(),
-        Value::Object(o) => {
-            let out = js_sys::Object::new();
-            for (key, item) in o.iter() {
-                let item = data_to_js(item);
-                if key == "__proto__" {
-                    let desc = js_sys::Object::new();
-                    for flag in ["writable", "enumerable", "configurable"] {
-                        set(&desc, flag, &JsValue::TRUE);
-                    }
-                    set(&desc, "value", &item);
-                    js_sys::Object::define_property(&out, &JsValue::from_str(key), &desc);
-                } else {
-                    set(&out, key, &item);
-                }
-            }
-            out.into()
-        }
-        other => from_value(other),
-    }
 }

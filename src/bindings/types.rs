@@ -96,6 +96,9 @@ export interface GateVerdict {
   eagerContext: boolean;
 }
 
+/** The bit of each gate site in `Gate.verdict(name)` (see `verdictBits()`). */
+export type VerdictBits = { readonly [K in keyof GateVerdict]: number };
+
 /** The execution path of a call. */
 export type ExecPath = "direct" | "event" | "eager";
 

@@ -46,6 +46,17 @@ pub mod bits {
     pub const EVENT_RUNTIME_HINT: u32 = 1 << 5;
     /// G7: an eager prestart request gets `codeSessionContext`.
     pub const EAGER_CONTEXT: u32 = 1 << 6;
+
+    /// Every site's bit under the name hosts see it by, in order.
+    pub const SITES: [(&str, u32); 7] = [
+        ("participates", PARTICIPATES),
+        ("directInject", DIRECT_INJECT),
+        ("directFold", DIRECT_FOLD),
+        ("eventContext", EVENT_CONTEXT),
+        ("eventFold", EVENT_FOLD),
+        ("eventRuntimeHint", EVENT_RUNTIME_HINT),
+        ("eagerContext", EAGER_CONTEXT),
+    ];
 }
 
 /// The verdict of every gate site for one name, packed in bits (see [`bits`]).

@@ -580,13 +580,21 @@ fn check_timeout_arg(args: &Object, cap: f64, path: &Path<'_>) -> GateResult<()>
         ));
     };
     if !n.is_finite() || n.fract() != 0.0 {
-        return Err(bad_arg(&at, format!("expected an integer, got {n}")));
+        return Err(bad_arg(
+            &at,
+            "expected an integer number of milliseconds".to_owned(),
+        ));
     }
     let max = cap.max(MAX_RUN_TIMEOUT_SCHEMA_MS);
     if *n < MIN_RUN_TIMEOUT_MS || *n > max {
         return Err(bad_arg(
             &at,
-            format!("must be between {MIN_RUN_TIMEOUT_MS} and {max}, got {n}"),
+            // Whole milliseconds, printed as integers: formatting a float would link Rust's float
+            // printing into the .wasm.
+            format!(
+                "must be between {} and {} milliseconds",
+                MIN_RUN_TIMEOUT_MS as u64, max as u64
+            ),
         ));
     }
     Ok(())
