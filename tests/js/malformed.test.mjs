@@ -244,3 +244,34 @@ describe('pure functions refuse malformed input', () => {
     assert.match(e.path, /^calls/);
   });
 });
+
+describe('hostile host values are refusals, not traps', () => {
+  test('a Proxy whose ownKeys throws, a throwing getter, and a revoked Proxy', () => {
+    const gate = freshGate();
+    const before = gate.sessions();
+    const throwingKeys = new Proxy({}, { ownKeys() { throw new Error('no keys for you'); } });
+    const throwingGetter = { id: 'a', get name() { throw new Error('getter says no'); } };
+    const { proxy: revoked, revoke } = Proxy.revocable([], {});
+    revoke();
+    for (let i = 0; i < 2000; i++) {
+      refuses(() => toInjectedFileRef(throwingKeys, 'e'), 'invalid_value', 'file');
+    }
+    refuses(() => toInjectedFileRef(throwingGetter, 'e'), 'invalid_value', 'file.name');
+    refuses(() => gate.updateSession('execute_code', { session_id: 'e1', files: revoked }, { now: NOW }), 'invalid_value', 'artifact.files');
+    const throwingGet = new Proxy({}, { get() { throw new Error('get says no'); } });
+    refuses(() => gate.beginEventBatch([{ id: 'c', name: 'bash_tool', args: {} }], throwingGet), 'invalid_value', 'options.codeSessionKey');
+    assert.deepEqual(gate.sessions(), before);
+    // Nothing leaked or stayed borrowed: the gate and the module still answer.
+    assert.equal(gate.verdict('bash_tool') & pkg.verdictBits().participates, 1);
+    assert.equal(toInjectedFileRef({ id: 'f', name: 'n' }, 'e').kind, 'user');
+  });
+
+  test('an object key "__proto__" survives a round trip as data', () => {
+    const gate = new Gate();
+    const file = JSON.parse('{"id":"f","name":"n","__proto__":{"x":1}}');
+    gate.updateSession('execute_code', { session_id: 'e1', files: [file] }, { now: NOW });
+    const [stored] = gate.session('execute_code').files;
+    assert.ok(Object.hasOwn(stored, '__proto__'));
+    assert.deepEqual(Object.getPrototypeOf(stored), Object.prototype);
+  });
+});
