@@ -7,7 +7,7 @@
 #
 # Steps: setup, build, cargo fmt --check, cargo clippy, cargo test (native), the wasm-bindgen-test
 # suites in Node and in headless Chromium, tests/conformance/run (when present), node --test
-# tests/js/, tsc on tests/types, and the .wasm size budget.
+# tests/js/, tsc on tests/types, and the .wasm size (reported against its budget).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -97,5 +97,5 @@ else
 fi
 step js-package node --test tests/js/
 step types node_modules/.bin/tsc -p tests/types --noEmit
-step size scripts/size-check.sh
+step size scripts/size-check.sh --report
 finish
