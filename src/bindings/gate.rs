@@ -32,6 +32,14 @@ struct CachedGeneration {
     without_files: Option<JsValue>,
 }
 
+/// What `beginEventBatch` and `prestartEager` read from their arguments.
+struct BatchInput {
+    key: Option<String>,
+    thread: Option<String>,
+    schemas: Option<ToolSchemas>,
+    calls: Vec<crate::core::batch::EventCall>,
+}
+
 /// The contexts handed out with a batch's requests, to tell later whether the host replaced them.
 struct HandedOut {
     batch: u32,
@@ -291,6 +299,43 @@ impl JsGate {
             }
         }
         input::read_host_answer(&o, path)
+    }
+
+    /// The calls and options of an event batch or a prestart, with the partition key resolved.
+    fn batch_input(&self, calls: &JsValue, options: &JsValue) -> GateResult<BatchInput> {
+        let opt = Path::root("options");
+        let (key, thread) = Self::scope_strings(options, &opt)?;
+        let schemas = tool_schemas(options, &opt)?;
+        let path = Path::root("calls");
+        let calls = input::read_event_calls(&to_required_value(calls, &path)?, &path)?;
+        let key = self
+            .gate
+            .scope(key.as_deref(), None)
+            .code_session_key
+            .map(str::to_owned);
+        Ok(BatchInput {
+            key,
+            thread,
+            schemas,
+            calls,
+        })
+    }
+
+    /// The planned requests as `ToolCallRequest`s, remembering the context object each was given.
+    fn hand_out<'r>(
+        &mut self,
+        batch: u32,
+        requests: impl Iterator<Item = &'r PlannedEventRequest>,
+    ) -> js_sys::Array {
+        let out = js_sys::Array::new();
+        let mut contexts = Vec::new();
+        for r in requests {
+            let (req, ctx) = self.request_js(r);
+            out.push(&req);
+            contexts.push((r.id.clone(), ctx));
+        }
+        self.handed_out.push(HandedOut { batch, contexts });
+        out
     }
 
     fn forget_handed_out(&mut self, batch: u32) {
@@ -594,42 +639,26 @@ impl JsGate {
         #[wasm_bindgen(unchecked_param_type = "ToolCallInput[]")] calls: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "BatchOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let parsed = (|| {
-            let opt = Path::root("options");
-            let (key, thread) = Self::scope_strings(&options, &opt)?;
-            let schemas = tool_schemas(&options, &opt)?;
-            let path = Path::root("calls");
-            let calls = input::read_event_calls(&to_required_value(&calls, &path)?, &path)?;
-            Ok((key, thread, schemas, calls))
-        })();
-        let (key, thread, schemas, calls) = parsed.map_err(to_js_error)?;
-        let key = self
-            .gate
-            .scope(key.as_deref(), None)
-            .code_session_key
-            .map(str::to_owned);
+        let input = self.batch_input(&calls, &options).map_err(to_js_error)?;
         let scope = CallScope {
-            code_session_key: key.as_deref(),
-            thread_id: thread.as_deref(),
+            code_session_key: input.key.as_deref(),
+            thread_id: input.thread.as_deref(),
         };
         let (id, requests) = self
             .gate
-            .begin_event_batch(calls, scope, schemas.as_ref(), &Path::root("calls"))
+            .begin_event_batch(
+                input.calls,
+                scope,
+                input.schemas.as_ref(),
+                &Path::root("calls"),
+            )
             .map_err(to_js_error)?;
-        let dispatch = js_sys::Array::new();
-        let mut contexts = Vec::new();
-        for r in requests
-            .iter()
-            .filter(|r| r.disposition == Disposition::Dispatch)
-        {
-            let (req, ctx) = self.request_js(r);
-            dispatch.push(&req);
-            contexts.push((r.id.clone(), ctx));
-        }
-        self.handed_out.push(HandedOut {
-            batch: id,
-            contexts,
-        });
+        let dispatch = self.hand_out(
+            id,
+            requests
+                .iter()
+                .filter(|r| r.disposition == Disposition::Dispatch),
+        );
         let (rejected, eager) = disposition_list(&requests);
         let o = js_sys::Object::new();
         set(&o, "id", &JsValue::from_f64(f64::from(id)));
@@ -680,42 +709,19 @@ impl JsGate {
         #[wasm_bindgen(unchecked_param_type = "ToolCallInput[]")] calls: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "BatchOptions")] options: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let parsed = (|| {
-            let opt = Path::root("options");
-            let (key, _) = Self::scope_strings(&options, &opt)?;
-            let schemas = tool_schemas(&options, &opt)?;
-            let path = Path::root("calls");
-            let calls = input::read_event_calls(&to_required_value(&calls, &path)?, &path)?;
-            Ok((key, schemas, calls))
-        })();
-        let (key, schemas, calls) = parsed.map_err(to_js_error)?;
-        let key = self
-            .gate
-            .scope(key.as_deref(), None)
-            .code_session_key
-            .map(str::to_owned);
+        let input = self.batch_input(&calls, &options).map_err(to_js_error)?;
         let scope = CallScope {
-            code_session_key: key.as_deref(),
+            code_session_key: input.key.as_deref(),
             thread_id: None,
         };
         let Some(batch) = self
             .gate
-            .prestart_eager(calls, scope, schemas.as_ref())
+            .prestart_eager(input.calls, scope, input.schemas.as_ref())
             .map_err(to_js_error)?
         else {
             return Ok(JsValue::NULL);
         };
-        let requests = js_sys::Array::new();
-        let mut contexts = Vec::new();
-        for r in &batch.requests {
-            let (req, ctx) = self.request_js(r);
-            requests.push(&req);
-            contexts.push((r.id.clone(), ctx));
-        }
-        self.handed_out.push(HandedOut {
-            batch: batch.id,
-            contexts,
-        });
+        let requests = self.hand_out(batch.id, batch.requests.iter());
         let o = js_sys::Object::new();
         set(&o, "id", &JsValue::from_f64(f64::from(batch.id)));
         set(&o, "requests", &requests);

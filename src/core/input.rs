@@ -15,6 +15,22 @@ fn items<'v>(v: &'v Value, path: &Path<'_>, what: &str) -> GateResult<&'v [Value
         .ok_or_else(|| GateError::expected(path, what, v.type_name()))
 }
 
+/// Reads every item of an array of objects with `read` (refusing a non-array or a non-object item).
+fn each_object<T>(
+    v: &Value,
+    path: &Path<'_>,
+    what: &str,
+    read: impl Fn(&Object, &Path<'_>, usize) -> GateResult<T>,
+) -> GateResult<Vec<T>> {
+    let list = items(v, path, what)?;
+    let mut out = Vec::with_capacity(list.len());
+    for (i, item) in list.iter().enumerate() {
+        let at = path.index(i);
+        out.push(read(expect_object(item, &at)?, &at, i)?);
+    }
+    Ok(out)
+}
+
 /// An optional string member (`undefined`/absent → `None`; `null` refused unless `null_ok`).
 pub fn opt_string(obj: &Object, key: &str, path: &Path<'_>) -> GateResult<Option<String>> {
     match obj.get(key) {
@@ -63,52 +79,34 @@ fn required_string(obj: &Object, key: &str, path: &Path<'_>) -> GateResult<Strin
 /// `[{ id?, name, args? }]`: the calls of an event batch or a prestart. Absent args read as `null`,
 /// which the planner treats as invalid, like `undefined` upstream.
 pub fn read_event_calls(v: &Value, path: &Path<'_>) -> GateResult<Vec<EventCall>> {
-    items(v, path, "an array of tool calls")?
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let at = path.index(i);
-            let obj = expect_object(c, &at)?;
-            Ok(EventCall {
-                id: opt_string(obj, "id", &at)?,
-                name: required_string(obj, "name", &at)?,
-                args: obj.get("args").cloned().unwrap_or(Value::Null),
-            })
+    each_object(v, path, "an array of tool calls", |obj, at, _| {
+        Ok(EventCall {
+            id: opt_string(obj, "id", at)?,
+            name: required_string(obj, "name", at)?,
+            args: obj.get("args").cloned().unwrap_or(Value::Null),
         })
-        .collect()
+    })
 }
 
 /// `[{ id?, name }]`: the calls of a direct batch.
 pub fn read_direct_calls(v: &Value, path: &Path<'_>) -> GateResult<Vec<(Option<String>, String)>> {
-    items(v, path, "an array of tool calls")?
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            let at = path.index(i);
-            let obj = expect_object(c, &at)?;
-            Ok((
-                opt_string(obj, "id", &at)?,
-                required_string(obj, "name", &at)?,
-            ))
-        })
-        .collect()
+    each_object(v, path, "an array of tool calls", |obj, at, _| {
+        Ok((
+            opt_string(obj, "id", at)?,
+            required_string(obj, "name", at)?,
+        ))
+    })
 }
 
 /// `[{ toolCallId, status, artifact? }]`: the host's results (`ToolExecuteResult`).
 pub fn read_tool_results(v: &Value, path: &Path<'_>) -> GateResult<Vec<ToolResult>> {
-    items(v, path, "an array of tool results")?
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let at = path.index(i);
-            let obj = expect_object(r, &at)?;
-            Ok(ToolResult {
-                tool_call_id: required_string(obj, "toolCallId", &at)?,
-                status: status(obj, &at)?,
-                artifact: obj.get("artifact").cloned(),
-            })
+    each_object(v, path, "an array of tool results", |obj, at, _| {
+        Ok(ToolResult {
+            tool_call_id: required_string(obj, "toolCallId", at)?,
+            status: status(obj, at)?,
+            artifact: obj.get("artifact").cloned(),
         })
-        .collect()
+    })
 }
 
 /// `[{ name: string | null, status, artifact? }]`: results folded without a batch (`name: null` = the
@@ -117,46 +115,34 @@ pub fn read_named_results(
     v: &Value,
     path: &Path<'_>,
 ) -> GateResult<Vec<(Option<String>, ToolResult)>> {
-    items(v, path, "an array of results")?
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let at = path.index(i);
-            let obj = expect_object(r, &at)?;
-            let name = match obj.get("name") {
-                Some(Value::Null) => None,
-                _ => Some(required_string(obj, "name", &at)?),
-            };
-            Ok((
-                name,
-                ToolResult {
-                    tool_call_id: format!("r{i}"),
-                    status: status(obj, &at)?,
-                    artifact: obj.get("artifact").cloned(),
-                },
-            ))
-        })
-        .collect()
+    each_object(v, path, "an array of results", |obj, at, i| {
+        let name = match obj.get("name") {
+            Some(Value::Null) => None,
+            _ => Some(required_string(obj, "name", at)?),
+        };
+        Ok((
+            name,
+            ToolResult {
+                tool_call_id: format!("r{i}"),
+                status: status(obj, at)?,
+                artifact: obj.get("artifact").cloned(),
+            },
+        ))
+    })
 }
 
 /// `[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`: completed in-process calls.
 pub fn read_direct_outcomes(v: &Value, path: &Path<'_>) -> GateResult<Vec<DirectOutcome>> {
-    items(v, path, "an array of outcomes")?
-        .iter()
-        .enumerate()
-        .map(|(i, o)| {
-            let at = path.index(i);
-            let obj = expect_object(o, &at)?;
-            Ok(DirectOutcome {
-                id: opt_string(obj, "id", &at)?,
-                name: required_string(obj, "name", &at)?,
-                status: status(obj, &at)?,
-                artifact: obj.get("artifact").cloned(),
-                error_handler_owned: opt_bool(obj, "errorHandlerOwned", &at)?,
-                is_command: opt_bool(obj, "isCommand", &at)?,
-            })
+    each_object(v, path, "an array of outcomes", |obj, at, _| {
+        Ok(DirectOutcome {
+            id: opt_string(obj, "id", at)?,
+            name: required_string(obj, "name", at)?,
+            status: status(obj, at)?,
+            artifact: obj.get("artifact").cloned(),
+            error_handler_owned: opt_bool(obj, "errorHandlerOwned", at)?,
+            is_command: opt_bool(obj, "isCommand", at)?,
         })
-        .collect()
+    })
 }
 
 /// `{ results?, rejected? }`: how the host answered a dispatch.
@@ -175,22 +161,16 @@ pub fn read_host_answer(obj: &Object, path: &Path<'_>) -> GateResult<HostAnswer>
 
 /// `[{ codeSessionKey?, initialSessions? }]`: the agents of a run or of a subagent child plan.
 pub fn read_seed_agents(v: &Value, path: &Path<'_>) -> GateResult<Vec<SeedAgent>> {
-    items(v, path, "an array of agents")?
-        .iter()
-        .enumerate()
-        .map(|(i, a)| {
-            let at = path.index(i);
-            let obj = expect_object(a, &at)?;
-            let initial_sessions = match obj.get("initialSessions") {
-                None | Some(Value::Null) => None,
-                Some(pairs) => Some(SessionMap::from_pairs(pairs, &at.key("initialSessions"))?),
-            };
-            Ok(SeedAgent {
-                code_session_key: opt_string(obj, "codeSessionKey", &at)?,
-                initial_sessions,
-            })
+    each_object(v, path, "an array of agents", |obj, at, _| {
+        let initial_sessions = match obj.get("initialSessions") {
+            None | Some(Value::Null) => None,
+            Some(pairs) => Some(SessionMap::from_pairs(pairs, &at.key("initialSessions"))?),
+        };
+        Ok(SeedAgent {
+            code_session_key: opt_string(obj, "codeSessionKey", at)?,
+            initial_sessions,
         })
-        .collect()
+    })
 }
 
 /// The `now` of a writing call: a finite number of milliseconds (the gate never reads a clock).
