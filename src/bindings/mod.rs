@@ -4,6 +4,7 @@
 
 mod convert;
 mod gate;
+pub use gate::JsGate;
 mod plan;
 mod types;
 mod wire;

@@ -133,3 +133,83 @@ fn constants() {
     assert!(tools.iter().any(|t| t == "execute_code"), "{tools:?}");
     assert!(tools.iter().any(|t| t == "bash_tool"), "{tools:?}");
 }
+
+fn gate(config: &str) -> code_session_gate::bindings::JsGate {
+    code_session_gate::bindings::JsGate::new(js(config)).unwrap()
+}
+
+const SEEDED: &str = r#"{"codeSessionToolNames":["create_file"],
+    "sessions":[["execute_code",{"session_id":"e0","files":[{"id":"a1","name":"a.txt","storage_session_id":"e0"}],"lastUpdated":1}]]}"#;
+
+#[wasm_bindgen_test]
+fn an_unchanged_partition_hands_out_the_same_frozen_context() {
+    let mut g = gate(SEEDED);
+    let first = get(
+        &g.context_for_call("event".into(), "create_file".into(), JsValue::UNDEFINED)
+            .unwrap(),
+        "codeSessionContext",
+    );
+    let again = get(
+        &g.context_for_call("event".into(), "bash_tool".into(), JsValue::UNDEFINED)
+            .unwrap(),
+        "codeSessionContext",
+    );
+    assert!(js_sys::Object::is(&first, &again));
+    assert!(js_sys::Object::is_frozen(first.unchecked_ref::<js_sys::Object>()));
+    g.update_session(
+        "execute_code".into(),
+        js(r#"{"session_id":"e1"}"#),
+        js(r#"{"now":5}"#),
+    )
+    .unwrap();
+    let after = get(
+        &g.context_for_call("event".into(), "bash_tool".into(), JsValue::UNDEFINED)
+            .unwrap(),
+        "codeSessionContext",
+    );
+    assert!(!js_sys::Object::is(&first, &after));
+    assert_eq!(get(&after, "session_id").as_string().as_deref(), Some("e1"));
+}
+
+#[wasm_bindgen_test]
+fn an_event_batch_retains_the_host_rewrite_and_folds_the_result() {
+    let mut g = gate(SEEDED);
+    let batch = g
+        .begin_event_batch(
+            js(r#"[{"id":"c1","name":"create_file","args":{}}]"#),
+            JsValue::UNDEFINED,
+        )
+        .unwrap();
+    let dispatch = get(&batch, "dispatch");
+    let request = Array::from(&dispatch).get(0);
+    Reflect::set(&request, &"codeSessionContext".into(), &js(r#"{"session_id":"h9","files":[{"id":"n1","name":"n.txt","storage_session_id":"h9","kind":"user","resource_id":"n1"}]}"#)).unwrap();
+    let options = js(r#"{"results":[{"toolCallId":"c1","status":"error"}],"now":7}"#);
+    Reflect::set(&options, &"requests".into(), &dispatch).unwrap();
+    let id = get(&batch, "id").as_f64().unwrap() as u32;
+    assert_eq!(g.complete_event_batch(id, options).unwrap(), "folded");
+    let entry = g.session("execute_code".into()).unwrap();
+    assert_eq!(get(&entry, "session_id").as_string().as_deref(), Some("h9"));
+    let names: Vec<String> = Array::from(&get(&entry, "files"))
+        .iter()
+        .map(|f| get(&f, "name").as_string().unwrap())
+        .collect();
+    assert_eq!(names, ["a.txt", "n.txt"]);
+}
+
+#[wasm_bindgen_test]
+fn a_refused_fold_leaves_the_sessions_as_they_were() {
+    let mut g = gate(SEEDED);
+    let before = JSON::stringify(&g.sessions()).unwrap();
+    let err = g
+        .fold_results("event".into(), js(r#"[{"name":"bash_tool","status":"success","artifact":{"session_id":"e5"}},{"name":"bash_tool","status":"success","artifact":{"session_id":"e6","files":[{"id":"x"}]}}]"#), js(r#"{"now":1}"#))
+        .unwrap_err();
+    assert_eq!(
+        get(&err, "code").as_string().as_deref(),
+        Some("missing_field")
+    );
+    assert_eq!(
+        get(&err, "path").as_string().as_deref(),
+        Some("results[1].artifact.files[0].name")
+    );
+    assert_eq!(JSON::stringify(&g.sessions()).unwrap(), before);
+}
