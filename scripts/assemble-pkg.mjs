@@ -9,7 +9,7 @@
 //   a list by hand; api.d.ts re-exports the glue's types unchanged.
 // - the package.json template gets the crate's version from Cargo.toml.
 // - `files` of the template must list exactly the files produced (checked both ways).
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -32,6 +32,9 @@ for (const f of [`${NAME}.js`, `${NAME}.d.ts`, `${NAME}_bg.wasm`, `${NAME}_bg.wa
   if (!existsSync(join(glueDir, f))) fail(`missing ${f} in ${glueDir}`);
   copyFileSync(join(glueDir, f), join(outDir, f));
 }
+
+// The glue imports its inline JavaScript (the boundary's JSON replacer) from snippets/.
+if (existsSync(join(glueDir, 'snippets'))) cpSync(join(glueDir, 'snippets'), join(outDir, 'snippets'), { recursive: true });
 
 // 2. api.js: every glue export, guarded. Importing the `web` glue only defines functions; it does not
 //    instantiate anything.

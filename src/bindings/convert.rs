@@ -2,9 +2,9 @@
 //! JavaScript `Error`. Nothing here decides a rule: shapes are checked by the core's readers.
 
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
-use crate::core::json::MAX_DEPTH;
+use crate::core::json;
 use crate::core::value::{Object, Value};
-use js_sys::{Array, JsString, Reflect};
+use js_sys::{JsString, Reflect};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -13,11 +13,38 @@ use wasm_bindgen::{JsCast, JsValue};
 // leak the shadow stack and leave a `&mut self` borrow flag set).
 #[wasm_bindgen]
 extern "C" {
-    #[wasm_bindgen(js_namespace = Object, js_name = keys, catch)]
-    fn object_keys(v: &JsValue) -> Result<Array, JsValue>;
     #[wasm_bindgen(js_namespace = Array, js_name = isArray, catch)]
     fn array_is_array(v: &JsValue) -> Result<bool, JsValue>;
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
+    fn json_parse(text: &str) -> JsValue;
+    #[wasm_bindgen(js_name = String)]
+    fn js_number_text(x: f64) -> String;
 }
+
+// Host data crosses the boundary as JSON text: one crossing per value instead of several per property,
+// with `JSON.stringify`'s own rules for what is data (`undefined` members dropped, `toJSON` honoured).
+// The replacer turns what JSON would silently lose (NaN, ±Infinity) or cannot hold (functions,
+// symbols, bigints) into a marker the reader refuses with its path.
+#[wasm_bindgen(inline_js = r#"
+const MARK = "\u0000code-session-gate";
+function replacer(_key, v) {
+  switch (typeof v) {
+    case "number": return Number.isFinite(v) ? v : { [MARK]: String(v) };
+    case "bigint": case "function": case "symbol": return { [MARK]: typeof v };
+    default: return v;
+  }
+}
+export function toJsonText(v) { return JSON.stringify(v, replacer); }
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = toJsonText, catch)]
+    fn to_json_text(v: &JsValue) -> Result<Option<String>, JsValue>;
+}
+
+/// The key of the replacer's marker, as it appears in the JSON text (`\u0000` escaped).
+const MARK_IN_TEXT: &str = "\\u0000code-session-gate";
+/// The key of the replacer's marker once parsed.
+const MARK_KEY: &str = "\u{0}code-session-gate";
 
 fn threw(path: &Path<'_>, what: &str, e: &JsValue) -> GateError {
     GateError::new(
@@ -116,20 +143,11 @@ pub fn js_type_name(v: &JsValue) -> &'static str {
     }
 }
 
-/// Reads a JavaScript value as plain data. `undefined` gives `None` (an absent key); object keys whose
-/// value is `undefined` are skipped; an `undefined` array item reads as `null` (as `JSON.stringify` has
-/// it). Functions, symbols and bigints are refused, and so is nesting deeper than [`MAX_DEPTH`] (which
-/// also stops a cyclic object).
+/// Reads a JavaScript value as plain data. `undefined` gives `None` (an absent key); object members
+/// whose value is `undefined` are dropped and `undefined` array items read as `null`, as
+/// `JSON.stringify` has them. Non-finite numbers, functions, symbols and bigints are refused with their
+/// path, and so are cycles, nesting deeper than [`json::MAX_DEPTH`], and a Proxy or getter that throws.
 pub fn to_value(v: &JsValue, path: &Path<'_>) -> GateResult<Option<Value>> {
-    to_value_at(v, path, 0)
-}
-
-/// [`to_value`] for a value that must be present.
-pub fn to_required_value(v: &JsValue, path: &Path<'_>) -> GateResult<Value> {
-    to_value(v, path)?.ok_or_else(|| GateError::missing(path))
-}
-
-fn to_value_at(v: &JsValue, path: &Path<'_>, depth: usize) -> GateResult<Option<Value>> {
     if v.is_undefined() {
         return Ok(None);
     }
@@ -140,7 +158,7 @@ fn to_value_at(v: &JsValue, path: &Path<'_>, depth: usize) -> GateResult<Option<
         return Ok(Some(Value::Bool(b)));
     }
     if let Some(n) = v.as_f64() {
-        return Ok(Some(Value::Number(n)));
+        return finite(n, path).map(|n| Some(Value::Number(n)));
     }
     if v.is_string() {
         return js_string(v, path).map(|s| Some(Value::String(s)));
@@ -148,32 +166,59 @@ fn to_value_at(v: &JsValue, path: &Path<'_>, depth: usize) -> GateResult<Option<
     if v.is_function() || v.is_symbol() || v.is_bigint() {
         return Err(GateError::expected(path, "plain data", js_type_name(v)));
     }
-    if depth >= MAX_DEPTH {
-        return Err(GateError::new(
+    let Some(text) = to_json_text(v).map_err(|e| threw(path, "JSON.stringify", &e))? else {
+        return Ok(None);
+    };
+    let value = json::parse(&text, path)?;
+    if text.contains(MARK_IN_TEXT) {
+        if let Some(e) = find_mark(&value, path) {
+            return Err(e);
+        }
+    }
+    Ok(Some(value))
+}
+
+fn finite(n: f64, path: &Path<'_>) -> GateResult<f64> {
+    if n.is_finite() {
+        Ok(n)
+    } else {
+        Err(GateError::new(
             ErrorCode::InvalidValue,
             path,
-            "nested too deeply (or cyclic)",
-        ));
+            "expected a finite number, got a non-finite number",
+        ))
     }
-    if let Some(arr) = array_items(v, path)? {
-        let mut items = Vec::with_capacity(arr.len());
-        for (i, item) in arr.iter().enumerate() {
-            let at = path.index(i);
-            items.push(to_value_at(item, &at, depth + 1)?.unwrap_or(Value::Null));
+}
+
+/// The refusal for the first replacer marker inside `v` (rare: only then is the value walked).
+fn find_mark(v: &Value, path: &Path<'_>) -> Option<GateError> {
+    match v {
+        Value::Object(o) => {
+            if let (1, Some(Value::String(what))) = (o.len(), o.get(MARK_KEY)) {
+                return Some(match what.as_str() {
+                    "bigint" | "function" | "symbol" => {
+                        GateError::expected(path, "plain data", what)
+                    }
+                    _ => GateError::new(
+                        ErrorCode::InvalidValue,
+                        path,
+                        format!("expected a finite number, got {what}"),
+                    ),
+                });
+            }
+            o.iter().find_map(|(k, item)| find_mark(item, &path.key(k)))
         }
-        return Ok(Some(Value::Array(items)));
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| find_mark(item, &path.index(i))),
+        _ => None,
     }
-    let keys = object_keys(v).map_err(|e| threw(path, "Object.keys", &e))?;
-    let mut obj = Object::new();
-    for key in keys.iter() {
-        let name = js_string(&key, path)?;
-        let at = path.key(&name);
-        let item = Reflect::get(v, &key).map_err(|e| threw(&at, "reading the property", &e))?;
-        if let Some(item) = to_value_at(&item, &at, depth + 1)? {
-            obj.insert(name, item);
-        }
-    }
-    Ok(Some(Value::Object(obj)))
+}
+
+/// [`to_value`] for a value that must be present.
+pub fn to_required_value(v: &JsValue, path: &Path<'_>) -> GateResult<Value> {
+    to_value(v, path)?.ok_or_else(|| GateError::missing(path))
 }
 
 fn describe_js_error(e: &JsValue) -> String {
@@ -183,31 +228,28 @@ fn describe_js_error(e: &JsValue) -> String {
         .unwrap_or_else(|| "a non-Error value".to_owned())
 }
 
-/// Builds the JavaScript form of a [`Value`].
+/// Builds the JavaScript form of a [`Value`]: primitives directly, arrays and objects through one
+/// `JSON.parse` of text written by the core (numbers that are not small integers are printed by
+/// JavaScript's own `String`, so no float formatting is linked into the module).
 pub fn from_value(v: &Value) -> JsValue {
     match v {
         Value::Null => JsValue::NULL,
         Value::Bool(b) => JsValue::from_bool(*b),
         Value::Number(n) => JsValue::from_f64(*n),
         Value::String(s) => JsValue::from_str(s),
-        Value::Array(items) => {
-            let arr = Array::new_with_length(items.len() as u32);
-            for (i, item) in items.iter().enumerate() {
-                arr.set(i as u32, from_value(item));
-            }
-            arr.into()
+        Value::Array(_) | Value::Object(_) => {
+            let mut text = String::new();
+            json::write(v, &mut text, &|n, out| out.push_str(&js_number_text(n)));
+            json_parse(&text)
         }
-        Value::Object(o) => object_from(o).into(),
     }
 }
 
 /// Builds a plain JavaScript object from an [`Object`].
 pub fn object_from(o: &Object) -> js_sys::Object {
-    let out = js_sys::Object::new();
-    for (k, v) in o.iter() {
-        set(&out, k, &from_value(v));
-    }
-    out
+    let mut text = String::new();
+    json::write_object(o, &mut text, &|n, out| out.push_str(&js_number_text(n)));
+    json_parse(&text).unchecked_into()
 }
 
 /// `target[key] = value` on an object the package itself created, as an own data property: the key

@@ -12,13 +12,15 @@ use super::value::{Object, Value};
 /// The deepest nesting of arrays and objects accepted, here and at the JavaScript boundary.
 pub const MAX_DEPTH: usize = 256;
 
-/// Parses `text` as one JSON value; `path` names the input in errors.
+/// Parses `text` as one JSON value; `path` names the input in errors, which also name the member or
+/// item where the text went wrong (`args.files[2].name`).
 pub fn parse(text: &str, path: &Path<'_>) -> GateResult<Value> {
     let mut p = Parser {
         bytes: text.as_bytes(),
         text,
         at: 0,
         path,
+        trail: Vec::new(),
     };
     p.skip_ws();
     let v = p.value(0)?;
@@ -29,18 +31,50 @@ pub fn parse(text: &str, path: &Path<'_>) -> GateResult<Value> {
     Ok(v)
 }
 
+/// Where the parser is below the root: a member (its key's byte range in the text) or an item.
+#[derive(Clone, Copy)]
+enum Step {
+    Key(usize, usize),
+    Item(usize),
+}
+
 struct Parser<'t, 'p> {
     bytes: &'t [u8],
     text: &'t str,
     at: usize,
     path: &'p Path<'p>,
+    // Offsets only: the path text is built when an error needs it, never on the way.
+    trail: Vec<Step>,
 }
 
 impl Parser<'_, '_> {
+    fn error(&self, code: ErrorCode, message: String) -> GateError {
+        let mut path = self.path.render();
+        for step in &self.trail {
+            match *step {
+                Step::Key(a, b) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(self.text.get(a..b).unwrap_or("?"));
+                }
+                Step::Item(i) => {
+                    path.push('[');
+                    path.push_str(&i.to_string());
+                    path.push(']');
+                }
+            }
+        }
+        GateError {
+            code,
+            path,
+            message,
+        }
+    }
+
     fn fail(&self, what: &str) -> GateError {
-        GateError::new(
+        self.error(
             ErrorCode::InvalidJson,
-            self.path,
             format!("invalid JSON at offset {}: {what}", self.at),
         )
     }
@@ -103,13 +137,17 @@ impl Parser<'_, '_> {
             if self.peek() != Some(b'"') {
                 return Err(self.fail("expected a string key"));
             }
+            let key_start = self.at + 1;
             let key = self.string()?;
+            let key_end = self.at.saturating_sub(1).max(key_start);
             self.skip_ws();
             if !self.eat(b':') {
                 return Err(self.fail("expected ':'"));
             }
             self.skip_ws();
+            self.trail.push(Step::Key(key_start, key_end));
             let v = self.value(depth)?;
+            self.trail.pop();
             obj.insert(key, v);
             self.skip_ws();
             if self.eat(b',') {
@@ -134,7 +172,9 @@ impl Parser<'_, '_> {
         }
         loop {
             self.skip_ws();
+            self.trail.push(Step::Item(items.len()));
             items.push(self.value(depth)?);
+            self.trail.pop();
             self.skip_ws();
             if self.eat(b',') {
                 continue;
@@ -199,9 +239,8 @@ impl Parser<'_, '_> {
     }
 
     fn lone_surrogate(&self) -> GateError {
-        GateError::new(
+        self.error(
             ErrorCode::LoneSurrogate,
-            self.path,
             format!(
                 "JSON string escapes an unpaired UTF-16 surrogate near offset {}",
                 self.at
@@ -267,6 +306,94 @@ impl Parser<'_, '_> {
             }
         }
     }
+}
+
+/// The largest magnitude up to which every integer is a double, so its digits are also the shortest
+/// text JavaScript prints for it.
+const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
+
+/// Writes `v` as JSON text that `JSON.parse` reads back to the same value. Integral numbers up to 2^53
+/// are printed here (`-0` as `-0`, which `JSON.parse` keeps), infinities as `±1e999`; every other
+/// number is printed by `number`, so that the library never links float formatting: the wasm boundary
+/// asks JavaScript's own `String(x)`.
+pub fn write(v: &Value, out: &mut String, number: &dyn Fn(f64, &mut String)) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Number(n) => write_number(*n, out, number),
+        Value::String(s) => write_string(s, out),
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write(item, out, number);
+            }
+            out.push(']');
+        }
+        Value::Object(o) => write_object(o, out, number),
+    }
+}
+
+/// [`write`] for an object.
+pub fn write_object(o: &Object, out: &mut String, number: &dyn Fn(f64, &mut String)) {
+    out.push('{');
+    for (i, (k, item)) in o.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_string(k, out);
+        out.push(':');
+        write(item, out, number);
+    }
+    out.push('}');
+}
+
+fn write_number(n: f64, out: &mut String, number: &dyn Fn(f64, &mut String)) {
+    if n.is_nan() {
+        out.push_str("null");
+    } else if n.is_infinite() {
+        out.push_str(if n > 0.0 { "1e999" } else { "-1e999" });
+    } else if n.fract() == 0.0 && n.abs() <= EXACT_INTEGERS {
+        if n == 0.0 && n.is_sign_negative() {
+            out.push('-');
+        }
+        // Exact: |n| <= 2^53 fits an i64 without rounding.
+        out.push_str(&(n as i64).to_string());
+    } else {
+        number(n, out);
+    }
+}
+
+fn write_string(s: &str, out: &mut String) {
+    out.push('"');
+    // Copy runs of characters that need no escape in one go.
+    let mut run = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape: Option<&str> = match b {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0..=0x1f => Some(""),
+            _ => None,
+        };
+        let Some(escape) = escape else { continue };
+        out.push_str(s.get(run..i).unwrap_or(""));
+        run = i + 1;
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(*HEX.get(usize::from(b >> 4)).unwrap_or(&b'0')));
+            out.push(char::from(*HEX.get(usize::from(b & 15)).unwrap_or(&b'0')));
+        } else {
+            out.push_str(escape);
+        }
+    }
+    out.push_str(s.get(run..).unwrap_or(""));
+    out.push('"');
 }
 
 #[cfg(test)]
@@ -344,6 +471,42 @@ mod tests {
     fn big_exponents_overflow_like_number() {
         assert_eq!(p("1e400").ok(), Some(Value::Number(f64::INFINITY)));
         assert_eq!(p("-0").ok(), Some(Value::Number(-0.0)));
+    }
+
+    fn written(v: &Value) -> String {
+        let mut out = String::new();
+        write(v, &mut out, &|n, o| o.push_str(&format!("<{n:e}>")));
+        out
+    }
+
+    #[test]
+    fn writes_what_json_parse_reads_back() {
+        let text = r#"{"a":[1,-0,true,null,"q\"\\\n\u0001é😀"],"b":{"c":9007199254740992,"d":2.5,"e":1e300}}"#;
+        let v = p(text).unwrap();
+        let out = written(&v);
+        assert_eq!(
+            out,
+            r#"{"a":[1,-0,true,null,"q\"\\\n\u0001é😀"],"b":{"c":9007199254740992,"d":<2.5e0>,"e":<1e300>}}"#
+        );
+        let back = written(&Value::Number(f64::NEG_INFINITY));
+        assert_eq!(back, "-1e999");
+        assert_eq!(
+            p(&written(&p(r#"["\u001f",-0]"#).unwrap())).unwrap(),
+            p(r#"["\u001f",-0]"#).unwrap()
+        );
+    }
+
+    #[test]
+    fn errors_name_the_member_that_went_wrong() {
+        let e = p(r#"{"files":[{"id":"a"},{"id":"\ud800"}]}"#)
+            .err()
+            .unwrap();
+        assert_eq!(
+            (e.code, e.path.as_str()),
+            (ErrorCode::LoneSurrogate, "args.files[1].id")
+        );
+        let e = p(r#"[1,[2,]]"#).err().unwrap();
+        assert_eq!(e.path, "args[1][1]");
     }
 
     #[test]

@@ -256,8 +256,8 @@ describe('hostile host values are refusals, not traps', () => {
     for (let i = 0; i < 2000; i++) {
       refuses(() => toInjectedFileRef(throwingKeys, 'e'), 'invalid_value', 'file');
     }
-    refuses(() => toInjectedFileRef(throwingGetter, 'e'), 'invalid_value', 'file.name');
-    refuses(() => gate.updateSession('execute_code', { session_id: 'e1', files: revoked }, { now: NOW }), 'invalid_value', 'artifact.files');
+    refuses(() => toInjectedFileRef(throwingGetter, 'e'), 'invalid_value', 'file');
+    refuses(() => gate.updateSession('execute_code', { session_id: 'e1', files: revoked }, { now: NOW }), 'invalid_value', 'artifact');
     const throwingGet = new Proxy({}, { get() { throw new Error('get says no'); } });
     refuses(() => gate.beginEventBatch([{ id: 'c', name: 'bash_tool', args: {} }], throwingGet), 'invalid_value', 'options.codeSessionKey');
     assert.deepEqual(gate.sessions(), before);
@@ -274,4 +274,18 @@ describe('hostile host values are refusals, not traps', () => {
     assert.ok(Object.hasOwn(stored, '__proto__'));
     assert.deepEqual(Object.getPrototypeOf(stored), Object.prototype);
   });
+});
+
+describe('what JSON cannot carry is refused with its path', () => {
+  const cases = [
+    [{ session_id: 'e1', files: [{ id: 'f', name: 'n', score: Number.NaN }] }, 'invalid_value', 'artifact.files[0].score'],
+    [{ session_id: 'e1', files: [{ id: 'f', name: 'n', size: -Infinity }] }, 'invalid_value', 'artifact.files[0].size'],
+    [{ session_id: 'e1', files: [{ id: 'f', name: 'n', check: () => 1 }] }, 'invalid_type', 'artifact.files[0].check'],
+    [{ session_id: 'e1', files: [{ id: 'f', name: 'n', big: 10n }] }, 'invalid_type', 'artifact.files[0].big'],
+    [{ session_id: 'e1', files: [{ id: 'f', name: 'n\uDFFF' }] }, 'lone_surrogate', 'artifact.files[0].name'],
+  ];
+  for (const [artifact, code, path] of cases) {
+    test(`${path} → ${code}`, () =>
+      refusesWithoutChange((g) => g.updateSession('execute_code', artifact, { now: NOW }), code, path));
+  }
 });

@@ -155,7 +155,9 @@ fn an_unchanged_partition_hands_out_the_same_frozen_context() {
         "codeSessionContext",
     );
     assert!(js_sys::Object::is(&first, &again));
-    assert!(js_sys::Object::is_frozen(first.unchecked_ref::<js_sys::Object>()));
+    assert!(js_sys::Object::is_frozen(
+        first.unchecked_ref::<js_sys::Object>()
+    ));
     g.update_session(
         "execute_code".into(),
         js(r#"{"session_id":"e1"}"#),
