@@ -52,7 +52,12 @@ if (sdk) {
 }
 console.log('verdict only:');
 const gVerdict = time('gate.verdict(name)', () => gate.verdict('create_file'));
-if (sdk) rows.push(['verdict', gVerdict, time('SDK participatesInCodeSession(name)', () => sdk.participatesInCodeSession('create_file'))]);
+const table = gate.verdictTable();
+const gTable = time('gate.verdictTable() lookup', () => table.get('create_file') ?? 0);
+if (sdk) {
+  const sVerdict = time('SDK participatesInCodeSession(name)', () => sdk.participatesInCodeSession('create_file'));
+  rows.push(['verdict', gVerdict, sVerdict], ['verdict (table lookup)', gTable, sVerdict]);
+}
 console.log('fold of one result (5 inherited echoes):');
 const result = [{ name: 'bash_tool', status: 'success', artifact: echo }];
 const gFold = time('gate.foldResults("event", …)', (i) => gate.foldResults('event', result, { now: i }));

@@ -415,6 +415,21 @@ impl JsGate {
         js_result(js_string(&name, &Path::root("name")).map(|n| self.gate.classify(&n).0))
     }
 
+    /// Every name with a non-zero verdict, mapped to its bits (as `verdict(name)` returns them): any
+    /// name not in the map has verdict 0. Look names up here on hot paths; the map is frozen in meaning
+    /// (the configuration cannot change) — do not edit it.
+    #[wasm_bindgen(js_name = verdictTable, unchecked_return_type = "ReadonlyMap<string, number>")]
+    pub fn verdict_table(&self) -> js_sys::Map {
+        let map = js_sys::Map::new();
+        for (name, v) in self.gate.config().tools.verdict_table() {
+            map.set(
+                &JsValue::from_str(&name),
+                &JsValue::from_f64(f64::from(v.0)),
+            );
+        }
+        map
+    }
+
     /// Every gate site's verdict for `name`, as an object.
     #[wasm_bindgen(unchecked_return_type = "GateVerdict")]
     pub fn classify(

@@ -98,6 +98,24 @@ impl ToolSet {
         !name.is_empty() && (is_code_execution_tool(name) || self.declares(name))
     }
 
+    /// Every name whose verdict is not zero, with its verdict: the built-in code tools, `skill`,
+    /// `read_file` and the declared names (each once). Any other name's verdict is zero, so a host may
+    /// look names up in this table instead of asking per call.
+    pub fn verdict_table(&self) -> Vec<(String, Verdict)> {
+        let mut out: Vec<(String, Verdict)> = Vec::new();
+        let names = CODE_EXECUTION_TOOLS
+            .iter()
+            .copied()
+            .chain([SKILL_TOOL, READ_FILE])
+            .chain(self.declared.iter().map(String::as_str));
+        for name in names {
+            if !out.iter().any(|(n, _)| n == name) {
+                out.push((name.to_owned(), self.classify(name)));
+            }
+        }
+        out
+    }
+
     /// The verdict of every gate site for `name`.
     pub fn classify(&self, name: &str) -> Verdict {
         let mut v = 0;
@@ -193,6 +211,26 @@ mod tests {
         assert!(!t.participates(""));
         assert_eq!(t.classify(""), Verdict(bits::EAGER_CONTEXT));
         assert_eq!(set(&[]).classify(""), Verdict(0));
+    }
+
+    #[test]
+    fn the_verdict_table_covers_every_name_with_a_verdict() {
+        let t = set(&["create_file", "", "bash_tool", "create_file"]);
+        let table = t.verdict_table();
+        assert_eq!(table.len(), 8);
+        for name in [
+            "execute_code",
+            "skill",
+            "read_file",
+            "create_file",
+            "",
+            "web_search",
+            "Bash_tool",
+            " ",
+        ] {
+            let listed = table.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+            assert_eq!(listed.unwrap_or(Verdict(0)), t.classify(name), "{name:?}");
+        }
     }
 
     #[test]

@@ -289,3 +289,13 @@ describe('what JSON cannot carry is refused with its path', () => {
       refusesWithoutChange((g) => g.updateSession('execute_code', artifact, { now: NOW }), code, path));
   }
 });
+
+describe('verdictTable', () => {
+  test('agrees with verdict() for listed and unlisted names', () => {
+    const gate = new Gate({ codeSessionToolNames: ['create_file', '', 'bash_tool'] });
+    const table = gate.verdictTable();
+    for (const name of ['execute_code', 'run_tools_with_bash', 'skill', 'read_file', 'create_file', '', 'web_search', 'constructor', '__proto__']) {
+      assert.equal(table.get(name) ?? 0, gate.verdict(name), name);
+    }
+  });
+});
