@@ -597,44 +597,20 @@ impl JsGate {
             let p = Path::root("path");
             let which = js_string(&path, &p)?;
             let opt_path = Path::root("options");
-            let (key, thread) = Self::scope_strings(&options, &opt_path)?;
+            let (key, _) = Self::scope_strings(&options, &opt_path)?;
             let now = read_now(&options, &opt_path)?;
             let rp = Path::root("results");
             let v = to_required_value(&results, &rp)?;
             match which.as_str() {
                 "event" => {
                     let r = input::read_named_results(&v, &rp)?;
-                    let k = self
-                        .gate
-                        .scope(key.as_deref(), thread.as_deref())
-                        .partition_key()
-                        .to_owned();
-                    self.gate.fold_event_results(
-                        &r,
-                        CallScope {
-                            code_session_key: Some(&k),
-                            thread_id: None,
-                        },
-                        now,
-                        &rp,
-                    )
+                    let k = self.gate.partition_key(key.as_deref());
+                    self.gate.fold_event_results(&r, &k, now, &rp)
                 }
                 "direct" => {
                     let o = input::read_direct_outcomes(&v, &rp)?;
-                    let k = self
-                        .gate
-                        .scope(key.as_deref(), None)
-                        .partition_key()
-                        .to_owned();
-                    self.gate.fold_direct_results(
-                        &o,
-                        CallScope {
-                            code_session_key: Some(&k),
-                            thread_id: None,
-                        },
-                        now,
-                        &rp,
-                    )
+                    let k = self.gate.partition_key(key.as_deref());
+                    self.gate.fold_direct_results(&o, &k, now, &rp)
                 }
                 other => Err(GateError::new(
                     ErrorCode::InvalidValue,

@@ -152,11 +152,12 @@ impl RequestMap {
     }
 }
 
-/// One validated event result, ready to fold.
+/// One validated result, ready to fold: its artifact and the id its baseline is recorded under (the
+/// request id on the event path, the call id on the direct path).
 #[derive(Debug, Clone, PartialEq)]
-pub struct EventFoldStep {
+pub struct FoldStep {
     artifact: FoldArtifact,
-    request_id: String,
+    id: String,
 }
 
 /// Validates a batch of event results (in fold order) and keeps those that will fold: the request exists
@@ -168,7 +169,7 @@ pub fn prepare_event(
     tools: &ToolSet,
     profile: Profile,
     path: &Path<'_>,
-) -> GateResult<Vec<EventFoldStep>> {
+) -> GateResult<Vec<FoldStep>> {
     let mut steps = Vec::new();
     for (i, r) in results.iter().enumerate() {
         let Some(req) = requests.get(&r.tool_call_id) else {
@@ -185,27 +186,28 @@ pub fn prepare_event(
         };
         let at = path.index(i);
         if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"))? {
-            steps.push(EventFoldStep {
+            steps.push(FoldStep {
                 artifact,
-                request_id: req.id.clone(),
+                id: req.id.clone(),
             });
         }
     }
     Ok(steps)
 }
 
-/// Applies validated event folds in order. `execution_baselines` are the baselines rebuilt from each
-/// request's context after the host handled it (3.9; `None` = no request bookkeeping).
-pub fn apply_event(
+/// Applies validated folds in order, each with the baseline recorded under its id (3.9): on the event
+/// path the baselines rebuilt from each request's context after the host handled it, on the direct
+/// path those recorded at injection; `None` = no request bookkeeping.
+pub fn apply(
     sessions: &mut SessionMap,
     key: &str,
-    steps: &[EventFoldStep],
-    execution_baselines: Option<&BTreeMap<String, Baseline>>,
+    steps: &[FoldStep],
+    baselines: Option<&BTreeMap<String, Baseline>>,
     profile: Profile,
     now: f64,
 ) {
     for s in steps {
-        let baseline = execution_baselines.and_then(|b| b.get(&s.request_id));
+        let baseline = baselines.and_then(|b| b.get(&s.id));
         update_code_session(
             sessions,
             key,
@@ -234,13 +236,6 @@ pub struct DirectOutcome {
     pub is_command: bool,
 }
 
-/// One validated direct result, ready to fold.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DirectFoldStep {
-    artifact: FoldArtifact,
-    call_id: String,
-}
-
 /// Validates direct outcomes (in call order) and keeps those that will fold: not a `Command`, not an
 /// error owned by the error handler, (3.9) not an error at all, a participant (never `skill`), and an
 /// artifact with a non-empty `session_id`. Under 3.6 an error message that is not handler-owned still
@@ -250,7 +245,7 @@ pub fn prepare_direct(
     tools: &ToolSet,
     profile: Profile,
     path: &Path<'_>,
-) -> GateResult<Vec<DirectFoldStep>> {
+) -> GateResult<Vec<FoldStep>> {
     let mut steps = Vec::new();
     for (i, o) in outcomes.iter().enumerate() {
         if o.is_command || (o.status == Status::Error && o.error_handler_owned) {
@@ -267,35 +262,13 @@ pub fn prepare_direct(
         };
         let at = path.index(i);
         if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"))? {
-            steps.push(DirectFoldStep {
+            steps.push(FoldStep {
                 artifact,
-                call_id: o.id.clone().unwrap_or_default(),
+                id: o.id.clone().unwrap_or_default(),
             });
         }
     }
     Ok(steps)
-}
-
-/// Applies validated direct folds in call order with each call's injection-time baseline (3.9).
-pub fn apply_direct(
-    sessions: &mut SessionMap,
-    key: &str,
-    steps: &[DirectFoldStep],
-    baselines: Option<&BTreeMap<String, Baseline>>,
-    profile: Profile,
-    now: f64,
-) {
-    for s in steps {
-        let baseline = baselines.and_then(|b| b.get(&s.call_id));
-        update_code_session(
-            sessions,
-            key,
-            s.artifact.as_artifact(),
-            baseline,
-            profile,
-            now,
-        );
-    }
 }
 
 /// 3.9's retention (`retainCodeSessionInputsFromRequests`): when the host rewrote a counted request's

@@ -17,8 +17,8 @@ use super::config::{GateConfig, Profile};
 use super::context::{self, BuiltContext, CallScope, DirectFields, RequestContext, RequestFields};
 use super::error::{ErrorCode, GateError, GateResult, Path};
 use super::fold::{
-    apply_direct, apply_event, prepare_direct, prepare_event, read_fold_artifact,
-    retain_host_inputs, DirectOutcome, FoldRequest, RequestMap, Status, ToolResult,
+    apply, prepare_direct, prepare_event, read_fold_artifact, retain_host_inputs, DirectOutcome,
+    FoldRequest, RequestMap, Status, ToolResult,
 };
 use super::merge::update_code_session;
 use super::plan::{build_request_plan, record_args_equal, InvalidArgsBehavior, PlanCall};
@@ -139,6 +139,13 @@ impl Gate {
     /// Replaces the whole session map (e.g. restored from the host's store).
     pub fn set_sessions(&mut self, sessions: Option<SessionMap>) {
         self.sessions = sessions;
+    }
+
+    /// The partition a call with this `codeSessionKey` (or none: the configured default) reads and writes.
+    pub fn partition_key(&self, code_session_key: Option<&str>) -> String {
+        self.scope(code_session_key, None)
+            .partition_key()
+            .to_owned()
     }
 
     /// The call scope with the configured default partition filled in.
@@ -274,7 +281,7 @@ impl Gate {
     pub fn fold_event_results(
         &mut self,
         results: &[(Option<String>, ToolResult)],
-        scope: CallScope<'_>,
+        key: &str,
         now: f64,
         path: &Path<'_>,
     ) -> GateResult<()> {
@@ -296,9 +303,8 @@ impl Gate {
         let flat: Vec<ToolResult> = results.iter().map(|(_, r)| r.clone()).collect();
         let profile = self.config.profile;
         let steps = prepare_event(&flat, &requests, &self.config.tools, profile, path)?;
-        let key = scope.partition_key().to_owned();
         if let Some(sessions) = self.sessions.as_mut() {
-            apply_event(sessions, &key, &steps, None, profile, now);
+            apply(sessions, key, &steps, None, profile, now);
         }
         Ok(())
     }
@@ -307,15 +313,14 @@ impl Gate {
     pub fn fold_direct_results(
         &mut self,
         outcomes: &[DirectOutcome],
-        scope: CallScope<'_>,
+        key: &str,
         now: f64,
         path: &Path<'_>,
     ) -> GateResult<()> {
         let profile = self.config.profile;
         let steps = prepare_direct(outcomes, &self.config.tools, profile, path)?;
-        let key = scope.partition_key().to_owned();
         if let Some(sessions) = self.sessions.as_mut() {
-            apply_direct(sessions, &key, &steps, None, profile, now);
+            apply(sessions, key, &steps, None, profile, now);
         }
         Ok(())
     }
@@ -371,7 +376,7 @@ impl Gate {
         if let (PendingBatch::Direct { key, baselines }, Some(sessions)) =
             (pending, self.sessions.as_mut())
         {
-            apply_direct(sessions, &key, &steps, baselines.as_ref(), profile, now);
+            apply(sessions, &key, &steps, baselines.as_ref(), profile, now);
         }
         Ok(())
     }
@@ -653,7 +658,7 @@ impl Gate {
                         })
                         .collect()
                 });
-                apply_event(sessions, &key, &steps, execution.as_ref(), profile, now);
+                apply(sessions, &key, &steps, execution.as_ref(), profile, now);
             }
         }
         Ok(if failed {

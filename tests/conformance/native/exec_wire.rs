@@ -1,11 +1,11 @@
 //! Native adapter of the `exec_wire` op: runs a vector's input through `core::wire` the way the SDK oracle
 //! drives the real tools (`tools/sdk-oracle/drivers.cjs`, `execWire`), and compares the result the way
 //! the oracle's `compare` does.
-//!
-//! Self-contained (no `support` module) so that both the conformance runner and `tests/wire_vectors.rs`
-//! can include it by path.
+//! Included by path by the runner and by `tests/conformance_compare.rs`; both provide `support`.
 
 use code_session_gate::core::config::Profile;
+
+use super::support::{deep_equal, show};
 use code_session_gate::core::value::{Object, Value};
 use code_session_gate::core::wire::{
     build_exec_request, read_exec_response, ExecOutcome, PROGRAMMATIC_ENDPOINT,
@@ -178,43 +178,4 @@ pub fn compare(expect: &Value, actual: &Value) -> Vec<String> {
         }
     }
     lines
-}
-
-/// Deep equality with object key order ignored and array order significant (the oracle's `deepEqual`).
-fn deep_equal(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Number(x), Value::Number(y)) => x == y || (x.is_nan() && y.is_nan()),
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| deep_equal(p, q))
-        }
-        (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| deep_equal(v, w)))
-        }
-        _ => a == b,
-    }
-}
-
-/// Compact JSON with sorted keys, for messages.
-fn show(v: &Value) -> String {
-    match v {
-        Value::Null => "null".to_owned(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) if n.is_finite() => format!("{n}"),
-        Value::Number(_) => "null".to_owned(),
-        Value::String(s) => format!("{s:?}"),
-        Value::Array(items) => {
-            format!("[{}]", items.iter().map(show).collect::<Vec<_>>().join(","))
-        }
-        Value::Object(o) => {
-            let mut entries: Vec<(&str, &Value)> = o.iter().collect();
-            entries.sort_by(|x, y| x.0.cmp(y.0));
-            let parts: Vec<String> = entries
-                .iter()
-                .map(|(k, v)| format!("{k:?}:{}", show(v)))
-                .collect();
-            format!("{{{}}}", parts.join(","))
-        }
-    }
 }

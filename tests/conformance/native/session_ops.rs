@@ -318,32 +318,14 @@ pub fn fold_results(input: &Value, profile: Profile) -> OpResult {
                 })
                 .collect();
             let list = input::read_named_results(&Value::Array(named), &root).map_err(err)?;
-            let scope = g.scope(key, None);
-            let k = scope.partition_key().to_owned();
-            g.fold_event_results(
-                &list,
-                CallScope {
-                    code_session_key: Some(&k),
-                    thread_id: None,
-                },
-                NOW,
-                &root,
-            )
-            .map_err(err)?;
+            let k = g.partition_key(key);
+            g.fold_event_results(&list, &k, NOW, &root).map_err(err)?;
         }
         ("direct", "method") => {
             let outcomes = direct_outcomes(results, |i| format!("r{i}"))?;
-            let k = g.scope(key, None).partition_key().to_owned();
-            g.fold_direct_results(
-                &outcomes,
-                CallScope {
-                    code_session_key: Some(&k),
-                    thread_id: None,
-                },
-                NOW,
-                &root,
-            )
-            .map_err(err)?;
+            let k = g.partition_key(key);
+            g.fold_direct_results(&outcomes, &k, NOW, &root)
+                .map_err(err)?;
         }
         ("direct", "batch") => {
             let calls: Vec<(Option<String>, String)> = results
