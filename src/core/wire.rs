@@ -1216,6 +1216,36 @@ fn sandbox_error(path: &Path<'_>, message: impl Into<String>) -> GateError {
     GateError::new(ErrorCode::SandboxError, path, message)
 }
 
+/// `r[key]` when absent, `null`, or an array whose every item passes `item_ok`; a sandbox error naming
+/// the offending item or value otherwise.
+fn answer_list<'v>(
+    r: &'v Object,
+    key: &str,
+    path: &Path<'_>,
+    item_ok: fn(&Value) -> bool,
+    item: &str,
+    list: &str,
+) -> GateResult<Option<&'v Value>> {
+    let at = path.key(key);
+    match r.get(key) {
+        v @ (None | Some(Value::Null)) => Ok(v),
+        Some(v @ Value::Array(items)) => match items.iter().position(|x| !item_ok(x)) {
+            None => Ok(Some(v)),
+            Some(i) => {
+                let bad = items.get(i).map_or("nothing", Value::type_name);
+                Err(sandbox_error(
+                    &at.index(i),
+                    format!("expected {item}, got {bad}"),
+                ))
+            }
+        },
+        Some(other) => Err(sandbox_error(
+            &at,
+            format!("expected {list}, got {}", other.type_name()),
+        )),
+    }
+}
+
 fn build_artifact(
     profile: Profile,
     shape: Shape,
@@ -1231,50 +1261,25 @@ fn build_artifact(
             ))
         }
     };
-    let files = match r.get("files") {
-        v @ (None | Some(Value::Null)) => v,
-        Some(v @ Value::Array(items)) => {
-            let at = path.key("files");
-            for (i, f) in items.iter().enumerate() {
-                if f.as_object().is_none() {
-                    return Err(sandbox_error(
-                        &at.index(i),
-                        format!("expected a file object, got {}", f.type_name()),
-                    ));
-                }
-            }
-            Some(v)
-        }
-        Some(other) => {
-            return Err(sandbox_error(
-                &path.key("files"),
-                format!("expected an array of files, got {}", other.type_name()),
-            ))
-        }
-    };
+    let files = answer_list(
+        r,
+        "files",
+        path,
+        |f| f.as_object().is_some(),
+        "a file object",
+        "an array of files",
+    )?;
     // 3.6 neither echoes deletions nor reads delivery reports.
     let (deleted, delivery) = if profile.is_3_9() {
-        let deleted = match r.get("deleted_files") {
-            None | Some(Value::Null) => None,
-            Some(v @ Value::Array(items)) => {
-                let at = path.key("deleted_files");
-                for (i, n) in items.iter().enumerate() {
-                    if n.as_str().is_none() {
-                        return Err(sandbox_error(
-                            &at.index(i),
-                            format!("expected a file name, got {}", n.type_name()),
-                        ));
-                    }
-                }
-                Some(v)
-            }
-            Some(other) => {
-                return Err(sandbox_error(
-                    &path.key("deleted_files"),
-                    format!("expected an array of names, got {}", other.type_name()),
-                ))
-            }
-        };
+        let deleted = answer_list(
+            r,
+            "deleted_files",
+            path,
+            |n| n.as_str().is_some(),
+            "a file name",
+            "an array of names",
+        )?
+        .filter(|v| !v.is_null());
         (
             deleted,
             normalize_artifact_delivery(r.get("artifact_delivery")),
