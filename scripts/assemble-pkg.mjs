@@ -33,6 +33,19 @@ for (const f of [`${NAME}.js`, `${NAME}.d.ts`, `${NAME}_bg.wasm`, `${NAME}_bg.wa
   copyFileSync(join(glueDir, f), join(outDir, f));
 }
 
+// InitOutput (the raw exports init() resolves to) is typed by wasm-bindgen with `any` for the opaque
+// JavaScript values its shims pass around; `unknown` says the same without opening a hole in the
+// package's types.
+{
+  const dts = join(outDir, `${NAME}.d.ts`);
+  const text = readFileSync(dts, 'utf8');
+  const fixed = text.replace(/export interface InitOutput \{[\s\S]*?\n\}/, (block) => block.replace(/\bany\b/g, 'unknown'));
+  writeFileSync(dts, fixed);
+  // The raw module's own declarations (for `import * as wasm from './…_bg.wasm'`), likewise.
+  const raw = join(outDir, `${NAME}_bg.wasm.d.ts`);
+  writeFileSync(raw, readFileSync(raw, 'utf8').replace(/\bany\b/g, 'unknown'));
+}
+
 // The glue imports its inline JavaScript (the boundary's JSON replacer) from snippets/.
 if (existsSync(join(glueDir, 'snippets'))) cpSync(join(glueDir, 'snippets'), join(outDir, 'snippets'), { recursive: true });
 

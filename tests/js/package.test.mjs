@@ -68,6 +68,13 @@ describe('package manifest', () => {
     assert.ok(consumer.packedFiles.some((f) => /^snippets\/[^/]+\/inline0\.js$/.test(f)));
   });
 
+  test('no `any` in the shipped types', () => {
+    for (const f of manifest.files.filter((f) => f.endsWith('.d.ts'))) {
+      const code = readFileSync(join(consumer.pkgDir, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+      assert.doesNotMatch(code, /\bany\b/, f);
+    }
+  });
+
   test('resolves by name: node entry, slim, the .wasm and the manifest', () => {
     assert.match(probe.resolved.main, /\/node_modules\/code-session-gate\/node\.js$/);
     assert.match(probe.resolved.slim, /\/node_modules\/code-session-gate\/slim\.js$/);
