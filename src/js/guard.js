@@ -42,25 +42,32 @@ export function createGuard(isReady = () => true) {
   let poisoned = false;
   let ready = false;
 
-  function poisonedError(what) {
-    const reason = trap instanceof Error ? `${trap.name}: ${trap.message}` : String(trap);
-    const err = new Error(
-      `code-session-gate: the WebAssembly instance trapped earlier (${reason}) and refuses every ` +
-        `call since (this one: ${what}); load the module afresh (new worker, isolate or process) to recover`,
-      { cause: trap },
-    );
+  /** A CodeSessionGateError with a stable code, like the ones the wasm throws. */
+  function gateError(message, code, cause) {
+    const err = new Error(message, cause === undefined ? undefined : { cause });
     err.name = ERROR_NAME;
-    Object.defineProperty(err, 'code', { value: 'poisoned', enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
     Object.defineProperty(err, 'path', { value: '', enumerable: true, writable: true, configurable: true });
     return err;
+  }
+
+  function poisonedError(what) {
+    const reason = trap instanceof Error ? `${trap.name}: ${trap.message}` : String(trap);
+    return gateError(
+      `code-session-gate: the WebAssembly instance trapped earlier (${reason}) and refuses every ` +
+        `call since (this one: ${what}); load the module afresh (new worker, isolate or process) to recover`,
+      'poisoned',
+      trap,
+    );
   }
 
   function enter(what) {
     if (poisoned) throw poisonedError(what);
     if (!ready && !(ready = isReady())) {
-      throw new Error(
+      throw gateError(
         `code-session-gate: ${what}() was called before the module was initialised: ` +
           "await init() (or call initSync({ module })) first, or import the package's node/workerd entry",
+        'not_initialized',
       );
     }
   }

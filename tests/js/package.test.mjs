@@ -327,7 +327,12 @@ describe('guard.js', () => {
     let entered = 0;
     const guard = createGuard(() => ready);
     const f = guard.wrap(() => ++entered, 'f');
-    assert.throws(() => f(), /f\(\) was called before the module was initialised/);
+    assert.throws(() => f(), (e) => {
+      assert.match(e.message, /f\(\) was called before the module was initialised/);
+      assert.equal(e.name, 'CodeSessionGateError');
+      assert.equal(e.code, 'not_initialized');
+      return true;
+    });
     ready = true;
     assert.equal(f(), 1);
   });
