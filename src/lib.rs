@@ -11,5 +11,6 @@
     )
 )]
 
+pub mod api;
 pub mod bindings;
 pub mod core;

@@ -1,9 +1,13 @@
 //! The gate's configuration: which SDK release it mirrors, the host-declared tools, the sandbox
 //! settings, the eager exclusions and the default partition.
 
-use super::error::{ErrorCode, GateError, GateResult, Path};
+use std::fmt;
+
+use serde::de::Deserializer;
+use serde::Deserialize;
+
+use super::json::{self, RawJson};
 use super::tools::ToolSet;
-use super::value::{Object, Value};
 
 /// The SDK release family whose behaviour the gate reproduces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -25,21 +29,38 @@ impl Profile {
     }
 
     /// Parses `"3.6"` / `"3.9"`.
-    pub fn parse(s: &str, path: &Path<'_>) -> GateResult<Profile> {
+    pub fn parse(s: &str) -> Option<Profile> {
         match s {
-            "3.6" => Ok(Profile::V3_6),
-            "3.9" => Ok(Profile::V3_9),
-            _ => Err(GateError::new(
-                ErrorCode::InvalidValue,
-                path,
-                format!("unknown SDK profile {s:?} (known: \"3.6\", \"3.9\")"),
-            )),
+            "3.6" => Some(Profile::V3_6),
+            "3.9" => Some(Profile::V3_9),
+            _ => None,
         }
     }
 
     /// Whether the 3.9 session rules (baselines, deletions, retention) apply.
     pub fn is_3_9(self) -> bool {
         self == Profile::V3_9
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Profile {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        json::one_of(d, |s| {
+            Profile::parse(s)
+                .ok_or_else(|| format!("unknown SDK profile {s:?} (known: \"3.6\", \"3.9\")"))
+        })
+    }
+}
+
+impl serde::Serialize for Profile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -67,35 +88,6 @@ impl SandboxConfig {
             _ => thread_id.filter(|t| !t.is_empty()),
         }
     }
-
-    /// Reads `toolExecution` (`{ sandbox?: {...}, engine?, ... }`); keys other than `sandbox` are the
-    /// host's and are ignored, as the gates never consult them.
-    pub fn from_tool_execution(v: &Value, path: &Path<'_>) -> GateResult<SandboxConfig> {
-        let obj = expect_object(v, path)?;
-        let Some(sandbox) = obj.get("sandbox") else {
-            return Ok(SandboxConfig::default());
-        };
-        let at = path.key("sandbox");
-        if sandbox.is_null() {
-            return Ok(SandboxConfig::default());
-        }
-        let sandbox = expect_object(sandbox, &at)?;
-        let hint = match sandbox.get("runtimeSessionHint") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(other) => {
-                return Err(GateError::expected(
-                    &at.key("runtimeSessionHint"),
-                    "a string",
-                    other.type_name(),
-                ))
-            }
-        };
-        Ok(SandboxConfig {
-            stateful_sessions: sandbox.get("statefulSessions") == Some(&Value::Bool(true)),
-            runtime_session_hint: hint,
-        })
-    }
 }
 
 /// Everything a gate is configured with.
@@ -113,104 +105,82 @@ pub struct GateConfig {
     pub eager_exclude_tool_names: Vec<String>,
 }
 
-/// The keys a gate configuration may have; anything else is refused so that a typo cannot silently
-/// switch a gate off.
-pub const CONFIG_KEYS: [&str; 6] = [
-    "profile",
-    "codeSessionToolNames",
-    "codeSessionKey",
-    "toolExecution",
-    "eagerEventToolExecution",
-    "sessions",
-];
+/// `toolExecution` as the gates read it: keys other than `sandbox` are the host's and are ignored.
+#[derive(Deserialize)]
+struct ToolExecutionInput<'a> {
+    #[serde(default, borrow)]
+    sandbox: Option<SandboxInput<'a>>,
+}
 
-impl GateConfig {
-    /// Reads a configuration object (`sessions` is read by the gate itself). `undefined` keys are
-    /// absent; unknown keys are refused.
-    pub fn from_value(v: &Value, path: &Path<'_>) -> GateResult<GateConfig> {
-        let obj = expect_object(v, path)?;
-        let mut cfg = GateConfig::default();
-        for (key, value) in obj.iter() {
-            let at = path.key(key);
-            match key {
-                "profile" => cfg.profile = Profile::parse(expect_str(value, &at)?, &at)?,
-                "codeSessionToolNames" => {
-                    if !value.is_null() {
-                        cfg.tools = ToolSet::new(string_list(value, &at)?);
-                    }
-                }
-                "codeSessionKey" => {
-                    if !value.is_null() {
-                        cfg.code_session_key = Some(expect_str(value, &at)?.to_owned());
-                    }
-                }
-                "toolExecution" => {
-                    if !value.is_null() {
-                        cfg.sandbox = SandboxConfig::from_tool_execution(value, &at)?;
-                    }
-                }
-                "eagerEventToolExecution" => {
-                    if !value.is_null() {
-                        let eager = expect_object(value, &at)?;
-                        if let Some(list) = eager.get("excludeToolNames").filter(|v| !v.is_null()) {
-                            cfg.eager_exclude_tool_names =
-                                string_list(list, &at.key("excludeToolNames"))?;
-                        }
-                    }
-                }
-                "sessions" => {}
-                _ => {
-                    return Err(GateError::new(
-                        ErrorCode::InvalidValue,
-                        &at,
-                        format!(
-                            "unknown configuration key (known: {})",
-                            CONFIG_KEYS.join(", ")
-                        ),
-                    ))
-                }
-            }
+#[derive(Deserialize)]
+struct SandboxInput<'a> {
+    #[serde(default, rename = "statefulSessions", borrow)]
+    stateful_sessions: Option<&'a RawJson>,
+    #[serde(default, rename = "runtimeSessionHint")]
+    runtime_session_hint: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct EagerInput {
+    #[serde(default, rename = "excludeToolNames")]
+    exclude_tool_names: Option<Vec<String>>,
+}
+
+/// The configuration object of a gate, as hosts write it (`sessions` is read by the gate itself).
+/// Unknown keys are refused, so that a typo cannot silently switch a gate off.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ConfigInput<'a, S> {
+    #[serde(default)]
+    profile: Option<Profile>,
+    #[serde(default)]
+    code_session_tool_names: Option<Vec<String>>,
+    #[serde(default)]
+    code_session_key: Option<String>,
+    #[serde(default, borrow)]
+    tool_execution: Option<ToolExecutionInput<'a>>,
+    #[serde(default)]
+    eager_event_tool_execution: Option<EagerInput>,
+    /// `[[key, entry], …]`; `null` = no session map; absent = an empty one.
+    #[serde(default)]
+    pub sessions: super::files::Field<S>,
+}
+
+impl<S> ConfigInput<'_, S> {
+    /// The configuration part (everything but `sessions`).
+    pub fn config(&self) -> GateConfig {
+        let sandbox = self
+            .tool_execution
+            .as_ref()
+            .and_then(|t| t.sandbox.as_ref())
+            .map(|s| SandboxConfig {
+                stateful_sessions: s.stateful_sessions.is_some_and(json::is_true),
+                runtime_session_hint: s.runtime_session_hint.clone(),
+            })
+            .unwrap_or_default();
+        GateConfig {
+            profile: self.profile.unwrap_or_default(),
+            tools: ToolSet::new(self.code_session_tool_names.clone().unwrap_or_default()),
+            code_session_key: self.code_session_key.clone(),
+            sandbox,
+            eager_exclude_tool_names: self
+                .eager_event_tool_execution
+                .as_ref()
+                .and_then(|e| e.exclude_tool_names.clone())
+                .unwrap_or_default(),
         }
-        Ok(cfg)
     }
-}
-
-/// The object inside `v`, or an `invalid_type` error.
-pub fn expect_object<'v>(v: &'v Value, path: &Path<'_>) -> GateResult<&'v Object> {
-    v.as_object()
-        .ok_or_else(|| GateError::expected(path, "an object", v.type_name()))
-}
-
-/// The string inside `v`, or an `invalid_type` error.
-pub fn expect_str<'v>(v: &'v Value, path: &Path<'_>) -> GateResult<&'v str> {
-    v.as_str()
-        .ok_or_else(|| GateError::expected(path, "a string", v.type_name()))
-}
-
-/// An array of strings.
-pub fn string_list(v: &Value, path: &Path<'_>) -> GateResult<Vec<String>> {
-    let Value::Array(items) = v else {
-        return Err(GateError::expected(
-            path,
-            "an array of strings",
-            v.type_name(),
-        ));
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| expect_str(item, &path.index(i)).map(str::to_owned))
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::json;
+    use crate::core::error::{ErrorCode, GateResult};
+    use serde::de::IgnoredAny;
 
     fn cfg(text: &str) -> GateResult<GateConfig> {
-        let v = json::parse(text, &Path::root("t"))?;
-        GateConfig::from_value(&v, &Path::root("config"))
+        let input: ConfigInput<'_, IgnoredAny> = json::decode(text, "config")?;
+        Ok(input.config())
     }
 
     #[test]
@@ -230,7 +200,7 @@ mod tests {
 
     #[test]
     fn only_boolean_true_is_stateful() {
-        for v in [r#""true""#, "1", "false"] {
+        for v in [r#""true""#, "1", "false", "{\"a\":true}"] {
             let c = cfg(&format!(
                 r#"{{"toolExecution":{{"sandbox":{{"statefulSessions":{v}}}}}}}"#
             ));
@@ -245,28 +215,41 @@ mod tests {
     #[test]
     fn refuses_bad_configuration() {
         let cases = [
-            (r#"{"profile":"3.8"}"#, "config.profile"),
+            (
+                r#"{"profile":"3.8"}"#,
+                "config.profile",
+                ErrorCode::InvalidValue,
+            ),
+            (
+                r#"{"profile":39}"#,
+                "config.profile",
+                ErrorCode::InvalidType,
+            ),
             (
                 r#"{"codeSessionToolNames":"create_file"}"#,
                 "config.codeSessionToolNames",
+                ErrorCode::InvalidType,
             ),
             (
                 r#"{"codeSessionToolNames":["a",1]}"#,
                 "config.codeSessionToolNames[1]",
+                ErrorCode::InvalidType,
             ),
             (
                 r#"{"codeSessionToolName":["a"]}"#,
                 "config.codeSessionToolName",
+                ErrorCode::InvalidValue,
             ),
             (
                 r#"{"toolExecution":{"sandbox":{"runtimeSessionHint":5}}}"#,
                 "config.toolExecution.sandbox.runtimeSessionHint",
+                ErrorCode::InvalidType,
             ),
         ];
-        for (text, path) in cases {
+        for (text, path, code) in cases {
             assert_eq!(
-                cfg(text).err().map(|e| e.path),
-                Some(path.to_owned()),
+                cfg(text).err().map(|e| (e.path, e.code)),
+                Some((path.to_owned(), code)),
                 "{text}"
             );
         }

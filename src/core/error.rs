@@ -54,7 +54,33 @@ impl ErrorCode {
             ErrorCode::Poisoned => "poisoned",
         }
     }
+
+    /// The code whose [`ErrorCode::as_str`] is `s` (`invalid_value` for anything unknown).
+    pub fn parse(s: &str) -> ErrorCode {
+        ALL_CODES
+            .iter()
+            .copied()
+            .find(|c| c.as_str() == s)
+            .unwrap_or(ErrorCode::InvalidValue)
+    }
 }
+
+/// Every code, in declaration order.
+pub const ALL_CODES: [ErrorCode; 13] = [
+    ErrorCode::InvalidType,
+    ErrorCode::MissingField,
+    ErrorCode::InvalidValue,
+    ErrorCode::LoneSurrogate,
+    ErrorCode::InvalidJson,
+    ErrorCode::PlanAborted,
+    ErrorCode::UnknownBatch,
+    ErrorCode::EagerUnsettled,
+    ErrorCode::ToolSelection,
+    ErrorCode::InvalidFactory,
+    ErrorCode::InvalidModelArgs,
+    ErrorCode::SandboxError,
+    ErrorCode::Poisoned,
+];
 
 /// A refused input: `code`, the dotted `path` of the offending value (`"sessions[0][1].files[2].id"`),
 /// and a sentence for humans.

@@ -1,519 +1,759 @@
-//! A strict JSON parser with `JSON.parse` semantics.
+//! JSON as the gate reads and writes it, on `serde_json`.
 //!
-//! The SDK parses string-typed tool arguments with `JSON.parse`; the gate does the same here so that an
-//! argument string is accepted or rejected exactly as upstream does. Differences, both refusals rather
-//! than guesses: an escaped unpaired surrogate (`"\ud800"`) is refused with
-//! [`ErrorCode::LoneSurrogate`], and nesting deeper than [`MAX_DEPTH`] is refused with
-//! [`ErrorCode::InvalidJson`] instead of exhausting the stack.
+//! Host data reaches the core as JSON text (the JavaScript layer stringifies each call's arguments
+//! once) and is decoded straight into typed structs that borrow their strings from the text
+//! ([`decode`]). Data the gate carries without interpreting (extra keys of a file, a tool's
+//! arguments before planning) stays as [`RawJson`]: captured without building a tree, written back
+//! verbatim. Where the SDK itself runs `JSON.parse` (string tool arguments) or reads arbitrary JSON
+//! (schemas, factory params, sandbox answers), [`parse`] gives a [`Json`] tree. Numbers are kept as
+//! the text they arrived in (`arbitrary_precision`), so nothing is reformatted on the way through.
+//!
+//! Refusals keep the gate's contract: a type error names the offending value's path
+//! (`artifact.files[0].name`), an escaped unpaired surrogate is [`ErrorCode::LoneSurrogate`], and
+//! nesting deeper than [`MAX_DEPTH`] is refused before any recursion.
+
+use std::fmt;
+use std::rc::Rc;
+
+use serde::de::{self, Deserialize, Deserializer, Error as _, Visitor};
 
 use super::error::{ErrorCode, GateError, GateResult, Path};
-use super::value::{Object, Value};
 
-/// The deepest nesting of arrays and objects accepted, here and at the JavaScript boundary.
+/// A JSON tree (objects keep their key order).
+pub type Json = serde_json::Value;
+/// A JSON object.
+pub type JsonMap = serde_json::Map<String, Json>;
+/// A JSON value kept as its text.
+pub type RawJson = serde_json::value::RawValue;
+/// A JSON number, kept as the text it was written with.
+pub type Number = serde_json::Number;
+
+/// The deepest nesting of arrays and objects accepted, here and in the JavaScript layer.
 pub const MAX_DEPTH: usize = 256;
 
-/// Parses `text` as one JSON value; `path` names the input in errors, which also name the member or
-/// item where the text went wrong (`args.files[2].name`).
-pub fn parse(text: &str, path: &Path<'_>) -> GateResult<Value> {
-    let mut p = Parser {
-        bytes: text.as_bytes(),
-        text,
-        at: 0,
-        path,
-        trail: Vec::new(),
-    };
-    p.skip_ws();
-    let v = p.value(0)?;
-    p.skip_ws();
-    if p.at != p.bytes.len() {
-        return Err(p.fail("unexpected text after the JSON value"));
-    }
-    Ok(v)
+/// A string that borrows from the JSON text while a call runs and is shared (reference-counted) once
+/// the gate keeps it, so that copies of stored files and their narrowed forms cost no allocation.
+#[derive(Clone)]
+pub enum Str<'a> {
+    /// Borrowed from the call's JSON text (it held no escapes).
+    Borrowed(&'a str),
+    /// Owned, shared text.
+    Shared(Rc<str>),
 }
 
-/// Where the parser is below the root: a member (its key's byte range in the text) or an item.
-#[derive(Clone, Copy)]
-enum Step {
-    Key(usize, usize),
-    Item(usize),
-}
-
-struct Parser<'t, 'p> {
-    bytes: &'t [u8],
-    text: &'t str,
-    at: usize,
-    path: &'p Path<'p>,
-    // Offsets only: the path text is built when an error needs it, never on the way.
-    trail: Vec<Step>,
-}
-
-impl Parser<'_, '_> {
-    fn error(&self, code: ErrorCode, message: String) -> GateError {
-        let mut path = self.path.render();
-        for step in &self.trail {
-            match *step {
-                Step::Key(a, b) => {
-                    if !path.is_empty() {
-                        path.push('.');
-                    }
-                    path.push_str(self.text.get(a..b).unwrap_or("?"));
-                }
-                Step::Item(i) => {
-                    path.push('[');
-                    path.push_str(&i.to_string());
-                    path.push(']');
-                }
-            }
-        }
-        GateError {
-            code,
-            path,
-            message,
+impl<'a> Str<'a> {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Str::Borrowed(s) => s,
+            Str::Shared(s) => s,
         }
     }
 
-    fn fail(&self, what: &str) -> GateError {
-        self.error(
-            ErrorCode::InvalidJson,
-            format!("invalid JSON at offset {}: {what}", self.at),
-        )
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.at).copied()
-    }
-
-    fn skip_ws(&mut self) {
-        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.at += 1;
+    /// The same text, owned (a no-op for shared text).
+    pub fn into_owned(self) -> Str<'static> {
+        match self {
+            Str::Borrowed(s) => Str::Shared(Rc::from(s)),
+            Str::Shared(s) => Str::Shared(s),
         }
     }
 
-    fn eat(&mut self, b: u8) -> bool {
-        if self.peek() == Some(b) {
-            self.at += 1;
-            true
-        } else {
-            false
-        }
+    /// An owned copy (a reference-count bump for shared text).
+    pub fn to_owned_str(&self) -> Str<'static> {
+        self.clone().into_owned()
     }
 
-    fn literal(&mut self, word: &str, v: Value) -> GateResult<Value> {
-        let end = self.at + word.len();
-        if self.bytes.get(self.at..end) == Some(word.as_bytes()) {
-            self.at = end;
-            Ok(v)
-        } else {
-            Err(self.fail("unexpected character"))
-        }
-    }
-
-    fn value(&mut self, depth: usize) -> GateResult<Value> {
-        match self.peek() {
-            Some(b'{') => self.object(depth + 1),
-            Some(b'[') => self.array(depth + 1),
-            Some(b'"') => self.string().map(Value::String),
-            Some(b't') => self.literal("true", Value::Bool(true)),
-            Some(b'f') => self.literal("false", Value::Bool(false)),
-            Some(b'n') => self.literal("null", Value::Null),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(_) => Err(self.fail("unexpected character")),
-            None => Err(self.fail("unexpected end of input")),
-        }
-    }
-
-    fn object(&mut self, depth: usize) -> GateResult<Value> {
-        if depth > MAX_DEPTH {
-            return Err(self.fail("nested too deeply"));
-        }
-        self.at += 1;
-        let mut obj = Object::new();
-        self.skip_ws();
-        if self.eat(b'}') {
-            return Ok(Value::Object(obj));
-        }
-        loop {
-            self.skip_ws();
-            if self.peek() != Some(b'"') {
-                return Err(self.fail("expected a string key"));
-            }
-            let key_start = self.at + 1;
-            let key = self.string()?;
-            let key_end = self.at.saturating_sub(1).max(key_start);
-            self.skip_ws();
-            if !self.eat(b':') {
-                return Err(self.fail("expected ':'"));
-            }
-            self.skip_ws();
-            self.trail.push(Step::Key(key_start, key_end));
-            let v = self.value(depth)?;
-            self.trail.pop();
-            obj.insert(key, v);
-            self.skip_ws();
-            if self.eat(b',') {
-                continue;
-            }
-            if self.eat(b'}') {
-                return Ok(Value::Object(obj));
-            }
-            return Err(self.fail("expected ',' or '}'"));
-        }
-    }
-
-    fn array(&mut self, depth: usize) -> GateResult<Value> {
-        if depth > MAX_DEPTH {
-            return Err(self.fail("nested too deeply"));
-        }
-        self.at += 1;
-        let mut items = Vec::new();
-        self.skip_ws();
-        if self.eat(b']') {
-            return Ok(Value::Array(items));
-        }
-        loop {
-            self.skip_ws();
-            self.trail.push(Step::Item(items.len()));
-            items.push(self.value(depth)?);
-            self.trail.pop();
-            self.skip_ws();
-            if self.eat(b',') {
-                continue;
-            }
-            if self.eat(b']') {
-                return Ok(Value::Array(items));
-            }
-            return Err(self.fail("expected ',' or ']'"));
-        }
-    }
-
-    fn digits(&mut self) -> usize {
-        let start = self.at;
-        while matches!(self.peek(), Some(b'0'..=b'9')) {
-            self.at += 1;
-        }
-        self.at - start
-    }
-
-    fn number(&mut self) -> GateResult<Value> {
-        let start = self.at;
-        self.eat(b'-');
-        match self.peek() {
-            Some(b'0') => self.at += 1,
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            _ => return Err(self.fail("expected a digit")),
-        }
-        if self.eat(b'.') && self.digits() == 0 {
-            return Err(self.fail("expected a digit after '.'"));
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.at += 1;
-            if !self.eat(b'+') {
-                self.eat(b'-');
-            }
-            if self.digits() == 0 {
-                return Err(self.fail("expected an exponent digit"));
-            }
-        }
-        let lexeme = self.text.get(start..self.at).unwrap_or("");
-        lexeme
-            .parse::<f64>()
-            .map(Value::Number)
-            .map_err(|_| self.fail("malformed number"))
-    }
-
-    fn hex4(&mut self) -> GateResult<u32> {
-        let mut n = 0u32;
-        for _ in 0..4 {
-            let d = match self.peek() {
-                Some(c @ b'0'..=b'9') => c - b'0',
-                Some(c @ b'a'..=b'f') => c - b'a' + 10,
-                Some(c @ b'A'..=b'F') => c - b'A' + 10,
-                _ => return Err(self.fail("expected four hex digits")),
-            };
-            n = n * 16 + u32::from(d);
-            self.at += 1;
-        }
-        Ok(n)
-    }
-
-    fn lone_surrogate(&self) -> GateError {
-        self.error(
-            ErrorCode::LoneSurrogate,
-            format!(
-                "JSON string escapes an unpaired UTF-16 surrogate near offset {}",
-                self.at
-            ),
-        )
-    }
-
-    fn string(&mut self) -> GateResult<String> {
-        self.at += 1;
-        let mut out = String::new();
-        loop {
-            let run_start = self.at;
-            while let Some(b) = self.peek() {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.at += 1;
-            }
-            out.push_str(self.text.get(run_start..self.at).unwrap_or(""));
-            match self.peek() {
-                Some(b'"') => {
-                    self.at += 1;
-                    return Ok(out);
-                }
-                Some(b'\\') => {
-                    self.at += 1;
-                    let esc = self
-                        .peek()
-                        .ok_or_else(|| self.fail("unterminated escape"))?;
-                    self.at += 1;
-                    match esc {
-                        b'"' => out.push('"'),
-                        b'\\' => out.push('\\'),
-                        b'/' => out.push('/'),
-                        b'b' => out.push('\u{8}'),
-                        b'f' => out.push('\u{c}'),
-                        b'n' => out.push('\n'),
-                        b'r' => out.push('\r'),
-                        b't' => out.push('\t'),
-                        b'u' => {
-                            let hi = self.hex4()?;
-                            let code = if (0xD800..0xDC00).contains(&hi) {
-                                if !(self.eat(b'\\') && self.eat(b'u')) {
-                                    return Err(self.lone_surrogate());
-                                }
-                                let lo = self.hex4()?;
-                                if !(0xDC00..0xE000).contains(&lo) {
-                                    return Err(self.lone_surrogate());
-                                }
-                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
-                            } else if (0xDC00..0xE000).contains(&hi) {
-                                return Err(self.lone_surrogate());
-                            } else {
-                                hi
-                            };
-                            out.push(char::from_u32(code).ok_or_else(|| self.lone_surrogate())?);
-                        }
-                        _ => return Err(self.fail("unknown escape")),
-                    }
-                }
-                Some(_) => return Err(self.fail("control character in string")),
-                None => return Err(self.fail("unterminated string")),
-            }
+    /// Whether both are the very same shared text (a cheap sufficient test for equality).
+    pub fn same_text(&self, other: &Str<'_>) -> bool {
+        match (self, other) {
+            (Str::Shared(a), Str::Shared(b)) => Rc::ptr_eq(a, b),
+            (Str::Borrowed(a), Str::Borrowed(b)) => std::ptr::eq(*a, *b),
+            _ => false,
         }
     }
 }
 
-/// The largest magnitude up to which every integer is a double, so its digits are also the shortest
-/// text JavaScript prints for it.
-const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
+impl Default for Str<'_> {
+    fn default() -> Self {
+        Str::Borrowed("")
+    }
+}
 
-/// Writes `v` as JSON text that `JSON.parse` reads back to the same value. Integral numbers up to 2^53
-/// are printed here (`-0` as `-0`, which `JSON.parse` keeps), infinities as `±1e999`; every other
-/// number is printed by `number`, so that the library never links float formatting: the wasm boundary
-/// asks JavaScript's own `String(x)`.
-pub fn write(v: &Value, out: &mut String, number: &dyn Fn(f64, &mut String)) {
+impl std::ops::Deref for Str<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Str<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Str<'_> {}
+
+impl std::hash::Hash for Str<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialOrd for Str<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Str<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::borrow::Borrow<str> for Str<'_> {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl<'a> From<&'a str> for Str<'a> {
+    fn from(s: &'a str) -> Self {
+        Str::Borrowed(s)
+    }
+}
+
+impl From<String> for Str<'static> {
+    fn from(s: String) -> Self {
+        Str::Shared(Rc::from(s))
+    }
+}
+
+impl fmt::Debug for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Str<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Str::Borrowed(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Str::Shared(Rc::from(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A JSON value kept as its text: borrowed from the call's input, shared once the gate keeps it.
+#[derive(Clone)]
+pub enum RawText<'a> {
+    /// Borrowed from the call's JSON text.
+    Borrowed(&'a RawJson),
+    /// Owned, shared text.
+    Shared(Rc<RawJson>),
+}
+
+impl RawText<'_> {
+    /// The value.
+    pub fn raw(&self) -> &RawJson {
+        match self {
+            RawText::Borrowed(r) => r,
+            RawText::Shared(r) => r,
+        }
+    }
+
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.raw().get()
+    }
+
+    /// The same value, owned.
+    pub fn into_owned(self) -> RawText<'static> {
+        match self {
+            RawText::Borrowed(r) => RawText::Shared(Rc::from(r.to_owned())),
+            RawText::Shared(r) => RawText::Shared(r),
+        }
+    }
+
+    /// An owned copy (a reference-count bump for shared text).
+    pub fn to_owned_raw(&self) -> RawText<'static> {
+        self.clone().into_owned()
+    }
+}
+
+impl PartialEq for RawText<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl fmt::Debug for RawText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl serde::Serialize for RawText<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.raw().serialize(s)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawText<'a> {
+    /// Captures the value's text; an escaped unpaired surrogate anywhere inside is refused, as it is
+    /// in every string the gate reads.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawJson>::deserialize(d)?;
+        check_surrogates(raw)?;
+        Ok(RawText::Borrowed(raw))
+    }
+}
+
+/// Refuses a raw value holding an escaped unpaired surrogate. Capturing a value does not look inside
+/// its strings, so a text with a surrogate escape (`\ud…`, which `JSON.stringify` writes only for
+/// unpaired ones) is parsed to find out.
+pub fn check_surrogates<E: de::Error>(raw: &RawJson) -> Result<(), E> {
+    let text = raw.get();
+    let suspicious = text
+        .as_bytes()
+        .windows(3)
+        .any(|w| matches!(w, [b'\\', b'u', b'd' | b'D']));
+    if !suspicious {
+        return Ok(());
+    }
+    // Capturing a value skipped over its strings; reading it as a tree looks inside them.
+    match parse_unchecked(text) {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let at = text.as_ptr() as usize + offset_of(text, e.line(), e.column());
+            Err(E::custom(format_args!(
+                "{TAG}{}{TAG}{at}{TAG}{LONE_SURROGATE}",
+                ErrorCode::LoneSurrogate.as_str()
+            )))
+        }
+    }
+}
+
+/// The message of every unpaired-surrogate refusal.
+const LONE_SURROGATE: &str = "string holds an unpaired UTF-16 surrogate";
+
+/// A tree of `text` without the depth check (the caller has bounded the depth).
+fn parse_unchecked(text: &str) -> Result<Json, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.disable_recursion_limit();
+    Json::deserialize(&mut de).and_then(|v| de.end().map(|()| v))
+}
+
+/// A string that must be one of a few words, decoded inside the visitor so that a refusal names the
+/// value: `parse` gives the word's meaning or the refusal's message (code `invalid_value`).
+pub fn one_of<'de, D: Deserializer<'de>, T>(
+    d: D,
+    parse: fn(&str) -> Result<T, String>,
+) -> Result<T, D::Error> {
+    struct V<T>(fn(&str) -> Result<T, String>);
+    impl<'de, T> Visitor<'de> for V<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+            (self.0)(v).map_err(|m| refuse(ErrorCode::InvalidValue, m))
+        }
+    }
+    d.deserialize_str(V(parse))
+}
+
+/// A raw JSON value that borrows from the text (always possible: raw values hold escapes verbatim).
+pub type Raw<'a> = &'a RawJson;
+
+/// An object decoded into `T`, refusing arrays (which a derived struct would otherwise read
+/// positionally): what every options object and input record of the API goes through.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Obj<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawJson>::deserialize(d)?;
+        if raw_type_name(raw) != "object" {
+            return Err(expected_raw("an object", raw));
+        }
+        // Decoded again from its own text, with the same deserializer type as everything else (no
+        // adapter, so no second copy of `T`'s decoding code); an error keeps its place by address.
+        let sub = raw.get();
+        serde_json::from_str(sub).map(Obj).map_err(|e| {
+            let message = bare_message(&e);
+            match untag(&message) {
+                // Already placed (a refusal with an address, or a nested object's error).
+                Some((_, Some(_), _)) => D::Error::custom(message),
+                Some((code, None, text)) => {
+                    let at = sub.as_ptr() as usize + offset_of(sub, e.line(), e.column());
+                    D::Error::custom(format_args!("{TAG}{code}{TAG}{at}{TAG}{text}"))
+                }
+                None => {
+                    let at = sub.as_ptr() as usize + offset_of(sub, e.line(), e.column());
+                    D::Error::custom(format_args!("{TAG}{TAG}{at}{TAG}{message}"))
+                }
+            }
+        })
+    }
+}
+
+/// A key that may be absent but, when present, must hold a `T` (`null` refused): for
+/// `#[serde(default, deserialize_with = "json::present")]` on an `Option<T>`.
+pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// The JavaScript type name of a raw value, from its first byte (`"string"`, `"array"`, …).
+pub fn raw_type_name(raw: &RawJson) -> &'static str {
+    match raw.get().as_bytes().first() {
+        Some(b'"') => "string",
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
+    }
+}
+
+/// The JavaScript type name of a tree value.
+pub fn type_name(v: &Json) -> &'static str {
     match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => write_number(*n, out, number),
-        Value::String(s) => write_string(s, out),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
+        Json::Null => "null",
+        Json::Bool(_) => "boolean",
+        Json::Number(_) => "number",
+        Json::String(_) => "string",
+        Json::Array(_) => "array",
+        Json::Object(_) => "object",
+    }
+}
+
+/// Whether a raw value is JSON `null`.
+pub fn is_null(raw: &RawJson) -> bool {
+    raw.get() == "null"
+}
+
+/// Whether a raw value is JSON `true`.
+pub fn is_true(raw: &RawJson) -> bool {
+    raw.get() == "true"
+}
+
+/// A number's value as a double (what JavaScript's `JSON.parse` makes of its text).
+pub fn number_value(n: &Number) -> f64 {
+    n.as_f64().unwrap_or(f64::NAN)
+}
+
+/// A number from a double, as JavaScript would write it back into JSON: integers up to 2^53 exactly,
+/// anything else (including `-0`, kept by writing `-0.0`) by its shortest round-trip text.
+pub fn number_from_f64(x: f64) -> Json {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if x.fract() == 0.0 && x.abs() <= EXACT && !(x == 0.0 && x.is_sign_negative()) {
+        // Exact: |x| <= 2^53 fits an i64 without rounding.
+        return Json::Number(Number::from(x as i64));
+    }
+    Number::from_f64(x).map_or(Json::Null, Json::Number)
+}
+
+/// Decodes a JSON text into `T`. `root` names the text in error paths (`artifact` gives
+/// `artifact.files[0].name`).
+pub fn decode<'de, T: Deserialize<'de>>(text: &'de str, root: &str) -> GateResult<T> {
+    serde_json::from_str(text).map_err(|e| decode_error(text, root, &e))
+}
+
+/// Where in `text` (a byte offset) serde_json's error position `line`/`column` is: the first byte not
+/// yet read when the error was raised.
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let mut start = 0;
+    for _ in 1..line {
+        match text.get(start..).and_then(|rest| rest.find('\n')) {
+            Some(i) => start += i + 1,
+            None => break,
+        }
+    }
+    (start + column).min(text.len())
+}
+
+/// The path of the value being read at byte `offset` of `text` (a JSON text, valid up to there), as
+/// the gate renders paths. serde_json raises a type error just after the offending value and a missing
+/// field just after its object, so this names the value or the object. Working the path out only after
+/// a decode failed keeps every successful decode free of bookkeeping (a path-tracking deserializer
+/// pays on every call, and costs about 100 KB of wasm).
+fn path_at(text: &str, offset: usize, root: &str) -> String {
+    enum Frame {
+        Object { key: Option<(usize, usize)> },
+        Array { index: usize },
+    }
+    let bytes = text.as_bytes();
+    let end = offset.min(bytes.len());
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < end {
+        match bytes.get(i) {
+            Some(b'"') => {
+                let start = i + 1;
+                let mut j = start;
+                while let Some(&b) = bytes.get(j) {
+                    match b {
+                        b'\\' => j += 2,
+                        b'"' => break,
+                        _ => j += 1,
+                    }
                 }
-                write(item, out, number);
+                // A string followed by `:` names the member being read.
+                if let Some(Frame::Object { key }) = stack.last_mut() {
+                    let is_key = bytes
+                        .get(j + 1..)
+                        .unwrap_or(&[])
+                        .iter()
+                        .find(|b| !b.is_ascii_whitespace())
+                        == Some(&b':');
+                    if is_key {
+                        *key = Some((start, j.min(bytes.len())));
+                    }
+                }
+                i = j + 1;
+                continue;
             }
-            out.push(']');
+            Some(b'{') => stack.push(Frame::Object { key: None }),
+            Some(b'[') => stack.push(Frame::Array { index: 0 }),
+            Some(b'}' | b']') => {
+                stack.pop();
+            }
+            Some(b',') => match stack.last_mut() {
+                Some(Frame::Array { index }) => *index += 1,
+                Some(Frame::Object { key }) => *key = None,
+                None => {}
+            },
+            _ => {}
         }
-        Value::Object(o) => write_object(o, out, number),
+        i += 1;
+    }
+    let mut out = String::from(root);
+    for frame in &stack {
+        match frame {
+            Frame::Array { index } => {
+                out.push('[');
+                out.push_str(&index.to_string());
+                out.push(']');
+            }
+            Frame::Object { key: Some((a, b)) } => {
+                let raw = text.get(*a..*b).unwrap_or("");
+                // An escaped key is unescaped by reading it as the JSON string it is.
+                let key = if raw.contains('\\') {
+                    text.get(a - 1..b + 1)
+                        .and_then(|q| serde_json::from_str::<String>(q).ok())
+                        .unwrap_or_default()
+                } else {
+                    raw.to_owned()
+                };
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&key);
+            }
+            Frame::Object { key: None } => {}
+        }
+    }
+    out
+}
+
+/// The message of a serde_json error without its " at line L column C" suffix.
+fn bare_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text.get(..at).unwrap_or(&text).to_owned(),
+        None => text,
     }
 }
 
-/// [`write`] for an object.
-pub fn write_object(o: &Object, out: &mut String, number: &dyn Fn(f64, &mut String)) {
-    out.push('{');
-    for (i, (k, item)) in o.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        write_string(k, out);
-        out.push(':');
-        write(item, out, number);
-    }
-    out.push('}');
+/// The tag of a message that carries its own code and place: `\u{1}<code>\u{1}<address>\u{1}<message>`,
+/// where an empty code means "classify the message" and an empty address "where serde_json stopped".
+const TAG: char = '\u{1}';
+
+/// A refusal raised while decoding, with the gate's own code (e.g. `invalid_value` for a known key
+/// with a wrong value). Raise it from inside a visitor, where serde_json still stands at the value.
+pub fn refuse<E: de::Error>(code: ErrorCode, message: impl fmt::Display) -> E {
+    E::custom(format_args!("{TAG}{}{TAG}{TAG}{message}", code.as_str()))
 }
 
-fn write_number(n: f64, out: &mut String, number: &dyn Fn(f64, &mut String)) {
-    if n.is_nan() {
-        out.push_str("null");
-    } else if n.is_infinite() {
-        out.push_str(if n > 0.0 { "1e999" } else { "-1e999" });
-    } else if n.fract() == 0.0 && n.abs() <= EXACT_INTEGERS {
-        if n == 0.0 && n.is_sign_negative() {
-            out.push('-');
+/// [`refuse`] for the value whose text is `at` (a slice of the decoded text): the error names that
+/// value wherever serde_json stands when it sees the error.
+pub fn refuse_at<E: de::Error>(code: ErrorCode, at: &str, message: impl fmt::Display) -> E {
+    let addr = at.as_ptr() as usize;
+    E::custom(format_args!(
+        "{TAG}{}{TAG}{addr}{TAG}{message}",
+        code.as_str()
+    ))
+}
+
+/// A type refusal: `expected <what>, got <type>`.
+pub fn expected<E: de::Error>(what: &str, got: &str) -> E {
+    refuse(
+        ErrorCode::InvalidType,
+        format_args!("expected {what}, got {got}"),
+    )
+}
+
+/// [`expected`] for the raw value `raw`.
+pub fn expected_raw<E: de::Error>(what: &str, raw: &RawJson) -> E {
+    refuse_at(
+        ErrorCode::InvalidType,
+        raw.get(),
+        format_args!("expected {what}, got {}", raw_type_name(raw)),
+    )
+}
+
+/// A tagged message: its code (if any), the address of its place (if any), and the text.
+fn untag(message: &str) -> Option<(&str, Option<usize>, &str)> {
+    let rest = message.strip_prefix(TAG)?;
+    let (code, rest) = rest.split_once(TAG)?;
+    let (addr, text) = rest.split_once(TAG)?;
+    Some((code, addr.parse().ok(), text))
+}
+
+fn decode_error(text: &str, root: &str, e: &serde_json::Error) -> GateError {
+    let message = bare_message(e);
+    let (code, addr, message) = match untag(&message) {
+        Some((code, addr, text)) => (
+            (!code.is_empty()).then(|| ErrorCode::parse(code)),
+            addr,
+            text.to_owned(),
+        ),
+        None => (None, None, message.clone()),
+    };
+    // An address points at the value's first byte.
+    let offset = match addr {
+        Some(a) => a.saturating_sub(text.as_ptr() as usize),
+        None => offset_of(text, e.line(), e.column()),
+    };
+    let mut path = path_at(text, offset, root);
+    let (code, message) = match code {
+        Some(code) => (code, message),
+        None => classify(&message, e, &mut path),
+    };
+    GateError {
+        code,
+        path,
+        message,
+    }
+}
+
+/// The gate's code for a serde or serde_json message; a missing field extends `path` (serde_json
+/// reports it after the object it is missing from).
+fn classify(message: &str, e: &serde_json::Error, path: &mut String) -> (ErrorCode, String) {
+    if message.starts_with("missing field") {
+        let field = message.split('`').nth(1).unwrap_or("");
+        if !path.is_empty() {
+            path.push('.');
         }
-        // Exact: |n| <= 2^53 fits an i64 without rounding.
-        out.push_str(&(n as i64).to_string());
+        path.push_str(field);
+        return (ErrorCode::MissingField, "is required".to_owned());
+    }
+    if message.starts_with("unknown field") {
+        // Raised at the unknown key itself: the path already ends there.
+        return (ErrorCode::InvalidValue, message.to_owned());
+    }
+    if is_lone_surrogate(message) {
+        return (ErrorCode::LoneSurrogate, LONE_SURROGATE.to_owned());
+    }
+    let code = if message.starts_with("invalid type") || message.starts_with("invalid length") {
+        ErrorCode::InvalidType
+    } else if message.starts_with("invalid value") || e.is_data() {
+        ErrorCode::InvalidValue
     } else {
-        number(n, out);
-    }
+        ErrorCode::InvalidJson
+    };
+    (code, message.to_owned())
 }
 
-fn write_string(s: &str, out: &mut String) {
-    out.push('"');
-    // Copy runs of characters that need no escape in one go.
-    let mut run = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let escape: Option<&str> = match b {
-            b'"' => Some("\\\""),
-            b'\\' => Some("\\\\"),
-            b'\n' => Some("\\n"),
-            b'\r' => Some("\\r"),
-            b'\t' => Some("\\t"),
-            0..=0x1f => Some(""),
-            _ => None,
-        };
-        let Some(escape) = escape else { continue };
-        out.push_str(s.get(run..i).unwrap_or(""));
-        run = i + 1;
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(*HEX.get(usize::from(b >> 4)).unwrap_or(&b'0')));
-            out.push(char::from(*HEX.get(usize::from(b & 15)).unwrap_or(&b'0')));
+/// serde_json's words for an escaped surrogate without its pair.
+fn is_lone_surrogate(message: &str) -> bool {
+    message.starts_with("lone leading surrogate") || message.starts_with("unexpected end of hex")
+}
+
+/// `JSON.parse(text)` as a tree: what `JSON.parse` refuses is [`ErrorCode::InvalidJson`]; an
+/// escaped unpaired surrogate is [`ErrorCode::LoneSurrogate`] and nesting deeper than [`MAX_DEPTH`]
+/// [`ErrorCode::InvalidValue`] (both accepted by `JSON.parse`, refused here rather than guessed).
+pub fn parse(text: &str, path: &Path<'_>) -> GateResult<Json> {
+    if nests_deeper_than(text, MAX_DEPTH) {
+        return Err(GateError::new(
+            ErrorCode::InvalidValue,
+            path,
+            "JSON text nests deeper than 256 levels",
+        ));
+    }
+    // Bounded by the scan above; serde_json's own limit (128) is lower than the gate's.
+    parse_unchecked(text).map_err(|e| {
+        let message = bare_message(&e);
+        if is_lone_surrogate(&message) {
+            GateError::new(ErrorCode::LoneSurrogate, path, LONE_SURROGATE)
         } else {
-            out.push_str(escape);
+            GateError::new(ErrorCode::InvalidJson, path, message)
+        }
+    })
+}
+
+/// [`parse`] of a raw value.
+pub fn parse_raw(raw: &RawJson, path: &Path<'_>) -> GateResult<Json> {
+    parse(raw.get(), path)
+}
+
+/// Whether brackets outside string literals nest deeper than `limit`.
+pub fn nests_deeper_than(text: &str, limit: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for b in text.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
         }
     }
-    out.push_str(s.get(run..).unwrap_or(""));
-    out.push('"');
+    false
+}
+
+/// `value` as JSON text.
+pub fn to_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    // Serialising plain data into memory cannot fail: no I/O, no non-string map keys.
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
 
-    fn p(s: &str) -> GateResult<Value> {
-        parse(s, &Path::root("args"))
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Inner<'a> {
+        #[serde(borrow)]
+        id: Str<'a>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Args<'a> {
+        #[serde(borrow)]
+        files: Vec<Inner<'a>>,
+    }
+
+    fn err(text: &str) -> (ErrorCode, String) {
+        let e = decode::<Args>(text, "").unwrap_err();
+        (e.code, e.path)
     }
 
     #[test]
-    fn parses_nested_values_in_order() {
-        let v = p(r#" {"b": [1, -2.5e1, true, null], "a": "x\u00e9\ud83d\ude00"} "#);
-        let Ok(Value::Object(o)) = v else {
-            unreachable!("expected an object, got {v:?}")
-        };
-        let keys: Vec<&str> = o.iter().map(|(k, _)| k).collect();
-        assert_eq!(keys, ["b", "a"]);
-        assert_eq!(o.get("a"), Some(&Value::String("xé😀".into())));
+    fn decode_borrows_unescaped_strings() {
+        let a: Args = decode(r#"{"files":[{"id":"x"},{"id":"a\nb"}]}"#, "").unwrap();
+        assert!(matches!(a.files[0].id, Str::Borrowed("x")));
+        assert_eq!(a.files[1].id.as_str(), "a\nb");
+    }
+
+    #[test]
+    fn decode_errors_name_the_offending_value() {
         assert_eq!(
-            o.get("b"),
-            Some(&Value::Array(vec![
-                Value::Number(1.0),
-                Value::Number(-25.0),
-                Value::Bool(true),
-                Value::Null
-            ]))
+            err(r#"{"files":[{"id":"x"},{"id":1}]}"#),
+            (ErrorCode::InvalidType, "files[1].id".into())
         );
-    }
-
-    #[test]
-    fn duplicate_key_keeps_first_position_last_value() {
-        let Ok(Value::Object(o)) = p(r#"{"a":1,"b":2,"a":3}"#) else {
-            unreachable!()
-        };
-        let got: Vec<(&str, &Value)> = o.iter().collect();
         assert_eq!(
-            got,
-            [("a", &Value::Number(3.0)), ("b", &Value::Number(2.0))]
+            err(r#"{"files":[{}]}"#),
+            (ErrorCode::MissingField, "files[0].id".into())
         );
+        assert_eq!(
+            err(r#"{"files":[{"id":"x","idd":2}]}"#),
+            (ErrorCode::InvalidValue, "files[0].idd".into())
+        );
+        assert_eq!(
+            err(r#"{"files":[{"id":"\udfff"}]}"#),
+            (ErrorCode::LoneSurrogate, "files[0].id".into())
+        );
+        assert_eq!(
+            err(r#"{"files":[{"id":"\ud800x"}]}"#),
+            (ErrorCode::LoneSurrogate, "files[0].id".into())
+        );
+        assert_eq!(err(r#"{"files":[{"id":"x"}"#).0, ErrorCode::InvalidJson);
     }
 
     #[test]
-    fn refuses_what_json_parse_refuses() {
-        for bad in [
-            "",
-            "{",
-            "[1,]",
-            "{\"a\":1,}",
-            "01",
-            "1.",
-            ".5",
-            "+1",
-            "'x'",
-            "\"a\nb\"",
-            "NaN",
-            "[1] x",
-            "{a:1}",
-            "\"\\x\"",
-            "tru",
-        ] {
-            let e = p(bad).err().map(|e| e.code);
-            assert_eq!(e, Some(ErrorCode::InvalidJson), "{bad:?} should be refused");
+    fn parse_follows_json_parse_and_keeps_number_text() {
+        let v = parse(
+            r#" {"b": [1, -2.50e1, true, null], "a": 1e400} "#,
+            &Path::root("t"),
+        )
+        .unwrap();
+        // Numbers keep their digits (serde_json spells the exponent sign out); JSON.parse reads the same.
+        assert_eq!(v.to_string(), r#"{"b":[1,-2.50e+1,true,null],"a":1e+400}"#);
+        for bad in ["", "{", "[1,]", "01", "1.", "NaN", "[1] x", "{a:1}", "'x'"] {
+            assert_eq!(
+                parse(bad, &Path::root("t")).unwrap_err().code,
+                ErrorCode::InvalidJson,
+                "{bad:?}"
+            );
         }
-    }
-
-    #[test]
-    fn refuses_escaped_lone_surrogates() {
-        for bad in [r#""\ud800""#, r#""\udc00x""#, r#""\ud800\u0041""#] {
-            assert_eq!(p(bad).err().map(|e| e.code), Some(ErrorCode::LoneSurrogate));
-        }
-    }
-
-    #[test]
-    fn big_exponents_overflow_like_number() {
-        assert_eq!(p("1e400").ok(), Some(Value::Number(f64::INFINITY)));
-        assert_eq!(p("-0").ok(), Some(Value::Number(-0.0)));
-    }
-
-    fn written(v: &Value) -> String {
-        let mut out = String::new();
-        write(v, &mut out, &|n, o| o.push_str(&format!("<{n:e}>")));
-        out
-    }
-
-    #[test]
-    fn writes_what_json_parse_reads_back() {
-        let text = r#"{"a":[1,-0,true,null,"q\"\\\n\u0001é😀"],"b":{"c":9007199254740992,"d":2.5,"e":1e300}}"#;
-        let v = p(text).unwrap();
-        let out = written(&v);
         assert_eq!(
-            out,
-            r#"{"a":[1,-0,true,null,"q\"\\\n\u0001é😀"],"b":{"c":9007199254740992,"d":<2.5e0>,"e":<1e300>}}"#
-        );
-        let back = written(&Value::Number(f64::NEG_INFINITY));
-        assert_eq!(back, "-1e999");
-        assert_eq!(
-            p(&written(&p(r#"["\u001f",-0]"#).unwrap())).unwrap(),
-            p(r#"["\u001f",-0]"#).unwrap()
+            parse(r#""\ud800""#, &Path::root("t")).unwrap_err().code,
+            ErrorCode::LoneSurrogate
         );
     }
 
     #[test]
-    fn errors_name_the_member_that_went_wrong() {
-        let e = p(r#"{"files":[{"id":"a"},{"id":"\ud800"}]}"#)
-            .err()
-            .unwrap();
-        assert_eq!(
-            (e.code, e.path.as_str()),
-            (ErrorCode::LoneSurrogate, "args.files[1].id")
-        );
-        let e = p(r#"[1,[2,]]"#).err().unwrap();
-        assert_eq!(e.path, "args[1][1]");
-    }
-
-    #[test]
-    fn depth_is_bounded() {
-        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
-        assert_eq!(p(&deep).err().map(|e| e.code), Some(ErrorCode::InvalidJson));
+    fn depth_is_checked_before_parsing() {
         let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
-        assert!(p(&ok).is_ok());
+        assert!(parse(&ok, &Path::root("t")).is_ok());
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        assert_eq!(
+            parse(&deep, &Path::root("t")).unwrap_err().code,
+            ErrorCode::InvalidValue
+        );
+        let in_string = format!(r#"["{}"]"#, "[".repeat(MAX_DEPTH + 5));
+        assert!(!nests_deeper_than(&in_string, MAX_DEPTH));
+    }
+
+    #[test]
+    fn numbers_from_doubles_print_as_javascript_reads_them() {
+        assert_eq!(number_from_f64(15000.0).to_string(), "15000");
+        assert_eq!(number_from_f64(-0.0).to_string(), "-0.0");
+        assert_eq!(
+            number_value(&Number::from_f64(1.5).unwrap_or_else(|| Number::from(0))),
+            1.5
+        );
     }
 }

@@ -1,21 +1,20 @@
 //! The pure-Rust core: every rule of the code-session gating lives here, once. Nothing in this module
 //! knows about JavaScript; the wasm boundary only converts values and maps errors.
+//!
+//! - [`tools`]: the session-aware tool set and each gate site's verdict (and the eager exclusion);
+//! - [`files`]: file refs, their identity, and the narrowing `toInjectedFileRef`;
+//! - [`sessions`]: the partitioned session map, the merge, request baselines and seeding;
+//! - [`calls`]: a call's life — context building, folding, batches and the [`calls::gate::Gate`];
+//! - [`plan`]: the SDK's tool request planner and its schema coercion;
+//! - [`wire`]: the exec wire of the built-in code tools (requests, artifacts);
+//! - [`config`], [`json`], [`error`]: configuration, JSON in and out, typed refusals.
 
-pub mod baseline;
-pub mod batch;
+pub mod calls;
 pub mod config;
-pub mod context;
 pub mod error;
-pub mod file_ref;
-pub mod fold;
-pub mod gate;
-pub mod input;
+pub mod files;
 pub mod json;
-pub mod merge;
-pub mod narrow;
 pub mod plan;
-pub mod seed;
-pub mod session;
+pub mod sessions;
 pub mod tools;
-pub mod value;
 pub mod wire;

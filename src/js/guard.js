@@ -178,6 +178,11 @@ export function createGuard(isReady = () => true) {
 
   return {
     wrap,
+    /**
+     * Throws what a guarded call would throw before entering (poisoned, or not initialised), without
+     * entering anything: for answers served from what the caller already holds.
+     */
+    check: enter,
     /** Whether a trap has poisoned this guard. */
     get poisoned() {
       return poisoned;

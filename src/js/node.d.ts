@@ -1,6 +1,7 @@
 // Types of the Node entry (node.js), which instantiates synchronously at import: the constants are
 // set from the start and the init functions only return the existing exports.
-import type { InitInput, InitOutput, SyncInitInput, codeEnvKinds, codeExecutionTools } from './code_session_gate.js';
+import type { InitInput, InitOutput, SyncInitInput } from './code_session_gate.js';
+import type { codeEnvKinds, codeExecutionTools } from './api.js';
 
 export * from './slim.js';
 

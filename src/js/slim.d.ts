@@ -1,6 +1,7 @@
-// Types of `code-session-gate/slim` (slim.js): the wasm-bindgen glue's API (code_session_gate.d.ts),
+// Types of `code-session-gate/slim` (slim.js): the package's API (api.d.ts),
 // the constants, and the init functions without a default module location.
-import type { InitInput, InitOutput, SyncInitInput, codeEnvKinds, codeExecutionTools } from './code_session_gate.js';
+import type { InitInput, InitOutput, SyncInitInput } from './code_session_gate.js';
+import type { codeEnvKinds, codeExecutionTools } from './api.js';
 
 export * from './api.js';
 

@@ -256,10 +256,11 @@ describe('hostile host values are refusals, not traps', () => {
     for (let i = 0; i < 2000; i++) {
       refuses(() => toInjectedFileRef(throwingKeys, 'e'), 'invalid_value', 'file');
     }
-    refuses(() => toInjectedFileRef(throwingGetter, 'e'), 'invalid_value', 'file');
-    refuses(() => gate.updateSession('execute_code', { session_id: 'e1', files: revoked }, { now: NOW }), 'invalid_value', 'artifact');
+    // Each refusal names the value whose read threw.
+    refuses(() => toInjectedFileRef(throwingGetter, 'e'), 'invalid_value', 'file.name');
+    refuses(() => gate.updateSession('execute_code', { session_id: 'e1', files: revoked }, { now: NOW }), 'invalid_value', 'artifact.files');
     const throwingGet = new Proxy({}, { get() { throw new Error('get says no'); } });
-    refuses(() => gate.beginEventBatch([{ id: 'c', name: 'bash_tool', args: {} }], throwingGet), 'invalid_value', 'options.codeSessionKey');
+    refuses(() => gate.beginEventBatch([{ id: 'c', name: 'bash_tool', args: {} }], throwingGet), 'invalid_value', 'options');
     assert.deepEqual(gate.sessions(), before);
     // Nothing leaked or stayed borrowed: the gate and the module still answer.
     assert.equal(gate.verdict('bash_tool') & pkg.verdictBits().participates, 1);

@@ -62,10 +62,7 @@ describe('package manifest', () => {
   });
 
   test('the tarball ships exactly `files` (plus package.json)', () => {
-    // A directory entry of `files` (snippets/: the glue's inline JavaScript) ships what is inside it.
-    const shipped = consumer.packedFiles.map((f) => (f.startsWith('snippets/') ? 'snippets' : f));
-    assert.deepEqual([...new Set(shipped)].sort(), [...manifest.files, 'package.json'].sort());
-    assert.ok(consumer.packedFiles.some((f) => /^snippets\/[^/]+\/inline0\.js$/.test(f)));
+    assert.deepEqual([...consumer.packedFiles].sort(), [...manifest.files, 'package.json'].sort());
   });
 
   test('no `any` in the shipped types', () => {
@@ -167,20 +164,35 @@ describe('slim entry (host passes a WebAssembly.Module)', () => {
   });
 
   test('a trap inside the instance poisons every later call (fake module that traps)', async () => {
-    // A stand-in for the real module whose toInjectedFileRef executes `unreachable`, loaded through the
-    // package's real glue and api.js: proves the generated wrappers are in place end to end.
+    // A stand-in for the real module, loaded through the package's real glue and api.js: it answers
+    // constants() (the API reads them at init) and traps in callStatic, so the first call rethrows the
+    // trap and every later call, cached answers included, fails closed without entering.
+    const constants = JSON.stringify({
+      gateOps: ['verdict'],
+      staticOps: ['toInjectedFileRef', 'planToolRequests', 'buildExecRequest', 'readExecResponse'],
+      codeExecutionTools: ['execute_code'],
+      codeEnvKinds: ['skill', 'agent', 'user'],
+      verdictBits: [['participates', 1]],
+      maxDepth: 256,
+    });
     const wat = join(consumer.dir, 'trap.wat');
     writeFileSync(
       wat,
       `(module
         (memory (export "memory") 1)
+        (data (i32.const 1024) ${JSON.stringify(constants)})
+        (global $next (mut i32) (i32.const 8192))
         (func (export "__wbindgen_start"))
-        (func (export "codeExecutionTools") (result externref) (ref.null extern))
-        (func (export "codeEnvKinds") (result externref) (ref.null extern))
-        (func (export "toInjectedFileRef") (param externref externref) (result i32 i32 i32) unreachable))`,
+        (func (export "__wbindgen_malloc") (param i32 i32) (result i32) (local $p i32)
+          global.get $next local.set $p
+          global.get $next local.get 0 i32.add global.set $next
+          local.get $p)
+        (func (export "__wbindgen_free") (param i32 i32 i32))
+        (func (export "constants") (result i32 i32) i32.const 1024 i32.const ${Buffer.byteLength(constants)})
+        (func (export "callStatic") (param i32 i32 i32 i32 i32) (result i32 i32) unreachable))`,
     );
     const trapWasm = join(consumer.dir, 'trap.wasm');
-    execFileSync(join(BIN, 'wasm-as'), ['--enable-reference-types', '--enable-multivalue', wat, '-o', trapWasm]);
+    execFileSync(join(BIN, 'wasm-as'), ['--enable-multivalue', wat, '-o', trapWasm]);
     const out = await nodeIn(`
       import { readFileSync } from 'node:fs';
       import * as slim from '${PKG_NAME}/slim';

@@ -1,120 +1,83 @@
-//! Native adapter of the `exec_wire` op: runs a vector's input through `core::wire` the way the SDK oracle
-//! drives the real tools (`tools/sdk-oracle/drivers.cjs`, `execWire`), and compares the result the way
-//! the oracle's `compare` does.
-//! Included by path by the runner and by `tests/conformance_compare.rs`; both provide `support`.
+//! Native adapter of the `exec_wire` op: runs a vector's input through `buildExecRequest` /
+//! `readExecResponse` the way the SDK oracle drives the real tools (tools/sdk-oracle/drivers.cjs,
+//! execWire), and compares the result the way the oracle's `compare` does.
 
-use code_session_gate::core::config::Profile;
+use serde_json::{json, Map, Value};
 
-use super::support::{deep_equal, show};
-use code_session_gate::core::value::{Object, Value};
-use code_session_gate::core::wire::{
-    build_exec_request, read_exec_response, ExecOutcome, PROGRAMMATIC_ENDPOINT,
-};
+use super::client::call_static;
+use super::support::{deep_equal, get, show};
 
-fn member<'v>(v: &'v Value, key: &str) -> Option<&'v Value> {
-    v.as_object().and_then(|o| o.get(key))
-}
-
-fn object(entries: Vec<(&str, Value)>) -> Value {
-    Value::Object(
-        entries
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect::<Object>(),
-    )
-}
-
-fn string(s: &str) -> Value {
-    Value::String(s.to_owned())
-}
-
-/// The definition the oracle injects for the programmatic tools (it also injects a matching tool map,
-/// which `core::wire` reads off non-empty definitions).
 fn oracle_helper() -> Value {
-    object(vec![
-        ("name", string("oracle_helper")),
-        ("description", string("oracle helper tool")),
-        (
-            "parameters",
-            object(vec![
-                ("type", string("object")),
-                ("properties", object(Vec::new())),
-            ]),
-        ),
-    ])
+    json!({
+        "name": "oracle_helper",
+        "description": "oracle helper tool",
+        "parameters": { "type": "object", "properties": {} },
+    })
 }
 
-/// The oracle's canned answer when a vector gives none: a minimal success shaped for the route.
 fn default_response(endpoint: &str) -> Value {
-    let mut entries = Vec::new();
-    if endpoint == PROGRAMMATIC_ENDPOINT {
-        entries.push(("status", string("completed")));
+    let mut r = json!({ "session_id": "oracle-wire", "stdout": "ok", "stderr": "", "files": [] });
+    if endpoint == "exec/programmatic" {
+        r["status"] = json!("completed");
     }
-    entries.extend([
-        ("session_id", string("oracle-wire")),
-        ("stdout", string("ok")),
-        ("stderr", string("")),
-        ("files", Value::Array(Vec::new())),
-    ]);
-    object(entries)
+    r
 }
 
-/// Runs one `exec_wire` input: `{ body, endpoint, headers: {lowercased name: value}, artifact? }`.
-pub fn run(input: &Value, profile: Profile) -> Result<Value, String> {
-    let tool = member(input, "tool")
+pub fn run(input: &Value, profile: &str) -> Result<Value, String> {
+    let tool = get(input, "tool")
         .and_then(Value::as_str)
         .ok_or("input.tool must be a string")?;
-    let empty = Value::Object(Object::new());
-    let factory = member(input, "factory").unwrap_or(&empty);
-    let model_args = member(input, "model_args").ok_or("input.model_args is missing")?;
-    let mut tool_call = member(input, "tool_call")
+    let factory = get(input, "factory").cloned().unwrap_or_else(|| json!({}));
+    let model_args = get(input, "model_args").ok_or("input.model_args is missing")?;
+    let mut tool_call = get(input, "tool_call")
         .cloned()
-        .unwrap_or_else(|| empty.clone());
+        .unwrap_or_else(|| json!({}));
     if tool.starts_with("run_tools_with_") {
         if let Value::Object(call) = &mut tool_call {
             let has_defs = ["toolDefs", "tools"]
                 .iter()
-                .any(|k| call.get(k).is_some_and(|v| !v.is_null()));
+                .any(|k| call.get(*k).is_some_and(|v| !v.is_null()));
             if !has_defs {
-                call.insert("toolDefs", Value::Array(vec![oracle_helper()]));
+                call.insert("toolDefs".into(), json!([oracle_helper()]));
             }
         }
     }
-
-    let request = build_exec_request(profile, tool, factory, &tool_call, model_args)
-        .map_err(|e| format!("build_exec_request failed: [{}] {e}", e.code.as_str()))?;
-    let response = member(input, "response")
+    let request = call_static(
+        "buildExecRequest",
+        &json!({ "tool": tool, "profile": profile, "factory": factory, "toolCall": tool_call, "modelArgs": model_args }),
+    )
+    .map_err(|e| format!("buildExecRequest failed: {e}"))?;
+    let endpoint = request["endpoint"].as_str().unwrap_or("").to_owned();
+    let response = get(input, "response")
         .cloned()
-        .unwrap_or_else(|| default_response(request.endpoint));
-    let outcome = read_exec_response(profile, tool, factory, Some(request.endpoint), &response)
-        .map_err(|e| format!("read_exec_response failed: [{}] {e}", e.code.as_str()))?;
-
-    let headers: Object = request
-        .headers
-        .iter()
-        .map(|(name, value)| (name.to_ascii_lowercase(), Value::String(value.clone())))
-        .collect();
-    let mut out = vec![
-        ("body", Value::Object(request.body)),
-        ("endpoint", string(request.endpoint)),
-        ("headers", Value::Object(headers)),
-    ];
-    if let ExecOutcome::Completed { artifact } = outcome {
-        out.push(("artifact", Value::Object(artifact)));
+        .unwrap_or_else(|| default_response(&endpoint));
+    let outcome = call_static(
+        "readExecResponse",
+        &json!({ "tool": tool, "profile": profile, "factory": factory, "endpoint": endpoint, "response": response }),
+    )
+    .map_err(|e| format!("readExecResponse failed: {e}"))?;
+    let headers: Map<String, Value> = request["headers"]
+        .as_object()
+        .map(|h| {
+            h.iter()
+                .map(|(name, value)| (name.to_ascii_lowercase(), value.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut out = json!({ "body": request["body"], "endpoint": endpoint, "headers": headers });
+    if outcome["status"] == json!("completed") {
+        out["artifact"] = outcome["artifact"].clone();
     }
-    Ok(object(out))
+    Ok(out)
 }
 
-/// The oracle's `exec_wire` comparison: `includes` (deep equality per key), `excludes`, `endpoint`,
-/// `headers` (case-insensitive names; `null` = must be absent) and `artifact` (deep equality; a missing
-/// artifact compares as `null`). Returns one line per difference.
 pub fn compare(expect: &Value, actual: &Value) -> Vec<String> {
     let mut lines = Vec::new();
-    let empty = Object::new();
-    let body = member(actual, "body")
+    let empty = Map::new();
+    let body = get(actual, "body")
         .and_then(Value::as_object)
         .unwrap_or(&empty);
-    if let Some(includes) = member(expect, "includes").and_then(Value::as_object) {
+    if let Some(includes) = get(expect, "includes").and_then(Value::as_object) {
         for (k, want) in includes.iter() {
             match body.get(k) {
                 None => lines.push(format!("body.{k}: expected {}, real <absent>", show(want))),
@@ -127,8 +90,9 @@ pub fn compare(expect: &Value, actual: &Value) -> Vec<String> {
             }
         }
     }
-    for k in member(expect, "excludes")
+    for k in get(expect, "excludes")
         .and_then(Value::as_array)
+        .map(Vec::as_slice)
         .unwrap_or_default()
     {
         let Some(k) = k.as_str() else { continue };
@@ -136,8 +100,8 @@ pub fn compare(expect: &Value, actual: &Value) -> Vec<String> {
             lines.push(format!("body.{k}: expected <absent>, real {}", show(real)));
         }
     }
-    if let Some(want) = member(expect, "endpoint") {
-        let real = member(actual, "endpoint");
+    if let Some(want) = get(expect, "endpoint") {
+        let real = get(actual, "endpoint");
         if real != Some(want) {
             lines.push(format!(
                 "endpoint: expected {}, real {}",
@@ -146,8 +110,8 @@ pub fn compare(expect: &Value, actual: &Value) -> Vec<String> {
             ));
         }
     }
-    if let Some(headers) = member(expect, "headers").and_then(Value::as_object) {
-        let real_headers = member(actual, "headers")
+    if let Some(headers) = get(expect, "headers").and_then(Value::as_object) {
+        let real_headers = get(actual, "headers")
             .and_then(Value::as_object)
             .unwrap_or(&empty);
         for (name, want) in headers.iter() {
@@ -167,8 +131,8 @@ pub fn compare(expect: &Value, actual: &Value) -> Vec<String> {
             }
         }
     }
-    if let Some(want) = member(expect, "artifact") {
-        let real = member(actual, "artifact").unwrap_or(&Value::Null);
+    if let Some(want) = get(expect, "artifact") {
+        let real = get(actual, "artifact").unwrap_or(&Value::Null);
         if !deep_equal(want, real) {
             lines.push(format!(
                 "artifact: expected {}, real {}",

@@ -1,484 +1,385 @@
-//! Native adapters of the session ops: each maps a vector's `input` onto the core gate API (the same
-//! operations the JavaScript `Gate` exposes) and returns the vector's `expect` shape.
+//! Native adapters of the session ops: each maps a vector's `input` onto the gate's operations exactly as
+//! the JavaScript adapters (tests/conformance/js/session_ops.mjs) map it onto the `Gate` class, and
+//! returns the vector's `expect` shape.
 
-use code_session_gate::core::batch::{Disposition, HostAnswer, HostContext};
-use code_session_gate::core::config::Profile;
-use code_session_gate::core::context::{BuiltContext, CallScope, ExecPath, RequestFields};
-use code_session_gate::core::error::{GateError, Path};
-use code_session_gate::core::file_ref::FileRef;
-use code_session_gate::core::fold::{read_request_context, ToolResult};
-use code_session_gate::core::gate::Gate;
-use code_session_gate::core::input;
-use code_session_gate::core::narrow::to_injected_file_ref;
-use code_session_gate::core::session::SessionMap;
-use code_session_gate::core::tools::bits;
-use code_session_gate::core::value::{Object, Value};
+use serde_json::{json, Map, Value};
 
-use super::support::{get, obj, strip_written, NOW};
+use super::client::{call_static, Client};
+use super::support::{get, strip_written, NOW};
 
 type OpResult = Result<Value, String>;
 
-fn err(e: GateError) -> String {
-    format!("{} ({})", e, e.code.as_str())
-}
-
-fn s(v: &str) -> Value {
-    Value::String(v.to_owned())
-}
-
-fn opt_str<'v>(input: &'v Value, key: &str) -> Option<&'v str> {
-    get(input, key).and_then(Value::as_str)
-}
-
 /// The gate a vector describes: profile, host tools, partition, toolExecution, sessions.
-fn gate_for(input: &Value, profile: Profile) -> Result<Gate, String> {
-    let mut cfg = Object::new();
-    cfg.insert("profile", s(profile.as_str()));
+fn gate_for(input: &Value, profile: &str) -> Result<Client, String> {
+    let mut config = Map::new();
+    config.insert("profile".into(), profile.into());
     for (from, to) in [
         ("code_session_tool_names", "codeSessionToolNames"),
         ("code_session_key", "codeSessionKey"),
         ("tool_execution", "toolExecution"),
+        ("sessions", "sessions"),
     ] {
         if let Some(v) = get(input, from) {
-            cfg.insert(to, v.clone());
+            config.insert(to.into(), v.clone());
         }
     }
-    if let Some(v) = get(input, "sessions") {
-        cfg.insert("sessions", v.clone());
-    }
-    Gate::from_value(&Value::Object(cfg), &Path::root("config")).map_err(err)
+    Client::new(Value::Object(config))
 }
 
-fn sessions_out(gate: &Gate) -> Value {
-    gate.sessions()
-        .map_or(Value::Null, |s| strip_written(s.to_pairs()))
+fn sessions_out(g: &mut Client) -> Result<Value, String> {
+    Ok(strip_written(
+        g.call("sessions", json!({}))?.unwrap_or(Value::Null),
+    ))
 }
 
-pub fn gate(input: &Value, profile: Profile) -> OpResult {
-    let g = gate_for(input, profile)?;
-    let v = g.classify(opt_str(input, "name").unwrap_or(""));
-    Ok(obj([
-        ("participates", Value::Bool(v.has(bits::PARTICIPATES))),
-        ("direct_inject", Value::Bool(v.has(bits::DIRECT_INJECT))),
-        ("direct_fold", Value::Bool(v.has(bits::DIRECT_FOLD))),
-        ("event_context", Value::Bool(v.has(bits::EVENT_CONTEXT))),
-        ("event_fold", Value::Bool(v.has(bits::EVENT_FOLD))),
-        (
-            "event_runtime_hint",
-            Value::Bool(v.has(bits::EVENT_RUNTIME_HINT)),
-        ),
-        ("eager_context", Value::Bool(v.has(bits::EAGER_CONTEXT))),
-    ]))
+pub fn gate(input: &Value, profile: &str) -> OpResult {
+    let mut g = gate_for(input, profile)?;
+    let v = g
+        .call("classify", json!({ "name": get(input, "name") }))?
+        .unwrap_or_default();
+    Ok(json!({
+        "participates": v["participates"],
+        "direct_inject": v["directInject"],
+        "direct_fold": v["directFold"],
+        "event_context": v["eventContext"],
+        "event_fold": v["eventFold"],
+        "event_runtime_hint": v["eventRuntimeHint"],
+        "eager_context": v["eagerContext"],
+    }))
 }
 
-pub fn eager_excluded(input: &Value, profile: Profile) -> OpResult {
-    let mut cfg = Object::new();
-    cfg.insert("profile", s(profile.as_str()));
+pub fn eager_excluded(input: &Value, profile: &str) -> OpResult {
+    let mut config = Map::new();
+    config.insert("profile".into(), profile.into());
     if let Some(v) = get(input, "code_session_tool_names") {
-        cfg.insert("codeSessionToolNames", v.clone());
+        config.insert("codeSessionToolNames".into(), v.clone());
     }
     if let Some(v) = get(input, "exclude_tool_names") {
-        cfg.insert(
-            "eagerEventToolExecution",
-            obj([("excludeToolNames", v.clone())]),
+        config.insert(
+            "eagerEventToolExecution".into(),
+            json!({ "excludeToolNames": v }),
         );
     }
     if let Some(v) = get(input, "stateful_sessions") {
-        cfg.insert(
-            "toolExecution",
-            obj([("sandbox", obj([("statefulSessions", v.clone())]))]),
+        config.insert(
+            "toolExecution".into(),
+            json!({ "sandbox": { "statefulSessions": v } }),
         );
     }
-    let mut g = Gate::from_value(&Value::Object(cfg), &Path::root("config")).map_err(err)?;
+    let mut g = Client::new(Value::Object(config))?;
     for n in get(input, "suppressed_tool_names")
         .and_then(Value::as_array)
-        .unwrap_or(&[])
+        .cloned()
+        .unwrap_or_default()
     {
-        g.suppress_eager(n.as_str().unwrap_or(""));
+        g.call("suppressEagerTool", json!({ "name": n }))?;
     }
-    let scope = CallScope {
-        code_session_key: opt_str(input, "agent_code_session_key"),
-        thread_id: None,
+    let options = match get(input, "agent_code_session_key") {
+        Some(k) => json!({ "codeSessionKey": k }),
+        None => json!({}),
     };
-    Ok(obj([(
-        "excluded",
-        Value::Bool(g.eager_excluded(opt_str(input, "name").unwrap_or(""), scope)),
-    )]))
+    let excluded = g.call(
+        "isEagerExcluded",
+        json!({ "name": get(input, "name"), "options": options }),
+    )?;
+    Ok(json!({ "excluded": excluded }))
 }
 
 pub fn narrow(input: &Value) -> OpResult {
-    let path = Path::root("file");
-    let file =
-        FileRef::from_value(get(input, "file").unwrap_or(&Value::Null), &path).map_err(err)?;
-    let r = to_injected_file_ref(&file, opt_str(input, "exec_session_id"));
-    Ok(obj([("ref", r.to_value())]))
+    let r = call_static(
+        "toInjectedFileRef",
+        &json!({ "file": get(input, "file"), "execSessionId": get(input, "exec_session_id") }),
+    )?;
+    Ok(json!({ "ref": r }))
 }
 
-fn context_value(c: &BuiltContext) -> Value {
-    c.to_value()
-}
+const DEFAULT_OBSERVED: [(&str, &[&str]); 3] = [
+    (
+        "direct",
+        &["session_id", "_injected_files", "_runtime_session_hint"],
+    ),
+    ("event", &["codeSessionContext", "runtimeSessionHint"]),
+    ("eager", &["codeSessionContext", "runtimeSessionHint"]),
+];
 
-fn request_fields_value(f: &RequestFields) -> Object {
-    let mut o = Object::new();
-    if let Some(c) = &f.code_session_context {
-        o.insert("codeSessionContext", context_value(c));
-    }
-    if let Some(h) = &f.runtime_session_hint {
-        o.insert("runtimeSessionHint", s(h));
-    }
-    if let Some(b) = &f.code_session_baseline_id {
-        o.insert("codeSessionBaselineId", s(b));
-    }
-    o
-}
-
-pub fn context_for_call(input: &Value, profile: Profile) -> OpResult {
-    let g = gate_for(input, profile)?;
-    let path = opt_str(input, "path")
-        .and_then(ExecPath::parse)
-        .ok_or("unknown path")?;
-    let name = opt_str(input, "name").unwrap_or("");
-    let scope = g.scope(None, opt_str(input, "thread_id"));
-    let (fields, default_observe): (Object, &[&str]) = match path {
-        ExecPath::Direct => {
-            let f = g.direct_fields(name, scope);
-            let mut o = Object::new();
-            if let Some(id) = &f.session_id {
-                o.insert("session_id", s(id));
-            }
-            if let Some(files) = &f.injected_files {
-                o.insert(
-                    "_injected_files",
-                    Value::Array(files.iter().map(|r| r.to_value()).collect()),
-                );
-            }
-            if let Some(h) = &f.runtime_session_hint {
-                o.insert("_runtime_session_hint", s(h));
-            }
-            (
-                o,
-                &["session_id", "_injected_files", "_runtime_session_hint"],
-            )
-        }
-        ExecPath::Event => (
-            request_fields_value(&g.event_fields(name, scope)),
-            &["codeSessionContext", "runtimeSessionHint"],
-        ),
-        ExecPath::Eager => (
-            request_fields_value(&g.eager_fields(name, scope)),
-            &["codeSessionContext", "runtimeSessionHint"],
-        ),
+pub fn context_for_call(input: &Value, profile: &str) -> OpResult {
+    let mut g = gate_for(input, profile)?;
+    let options = match get(input, "thread_id") {
+        Some(t) => json!({ "threadId": t }),
+        None => json!({}),
     };
+    let path = get(input, "path").and_then(Value::as_str).unwrap_or("");
+    let fields = g
+        .call(
+            "contextForCall",
+            json!({ "path": path, "name": get(input, "name"), "options": options }),
+        )?
+        .unwrap_or_default();
     let observe: Vec<String> = match get(input, "observe").and_then(Value::as_array) {
         Some(list) => list
             .iter()
             .filter_map(|k| k.as_str().map(str::to_owned))
             .collect(),
-        None => default_observe.iter().map(|k| (*k).to_owned()).collect(),
+        None => DEFAULT_OBSERVED
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, keys)| keys.iter().map(|k| (*k).to_owned()).collect())
+            .unwrap_or_default(),
     };
-    let picked: Object = fields
-        .into_iter()
-        .filter(|(k, _)| observe.iter().any(|o| o == k))
-        .collect();
-    Ok(obj([("fields", Value::Object(picked))]))
+    let picked: Map<String, Value> = fields
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .filter(|(k, _)| observe.contains(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(json!({ "fields": picked }))
 }
 
-pub fn update_session(input: &Value, profile: Profile) -> OpResult {
+pub fn update_session(input: &Value, profile: &str) -> OpResult {
     let mut g = gate_for(input, profile)?;
-    let mut artifact = Object::new();
+    let mut artifact = Map::new();
     artifact.insert(
-        "session_id",
+        "session_id".into(),
         get(input, "exec_session_id")
             .cloned()
             .unwrap_or(Value::Null),
     );
     for key in ["files", "deleted_files"] {
         if let Some(v) = get(input, key) {
-            artifact.insert(key, v.clone());
+            artifact.insert(key.into(), v.clone());
         }
     }
-    let baseline = match get(input, "baseline") {
-        Some(b) => read_request_context(b, &Path::root("baseline")).map_err(err)?,
-        None => None,
-    };
-    let key = opt_str(input, "key").unwrap_or("execute_code");
-    g.update_session(
-        key,
-        &Value::Object(artifact),
-        baseline.as_ref(),
-        NOW,
-        &Path::root(""),
-    )
-    .map_err(err)?;
-    Ok(obj([("sessions", sessions_out(&g))]))
-}
-
-fn results_of(input: &Value) -> &[Value] {
-    get(input, "results")
-        .and_then(Value::as_array)
-        .unwrap_or(&[])
+    let mut options = json!({ "now": NOW });
+    if let Some(b) = get(input, "baseline") {
+        options["baseline"] = b.clone();
+    }
+    g.call(
+        "updateSession",
+        json!({ "key": get(input, "key"), "artifact": artifact, "options": options }),
+    )?;
+    Ok(json!({ "sessions": sessions_out(&mut g)? }))
 }
 
 fn batch_id(i: usize) -> String {
     format!("oracle_b{i}")
 }
 
-/// The host of a batch vector: what it does to a dispatched request's context and what it answers.
-fn host_context(r: &Value) -> Result<HostContext, String> {
-    match get(r, "host_context") {
-        None => Ok(HostContext::Unchanged),
-        Some(v) => match read_request_context(v, &Path::root("host_context")).map_err(err)? {
-            None => Ok(HostContext::Removed),
-            Some(c) => Ok(HostContext::Replaced(c)),
-        },
-    }
-}
-
-fn host_result(id: &str, r: &Value) -> Result<ToolResult, String> {
-    let status = opt_str(r, "status").unwrap_or("success");
-    let mut o = Object::new();
-    o.insert("toolCallId", s(id));
-    o.insert("status", s(status));
-    if let Some(a) = get(r, "artifact") {
-        o.insert("artifact", a.clone());
-    }
-    let list = input::read_tool_results(
-        &Value::Array(vec![Value::Object(o)]),
-        &Path::root("results"),
-    )
-    .map_err(err)?;
-    list.into_iter()
-        .next()
-        .ok_or_else(|| "no result".to_owned())
-}
-
-/// Host handling of the requests `ids` (in dispatch order) for a batch vector's results.
-type HostHandling = (Vec<(String, HostContext)>, Vec<ToolResult>);
-
-fn host_handles(results: &[Value], ids: &[String]) -> Result<HostHandling, String> {
-    let mut contexts = Vec::new();
+/// The host side of a batch vector: what it did to each request's context (as the JavaScript layer
+/// reports a request back: `unchanged`, or the host's context) and its answers.
+fn host(results: &[Value], requests: &[Value]) -> (Vec<Value>, Vec<Value>) {
+    let mut back = Vec::new();
     let mut answers = Vec::new();
-    for id in ids {
-        let Some(i) = (0..results.len()).find(|i| batch_id(*i) == *id) else {
+    for req in requests {
+        let id = req["id"].as_str().unwrap_or("");
+        let Some(i) = (0..results.len()).find(|j| batch_id(*j) == id) else {
+            back.push(json!({ "id": id, "unchanged": true }));
             continue;
         };
         let r = &results[i];
-        contexts.push((id.clone(), host_context(r)?));
-        answers.push(host_result(id, r)?);
+        back.push(match get(r, "host_context") {
+            None => json!({ "id": id, "unchanged": true }),
+            Some(Value::Null) => json!({ "id": id }),
+            Some(c) => json!({ "id": id, "codeSessionContext": c }),
+        });
+        let mut answer = json!({ "toolCallId": id, "status": r["status"] });
+        if let Some(a) = get(r, "artifact") {
+            answer["artifact"] = a.clone();
+        }
+        answers.push(answer);
     }
-    Ok((contexts, answers))
+    (back, answers)
 }
 
-fn event_calls(results: &[Value], name_key: &str, args_key: &str) -> Result<Vec<Value>, String> {
-    results
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let name = opt_str(r, name_key)
-                .or_else(|| opt_str(r, "name"))
-                .ok_or("drive=batch needs a name")?;
-            let args = get(r, args_key)
-                .or_else(|| get(r, "args"))
-                .cloned()
-                .unwrap_or_else(|| Value::Object(Object::new()));
-            Ok(obj([
-                ("id", s(&batch_id(i))),
-                ("name", s(name)),
-                ("args", args),
-            ]))
-        })
-        .collect()
+fn calls(results: &[Value], name_key: &str, args_key: &str) -> Value {
+    Value::Array(
+        results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let name = get(r, name_key).or_else(|| get(r, "name")).cloned();
+                let args = get(r, args_key)
+                    .or_else(|| get(r, "args"))
+                    .cloned()
+                    .unwrap_or_else(|| json!({}));
+                json!({ "id": batch_id(i), "name": name, "args": args })
+            })
+            .collect(),
+    )
 }
 
-fn dispatched_ids(requests: &[code_session_gate::core::batch::PlannedEventRequest]) -> Vec<String> {
-    requests
-        .iter()
-        .filter(|r| r.disposition == Disposition::Dispatch)
-        .map(|r| r.id.clone())
-        .collect()
+fn list<'v>(v: &'v Value, key: &str) -> &'v [Value] {
+    get(v, key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
-pub fn fold_results(input: &Value, profile: Profile) -> OpResult {
+pub fn fold_results(input: &Value, profile: &str) -> OpResult {
     let mut g = gate_for(input, profile)?;
-    let results = results_of(input);
-    let path = opt_str(input, "path").unwrap_or("");
-    let drive = opt_str(input, "drive").unwrap_or("method");
-    let key = opt_str(input, "code_session_key");
-    let root = Path::root("results");
-    let mut prestarted = None;
+    let results = list(input, "results").to_vec();
+    let path = get(input, "path").and_then(Value::as_str).unwrap_or("");
+    let drive = get(input, "drive")
+        .and_then(Value::as_str)
+        .unwrap_or("method");
+    let key = match get(input, "code_session_key") {
+        Some(k) => json!({ "codeSessionKey": k }),
+        None => json!({}),
+    };
+    let with_now = |key: &Value| {
+        let mut o = key.clone();
+        o["now"] = json!(NOW);
+        o
+    };
+    let mut out = Map::new();
     match (path, drive) {
         ("event", "method") => {
             let named: Vec<Value> = results
                 .iter()
                 .map(|r| {
-                    let mut o = r.as_object().cloned().unwrap_or_default();
-                    o.remove("error_handler_owned");
-                    o.remove("is_command");
-                    Value::Object(o)
+                    let mut o = json!({ "name": r["name"], "status": r["status"] });
+                    if let Some(a) = get(r, "artifact") {
+                        o["artifact"] = a.clone();
+                    }
+                    o
                 })
                 .collect();
-            let list = input::read_named_results(&Value::Array(named), &root).map_err(err)?;
-            let k = g.partition_key(key);
-            g.fold_event_results(&list, &k, NOW, &root).map_err(err)?;
+            g.call(
+                "foldResults",
+                json!({ "path": "event", "results": named, "options": with_now(&key) }),
+            )?;
         }
         ("direct", "method") => {
-            let outcomes = direct_outcomes(results, |i| format!("r{i}"))?;
-            let k = g.partition_key(key);
-            g.fold_direct_results(&outcomes, &k, NOW, &root)
-                .map_err(err)?;
-        }
-        ("direct", "batch") => {
-            let calls: Vec<(Option<String>, String)> = results
+            let outcomes: Vec<Value> = results
                 .iter()
                 .enumerate()
-                .map(|(i, r)| {
-                    (
-                        Some(batch_id(i)),
-                        opt_str(r, "name").unwrap_or("").to_owned(),
-                    )
-                })
+                .map(|(i, r)| direct_outcome(r, &format!("r{i}"), true))
                 .collect();
-            let scope = g.scope(key, None);
-            let k = scope.code_session_key.map(str::to_owned);
-            let (id, _) = g.begin_direct_batch(
-                &calls,
-                CallScope {
-                    code_session_key: k.as_deref(),
-                    thread_id: None,
-                },
-            );
-            let outcomes = direct_outcomes(results, batch_id)?;
-            g.complete_direct_batch(id, &outcomes, NOW, &root)
-                .map_err(err)?;
+            g.call(
+                "foldResults",
+                json!({ "path": "direct", "results": outcomes, "options": with_now(&key) }),
+            )?;
+        }
+        ("direct", "batch") => {
+            let direct_calls: Vec<Value> = results
+                .iter()
+                .enumerate()
+                .map(|(i, r)| json!({ "id": batch_id(i), "name": r["name"] }))
+                .collect();
+            let batch = g
+                .call(
+                    "beginDirectBatch",
+                    json!({ "calls": direct_calls, "options": key }),
+                )?
+                .unwrap_or_default();
+            let outcomes: Vec<Value> = results
+                .iter()
+                .enumerate()
+                .map(|(i, r)| direct_outcome(r, &batch_id(i), false))
+                .collect();
+            g.call(
+                "completeDirectBatch",
+                json!({ "batch": batch["id"], "outcomes": outcomes, "options": { "now": NOW } }),
+            )?;
         }
         ("event", "batch") => {
-            let calls = input::read_event_calls(
-                &Value::Array(event_calls(results, "name", "args")?),
-                &root,
-            )
-            .map_err(err)?;
-            let k = g.scope(key, None).code_session_key.map(str::to_owned);
-            let scope = CallScope {
-                code_session_key: k.as_deref(),
-                thread_id: None,
-            };
-            let (id, requests) = g
-                .begin_event_batch(calls, scope, None, &root)
-                .map_err(err)?;
-            let (contexts, answers) = host_handles(results, &dispatched_ids(&requests))?;
-            let answer = if get(input, "host_rejects") == Some(&Value::Bool(true)) {
-                HostAnswer::Rejected
+            let batch = g
+                .call(
+                    "beginEventBatch",
+                    json!({ "calls": calls(&results, "name", "args"), "options": key }),
+                )?
+                .unwrap_or_default();
+            let (requests, answers) = host(&results, list(&batch, "dispatch"));
+            let options = if get(input, "host_rejects") == Some(&Value::Bool(true)) {
+                json!({ "requests": requests, "rejected": true, "now": NOW })
             } else {
-                HostAnswer::Resolved(answers)
+                json!({ "requests": requests, "results": answers, "now": NOW })
             };
-            g.complete_event_batch(id, &contexts, &answer, NOW, &root)
-                .map_err(err)?;
+            g.call(
+                "completeEventBatch",
+                json!({ "batch": batch["id"], "options": options }),
+            )?;
         }
         ("eager", _) => {
-            let k = g.scope(key, None).code_session_key.map(str::to_owned);
-            let scope = CallScope {
-                code_session_key: k.as_deref(),
-                thread_id: None,
-            };
-            let calls = input::read_event_calls(
-                &Value::Array(event_calls(results, "name", "args")?),
-                &root,
-            )
-            .map_err(err)?;
-            let ids: Vec<String> = match g.prestart_eager(calls, scope, None).map_err(err)? {
-                Some(p) => {
-                    let ids: Vec<String> = p.requests.iter().map(|r| r.id.clone()).collect();
-                    let (contexts, answers) = host_handles(results, &ids)?;
-                    g.settle_eager(p.id, contexts, HostAnswer::Resolved(answers), &root)
-                        .map_err(err)?;
-                    ids
-                }
-                None => Vec::new(),
-            };
-            prestarted = Some(Value::Array(ids.iter().map(|i| s(i)).collect()));
-            let finals = input::read_event_calls(
-                &Value::Array(event_calls(results, "final_name", "final_args")?),
-                &root,
-            )
-            .map_err(err)?;
-            let (id, requests) = g
-                .begin_event_batch(finals, scope, None, &root)
-                .map_err(err)?;
-            let (contexts, answers) = host_handles(results, &dispatched_ids(&requests))?;
-            g.complete_event_batch(id, &contexts, &HostAnswer::Resolved(answers), NOW, &root)
-                .map_err(err)?;
+            let pre = g
+                .call(
+                    "prestartEager",
+                    json!({ "calls": calls(&results, "name", "args"), "options": key }),
+                )?
+                .unwrap_or(Value::Null);
+            let prestarted: Vec<Value> = list(&pre, "requests")
+                .iter()
+                .map(|r| r["id"].clone())
+                .collect();
+            out.insert("prestarted".into(), Value::Array(prestarted));
+            if !pre.is_null() {
+                let (requests, answers) = host(&results, list(&pre, "requests"));
+                g.call(
+                    "settleEager",
+                    json!({ "prestart": pre["id"], "options": { "requests": requests, "results": answers } }),
+                )?;
+            }
+            let batch = g
+                .call(
+                    "beginEventBatch",
+                    json!({ "calls": calls(&results, "final_name", "final_args"), "options": key }),
+                )?
+                .unwrap_or_default();
+            let (requests, answers) = host(&results, list(&batch, "dispatch"));
+            g.call(
+                "completeEventBatch",
+                json!({ "batch": batch["id"], "options": { "requests": requests, "results": answers, "now": NOW } }),
+            )?;
         }
         other => return Err(format!("unsupported fold_results path/drive {other:?}")),
     }
-    let mut out = Object::new();
-    out.insert("sessions", sessions_out(&g));
-    if let Some(p) = prestarted {
-        out.insert("prestarted", p);
-    }
+    out.insert("sessions".into(), sessions_out(&mut g)?);
     Ok(Value::Object(out))
 }
 
-fn direct_outcomes(
-    results: &[Value],
-    id_of: impl Fn(usize) -> String,
-) -> Result<Vec<code_session_gate::core::fold::DirectOutcome>, String> {
-    let list: Vec<Value> = results
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let mut o = Object::new();
-            o.insert("id", s(&id_of(i)));
-            o.insert("name", get(r, "name").cloned().unwrap_or(Value::Null));
-            o.insert("status", get(r, "status").cloned().unwrap_or(Value::Null));
-            if let Some(a) = get(r, "artifact") {
-                o.insert("artifact", a.clone());
+/// A direct outcome from a vector result (`flags`: carry the error-handler and command flags).
+fn direct_outcome(r: &Value, id: &str, flags: bool) -> Value {
+    let mut o = json!({ "id": id, "name": r["name"], "status": r["status"] });
+    if let Some(a) = get(r, "artifact") {
+        o["artifact"] = a.clone();
+    }
+    if flags {
+        for (from, to) in [
+            ("error_handler_owned", "errorHandlerOwned"),
+            ("is_command", "isCommand"),
+        ] {
+            if let Some(v) = get(r, from) {
+                o[to] = v.clone();
             }
-            for (from, to) in [
-                ("error_handler_owned", "errorHandlerOwned"),
-                ("is_command", "isCommand"),
-            ] {
-                if let Some(v) = get(r, from) {
-                    o.insert(to, v.clone());
-                }
-            }
-            Value::Object(o)
-        })
-        .collect();
-    input::read_direct_outcomes(&Value::Array(list), &Path::root("results")).map_err(err)
+        }
+    }
+    o
 }
 
-pub fn seed(input: &Value, profile: Profile) -> OpResult {
+pub fn seed(input: &Value, profile: &str) -> OpResult {
     let mut g = gate_for(input, profile)?;
-    let agents: Vec<Value> = get(input, "agents")
-        .and_then(Value::as_array)
-        .unwrap_or(&[])
+    let agents: Vec<Value> = list(input, "agents")
         .iter()
         .map(|a| {
-            let mut o = Object::new();
+            let mut o = Map::new();
             if let Some(k) = get(a, "codeSessionKey") {
-                o.insert("codeSessionKey", k.clone());
+                o.insert("codeSessionKey".into(), k.clone());
             }
             if let Some(i) = get(a, "initial_sessions") {
-                o.insert("initialSessions", i.clone());
+                o.insert("initialSessions".into(), i.clone());
             }
             Value::Object(o)
         })
         .collect();
-    let agents =
-        input::read_seed_agents(&Value::Array(agents), &Path::root("agents")).map_err(err)?;
-    match opt_str(input, "mode") {
-        Some("run") => {
-            let p = Path::root("initial_sessions");
-            let initial =
-                SessionMap::from_pairs(get(input, "initial_sessions").unwrap_or(&Value::Null), &p)
-                    .map_err(err)?;
-            g.seed_run(&initial, &agents);
-        }
-        Some("agent") => g.seed_agents(&agents),
+    match get(input, "mode").and_then(Value::as_str) {
+        Some("run") => g.call(
+            "seedRun",
+            json!({ "initialSessions": get(input, "initial_sessions"), "agents": agents }),
+        )?,
+        Some("agent") => g.call("seedAgents", json!({ "agents": agents }))?,
         other => return Err(format!("unknown seed mode {other:?}")),
-    }
-    Ok(obj([(
-        "sessions",
-        g.sessions().map_or(Value::Null, SessionMap::to_pairs),
-    )]))
+    };
+    let sessions = g.call("sessions", json!({}))?.unwrap_or(Value::Null);
+    Ok(json!({ "sessions": sessions }))
 }

@@ -10,16 +10,19 @@
 
 use std::rc::Rc;
 
-use super::baseline::Baseline;
-use super::config::{Profile, SandboxConfig};
-use super::file_ref::{Field, FileRef};
-use super::narrow::CodeEnvFile;
-use super::session::{Partition, SessionMap, DEFAULT_CODE_SESSION_KEY};
-use super::tools::{bits, ToolSet};
-use super::value::{Object, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::Deserialize;
+
+use crate::core::config::{Profile, SandboxConfig};
+use crate::core::files::narrow::CodeEnvFile;
+use crate::core::files::{Field, FileRef};
+use crate::core::json::Str;
+use crate::core::sessions::baseline::Baseline;
+use crate::core::sessions::{SessionMap, DEFAULT_CODE_SESSION_KEY};
+use crate::core::tools::{bits, ToolSet};
 
 /// The execution path a call takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ExecPath {
     /// In-process `runTool` (invoke params).
     Direct,
@@ -61,16 +64,16 @@ impl CallScope<'_> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuiltContext {
     /// The partition's exec session (absent only for a seed entry that had none).
-    pub session_id: Option<String>,
+    pub session_id: Option<Str<'static>>,
     /// The narrowed files, when this path sends them.
-    pub files: Option<Rc<[CodeEnvFile]>>,
+    pub files: Option<Rc<[CodeEnvFile<'static>]>>,
     /// The generation of the partition it was built from (a cache key for the boundary).
     pub generation: u64,
 }
 
 impl BuiltContext {
     /// The context as a [`RequestContext`] (what a request carries when the host leaves it alone).
-    pub fn to_request_context(&self) -> RequestContext {
+    pub fn to_request_context(&self) -> RequestContext<'static> {
         RequestContext {
             session_id: match &self.session_id {
                 Some(s) => Field::Set(s.clone()),
@@ -83,40 +86,60 @@ impl BuiltContext {
         }
     }
 
-    /// The context as host data: `{ session_id?, files? }` with the narrowed refs.
-    pub fn to_value(&self) -> Value {
-        let mut o = Object::new();
-        if let Some(s) = &self.session_id {
-            o.insert("session_id", Value::String(s.clone()));
-        }
-        if let Some(files) = &self.files {
-            o.insert(
-                "files",
-                Value::Array(files.iter().map(CodeEnvFile::to_value).collect()),
-            );
-        }
-        Value::Object(o)
-    }
-
     /// The request's baseline: each file's identity under its name, the context's session as fallback.
     pub fn baseline(&self) -> Baseline {
-        self.to_request_context().baseline()
+        let fallback = self.session_id.as_deref().unwrap_or("");
+        let files: Vec<FileRef<'_>> = self
+            .files
+            .as_deref()
+            .unwrap_or(&[])
+            .iter()
+            .map(CodeEnvFile::to_file_ref)
+            .collect();
+        Baseline::of_context(&Field::Set(Str::Borrowed(fallback)), &files)
     }
 }
 
-/// A request's `codeSessionContext` as data, e.g. after the host rewrote it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct RequestContext {
-    /// `session_id` (tri-state: the SDK interpolates `null` as `"null"` in identities).
-    pub session_id: Field<String>,
-    /// `files` (`None` when absent or `null`).
-    pub files: Option<Vec<FileRef>>,
+impl Serialize for BuiltContext {
+    /// `{ session_id?, files? }` with the narrowed refs.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Some(id) = &self.session_id {
+            m.serialize_entry("session_id", id)?;
+        }
+        if let Some(files) = &self.files {
+            m.serialize_entry("files", &files[..])?;
+        }
+        m.end()
+    }
 }
 
-impl RequestContext {
+/// A request's `codeSessionContext` as data, e.g. after the host rewrote it: an object whose
+/// `session_id` is a string or `null` and whose `files` are file refs (or `null`).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+pub struct RequestContext<'a> {
+    /// `session_id` (tri-state: the SDK interpolates `null` as `"null"` in identities).
+    #[serde(default, borrow)]
+    pub session_id: Field<Str<'a>>,
+    /// `files` (`None` when absent or `null`).
+    #[serde(default, borrow)]
+    pub files: Option<Vec<FileRef<'a>>>,
+}
+
+impl RequestContext<'_> {
     /// `codeSessionIdentityByName(context)`.
     pub fn baseline(&self) -> Baseline {
         Baseline::of_context(&self.session_id, self.files.as_deref().unwrap_or(&[]))
+    }
+
+    /// The same context owning its text.
+    pub fn into_owned(self) -> RequestContext<'static> {
+        RequestContext {
+            session_id: self.session_id.map(Str::into_owned),
+            files: self
+                .files
+                .map(|fs| fs.into_iter().map(FileRef::into_owned).collect()),
+        }
     }
 }
 
@@ -124,12 +147,12 @@ impl RequestContext {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DirectFields {
     /// `session_id`.
-    pub session_id: Option<String>,
+    pub session_id: Option<Str<'static>>,
     /// `_injected_files`.
-    pub injected_files: Option<Rc<[CodeEnvFile]>>,
+    pub injected_files: Option<Rc<[CodeEnvFile<'static>]>>,
     /// `_runtime_session_hint`.
     pub runtime_session_hint: Option<String>,
-    /// The generation of the partition the files came from.
+    /// The generation of the partition the fields came from (0: none).
     pub generation: u64,
 }
 
@@ -141,7 +164,7 @@ pub struct RequestFields {
     /// `runtimeSessionHint` (event path only; eager requests never carry one).
     pub runtime_session_hint: Option<String>,
     /// `codeSessionBaselineId` (3.9): the context's `session_id` at request time.
-    pub code_session_baseline_id: Option<String>,
+    pub code_session_baseline_id: Option<Str<'static>>,
 }
 
 /// G1: the invoke params of an in-process call. `sessions` is `None` for a ToolNode built without a
@@ -158,9 +181,9 @@ pub fn direct_fields(
         return out;
     }
     if let Some(p) = sessions.and_then(|s| s.partition(scope.partition_key())) {
-        if let Some(exec) = p.session.session_id.as_deref().filter(|s| !s.is_empty()) {
-            out.session_id = Some(exec.to_owned());
-            out.generation = p.generation;
+        out.generation = p.generation;
+        if let Some(exec) = p.session.session_id.as_ref().filter(|s| !s.is_empty()) {
+            out.session_id = Some(exec.clone());
             if !p.session.files().is_empty() {
                 out.injected_files = Some(p.narrowed());
             }
@@ -185,7 +208,7 @@ pub fn event_context(sessions: Option<&SessionMap>, key: &str) -> Option<BuiltCo
 /// The eager builder (stream `getCodeSessionContext`, for a name already known to pass G7): needs a
 /// non-empty `session_id`; forwards the narrowed list whenever the entry has `files`.
 pub fn eager_context(sessions: &SessionMap, key: &str) -> Option<BuiltContext> {
-    let p: &Partition = sessions.partition(key)?;
+    let p = sessions.partition(key)?;
     let exec = p.session.session_id.as_ref().filter(|s| !s.is_empty())?;
     Some(BuiltContext {
         session_id: Some(exec.clone()),

@@ -3,16 +3,17 @@
 //! A baseline scopes `deleted_files` to what the request saw, lets an echo without a storage id take the
 //! storage it was sent with, and decides whether an inherited echo may re-enter the session.
 
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 
-use super::file_ref::{identity_key, Field, FileRef};
-use super::narrow::CodeEnvFile;
-use super::session::CodeSession;
+use super::CodeSession;
+use crate::core::files::narrow::CodeEnvFile;
+use crate::core::files::{identity_key, Field, FileRef, Identity};
+use crate::core::json::Str;
 
 /// File name → identity (`storage\0id`); a later file of the same name wins, as in the SDK's `Map`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Baseline {
-    by_name: BTreeMap<String, String>,
+    by_name: HashMap<Str<'static>, String>,
 }
 
 impl Baseline {
@@ -21,13 +22,18 @@ impl Baseline {
         Baseline::default()
     }
 
-    fn insert(&mut self, name: &str, identity: String) {
-        self.by_name.insert(name.to_owned(), identity);
+    fn insert(&mut self, name: &Str<'_>, identity: String) {
+        self.by_name.insert(name.to_owned_str(), identity);
     }
 
     /// The identity the request saw under `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.by_name.get(name).map(String::as_str)
+    }
+
+    /// Whether the request saw `identity` under `name`.
+    pub fn saw(&self, name: &str, identity: &Identity<'_>) -> bool {
+        self.get(name).is_some_and(|k| identity.matches_key(k))
     }
 
     /// The number of names.
@@ -42,12 +48,12 @@ impl Baseline {
 
     /// `codeSessionIdentityByName(entry)` for a raw partition entry (the direct path): the fallback storage
     /// is the entry's `session_id`, or `""` when it has none.
-    pub fn of_session(session: Option<&CodeSession>) -> Baseline {
+    pub fn of_session(session: Option<&CodeSession<'_>>) -> Baseline {
         let mut b = Baseline::empty();
         if let Some(s) = session {
             let fallback = s.session_id.as_deref().unwrap_or("");
             for f in s.files() {
-                b.insert(&f.name, f.identity(fallback));
+                b.insert(&f.name, f.identity(fallback).to_key());
             }
         }
         b
@@ -55,7 +61,7 @@ impl Baseline {
 
     /// `codeSessionIdentityByName(context)` for a request's context (the event path). `session_id` is the
     /// context's, kept tri-state because the SDK interpolates it: absent → `""`, `null` → `"null"`.
-    pub fn of_context(session_id: &Field<String>, files: &[FileRef]) -> Baseline {
+    pub fn of_context(session_id: &Field<Str<'_>>, files: &[FileRef<'_>]) -> Baseline {
         let fallback = match session_id {
             Field::Absent => "",
             Field::Null => "null",
@@ -63,14 +69,14 @@ impl Baseline {
         };
         let mut b = Baseline::empty();
         for f in files {
-            b.insert(&f.name, f.identity(fallback));
+            b.insert(&f.name, f.identity(fallback).to_key());
         }
         b
     }
 
     /// The eager prestart's baseline of its narrowed files: `` `${storage_session_id}\0${id}` `` with no
     /// fallback, so a (malformed) ref without storage interpolates as `"undefined"`, as upstream does.
-    pub fn of_eager_refs(files: &[CodeEnvFile]) -> Baseline {
+    pub fn of_eager_refs(files: &[CodeEnvFile<'_>]) -> Baseline {
         let mut b = Baseline::empty();
         for f in files {
             let storage = f.storage_session_id.as_deref().unwrap_or("undefined");
@@ -96,20 +102,20 @@ mod tests {
     #[test]
     fn storage_for_requires_the_whole_id() {
         let mut b = Baseline::empty();
-        b.insert("a.txt", identity_key("s1", "xid"));
+        b.insert(&Str::from("a.txt"), identity_key("s1", "xid"));
         assert_eq!(b.storage_for("a.txt", "xid"), Some("s1"));
         assert_eq!(b.storage_for("a.txt", "id"), None);
         assert_eq!(b.storage_for("b.txt", "xid"), None);
-        b.insert("e.txt", identity_key("", "f"));
+        b.insert(&Str::from("e.txt"), identity_key("", "f"));
         assert_eq!(b.storage_for("e.txt", "f"), Some(""));
     }
 
     #[test]
     fn later_name_wins() {
         let mut first = FileRef::new("f1", "a.txt");
-        first.storage_session_id = Field::Set("s".into());
+        first.storage_session_id = Field::Set(Str::from("s"));
         let second = FileRef::new("f2", "a.txt");
-        let b = Baseline::of_context(&Field::Set("e".into()), &[first, second]);
+        let b = Baseline::of_context(&Field::Set(Str::from("e")), &[first, second]);
         assert_eq!(b.get("a.txt"), Some("e\0f2"));
         let null_session = Baseline::of_context(&Field::Null, &[FileRef::new("f", "n")]);
         assert_eq!(null_session.get("n"), Some("null\0f"));

@@ -4,8 +4,11 @@
 //! into existing partitions by `(storage, id)` without name replacement; the existing `session_id` and
 //! `lastUpdated` win.
 
-use super::file_ref::{identity_key, Field, FileRef};
-use super::session::{CodeSession, SessionMap, DEFAULT_CODE_SESSION_KEY};
+use std::collections::HashSet;
+
+use super::{SessionMap, StoredSession, DEFAULT_CODE_SESSION_KEY};
+use crate::core::files::{identity_key, Field, StoredFile};
+use crate::core::json::Str;
 
 /// An agent of a run (`codeSessionKey` only) or of a subagent child plan (with its own seeds).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -17,11 +20,11 @@ pub struct SeedAgent {
 }
 
 /// `file.storage_session_id ?? session_id` where the result may itself be absent.
-fn fill_storage(file: &FileRef, session_id: Option<&str>) -> FileRef {
+fn fill_storage(file: &StoredFile, session_id: Option<&Str<'static>>) -> StoredFile {
     let mut f = file.clone();
     if f.storage_session_id.get().is_none() {
         f.storage_session_id = match session_id {
-            Some(s) => Field::Set(s.to_owned()),
+            Some(s) => Field::Set(s.clone()),
             None => Field::Absent,
         };
     }
@@ -30,7 +33,7 @@ fn fill_storage(file: &FileRef, session_id: Option<&str>) -> FileRef {
 
 /// The seed key of a file: `` `${storage ?? fallback}\0${id}` ``, where a missing value interpolates as
 /// `"undefined"` exactly as the SDK's template literal does.
-fn seed_key(file: &FileRef, fallback: Option<&str>) -> String {
+fn seed_key(file: &StoredFile, fallback: Option<&str>) -> String {
     let storage = file
         .storage_session_id
         .as_deref()
@@ -40,10 +43,10 @@ fn seed_key(file: &FileRef, fallback: Option<&str>) -> String {
 }
 
 /// `cloneToolSessionContext`.
-fn clone_context(context: &CodeSession) -> CodeSession {
+fn clone_context(context: &StoredSession) -> StoredSession {
     let mut c = context.clone();
     if let Some(files) = &context.files {
-        let sid = context.session_id.as_deref();
+        let sid = context.session_id.as_ref();
         c.files = Some(files.iter().map(|f| fill_storage(f, sid)).collect());
     }
     c
@@ -51,7 +54,7 @@ fn clone_context(context: &CodeSession) -> CodeSession {
 
 /// `mergeToolSessionContext`: store a clone under a new key; for an existing key append only incoming
 /// files whose `(storage, id)` is not present yet.
-fn merge_context(sessions: &mut SessionMap, key: &str, context: &CodeSession) {
+fn merge_context(sessions: &mut SessionMap, key: &str, context: &StoredSession) {
     let Some(existing) = sessions.get(key) else {
         sessions.set(key, clone_context(context));
         return;
@@ -61,22 +64,19 @@ fn merge_context(sessions: &mut SessionMap, key: &str, context: &CodeSession) {
         return;
     }
     let existing_sid = existing.session_id.as_deref();
-    let mut seen: Vec<String> = existing
+    let mut seen: HashSet<String> = existing
         .files()
         .iter()
         .map(|f| seed_key(f, existing_sid))
         .collect();
-    let mut files: Vec<FileRef> = existing.files().to_vec();
-    let sid = context.session_id.as_deref();
-    for file in incoming {
-        let key_of = seed_key(file, sid);
-        if seen.contains(&key_of) {
-            continue;
-        }
-        seen.push(key_of);
-        files.push(fill_storage(file, sid));
-    }
     let mut updated = existing.clone();
+    let mut files: Vec<StoredFile> = updated.files.take().unwrap_or_default();
+    let sid = context.session_id.as_ref();
+    for file in incoming {
+        if seen.insert(seed_key(file, sid.map(|s| s.as_str()))) {
+            files.push(fill_storage(file, sid));
+        }
+    }
     updated.files = Some(files);
     sessions.set(key, updated);
 }
@@ -131,12 +131,17 @@ pub fn seed_agents(sessions: &mut SessionMap, agents: &[SeedAgent]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::files::FileRef;
+    use crate::core::json::RawJson;
+    use crate::core::json::RawText;
+    use crate::core::sessions::CodeSession;
 
-    fn entry(session_id: Option<&str>, files: &[FileRef]) -> CodeSession {
+    fn entry(session_id: Option<&'static str>, files: &[StoredFile]) -> StoredSession {
+        let one: &'static RawJson = serde_json::from_str("1").unwrap();
         CodeSession {
-            session_id: session_id.map(str::to_owned),
+            session_id: session_id.map(Str::from),
             files: Some(files.to_vec()),
-            last_updated: Some(1.0),
+            last_updated: Some(RawText::Borrowed(one)),
             ..CodeSession::default()
         }
     }
@@ -146,7 +151,7 @@ mod tests {
         let mut sessions = SessionMap::new();
         sessions.set("k", entry(None, &[FileRef::new("a", "a.txt")]));
         let mut stored = FileRef::new("a", "other.txt");
-        stored.storage_session_id = Field::Set("undefined".into());
+        stored.storage_session_id = Field::Set(Str::from("undefined"));
         let mut agents_seed = SessionMap::new();
         agents_seed.set("k", entry(Some("s"), &[stored, FileRef::new("b", "b.txt")]));
         seed_run(&mut sessions, &agents_seed, &[]);
@@ -160,8 +165,8 @@ mod tests {
     #[test]
     fn clone_keeps_extra_keys_and_fills_storage() {
         let mut seed = entry(Some("s"), &[FileRef::new("a", "a.txt")]);
-        seed.extra
-            .insert("custom", super::super::value::Value::Bool(true));
+        let t: &'static RawJson = serde_json::from_str("true").unwrap();
+        seed.extra.push((Str::from("custom"), RawText::Borrowed(t)));
         let mut initial = SessionMap::new();
         initial.set("p", seed);
         let mut sessions = SessionMap::new();

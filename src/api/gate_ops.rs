@@ -1,0 +1,384 @@
+//! The operations on a gate: each decodes its arguments, runs the gate, and writes its answer.
+
+use super::answers::{self, ContextAnswer};
+use super::params::Params;
+use super::{unknown_op, GateSession, NULL};
+use crate::core::calls::batch::{EventCall, HostContext};
+use crate::core::calls::context::{CallScope, ExecPath};
+use crate::core::calls::fold::{DirectOutcome, ToolResult};
+use crate::core::calls::gate::{BatchEnd, Gate};
+use crate::core::calls::input::{
+    self, DirectCall, HostRequest, NamedResult, Options, SeedAgentInput,
+};
+use crate::core::config::ConfigInput;
+use crate::core::error::{ErrorCode, GateError, GateResult, Path};
+use crate::core::files::Field;
+use crate::core::json::{Obj, RawText, Str};
+use crate::core::sessions::SessionPairs;
+use crate::core::tools::bits;
+
+/// The parameters of each gate operation, in the order of [`super::GATE_OPS`].
+pub const PARAMS: [&[&str]; 22] = [
+    &["name"],
+    &["name"],
+    &["name", "options"],
+    &["name"],
+    &["path", "name", "options", "have", "list"],
+    &["key", "artifact", "options"],
+    &["path", "results", "options"],
+    &["calls", "options", "list"],
+    &["batch", "outcomes", "options"],
+    &["calls", "options", "list"],
+    &["batch", "options"],
+    &["calls", "options", "list"],
+    &["prestart", "options"],
+    &["initialSessions", "agents"],
+    &["agents"],
+    &[],
+    &["key"],
+    &["sessions"],
+    &[],
+    &["batch"],
+    &[],
+    &[],
+];
+
+/// `new Gate(config)`: the gate, and what the JavaScript layer keeps of it (`profile` and the verdict of
+/// every name that has one; also the answer of `describe`).
+pub fn new_gate(args: &[Option<&str>]) -> GateResult<(GateSession, String)> {
+    let p = Params::new(args, &["config"]);
+    let config: Option<Obj<ConfigInput<'_, SessionPairs<'_>>>> = match p.text(0) {
+        None => None,
+        Some(_) => Some(p.present(0)?),
+    };
+    let (config, sessions) = match config {
+        Some(Obj(c)) => (c.config(), c.sessions),
+        None => Default::default(),
+    };
+    let sessions = match sessions {
+        Field::Absent => Some(Default::default()),
+        Field::Null => None,
+        Field::Set(pairs) => Some(pairs.into_map()),
+    };
+    let gate = Gate::new(config, sessions);
+    let answer = answers::created(&gate);
+    Ok((GateSession::new(gate), answer))
+}
+
+/// The scope an options object names, with the gate's default partition filled in.
+struct Scope<'a> {
+    key: Option<String>,
+    thread: Option<Str<'a>>,
+}
+
+impl<'a> Scope<'a> {
+    fn read(gate: &Gate, options: &Options<'a>) -> GateResult<Scope<'a>> {
+        let key = options.code_session_key()?;
+        let thread = options.thread_id()?;
+        Ok(Scope {
+            key: gate
+                .scope(key.as_deref(), None)
+                .code_session_key
+                .map(str::to_owned),
+            thread,
+        })
+    }
+
+    fn scope(&self) -> CallScope<'_> {
+        CallScope {
+            code_session_key: self.key.as_deref(),
+            thread_id: self.thread.as_deref(),
+        }
+    }
+}
+
+/// A list of records (`undefined` is `missing_field`, `null` and non-arrays `invalid_type`).
+fn records<'a, T: serde::Deserialize<'a>>(p: &Params<'a>, i: usize) -> GateResult<Vec<T>> {
+    Ok(p.present::<Vec<Obj<T>>>(i)?
+        .into_iter()
+        .map(|o| o.0)
+        .collect())
+}
+
+/// Runs gate operation `op` (its place in [`super::GATE_OPS`]).
+pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<String> {
+    let names = PARAMS
+        .get(op as usize)
+        .copied()
+        .ok_or_else(|| unknown_op(op))?;
+    let p = Params::new(args, names);
+    let g = &mut s.gate;
+    match op {
+        // verdict
+        0 => Ok(g.classify(&p.string(0)?).0.to_string()),
+        // classify
+        1 => Ok(answers::verdict_object(g.classify(&p.string(0)?))),
+        // isEagerExcluded
+        2 => {
+            let name = p.string(0)?;
+            let options = Options::read(p.text(1))?;
+            let key = options.code_session_key()?;
+            let thread = options.thread_id()?;
+            let scope = g.scope(key.as_deref(), thread.as_deref());
+            Ok(g.eager_excluded(&name, scope).to_string())
+        }
+        // suppressEagerTool
+        3 => {
+            g.suppress_eager(&p.string(0)?);
+            Ok(NULL.to_owned())
+        }
+        // contextForCall
+        4 => context_for_call(s, &p),
+        // updateSession
+        5 => {
+            let key = p.string(0)?;
+            let artifact: RawText = p.required(1)?;
+            let options = Options::read(p.text(2))?;
+            let now = options.now()?;
+            let baseline = options.baseline()?;
+            g.update_session(
+                &key,
+                artifact.raw(),
+                baseline.as_ref(),
+                &now,
+                &Path::root("artifact"),
+            )?;
+            Ok(NULL.to_owned())
+        }
+        // foldResults
+        6 => {
+            let which = p.string(0)?;
+            let options = Options::read(p.text(2))?;
+            let now = options.now()?;
+            let key = g.partition_key(options.code_session_key()?.as_deref());
+            options.thread_id()?;
+            let rp = Path::root("results");
+            match which.as_str() {
+                "event" => {
+                    let named: Vec<NamedResult> = records(&p, 1)?;
+                    let mut read = Vec::with_capacity(named.len());
+                    for (i, r) in named.into_iter().enumerate() {
+                        let name = match r.name {
+                            Field::Null => None,
+                            Field::Set(n) => Some(n),
+                            Field::Absent => {
+                                return Err(GateError::missing(&rp.index(i).key("name")))
+                            }
+                        };
+                        read.push((
+                            name,
+                            ToolResult {
+                                tool_call_id: Str::from(format!("r{i}")),
+                                status: r.status,
+                                artifact: r.artifact,
+                            },
+                        ));
+                    }
+                    g.fold_event_results(&read, &key, &now, &rp)?;
+                }
+                "direct" => {
+                    let outcomes: Vec<DirectOutcome> = records(&p, 1)?;
+                    g.fold_direct_results(&outcomes, &key, &now, &rp)?;
+                }
+                other => {
+                    return Err(GateError::new(
+                        ErrorCode::InvalidValue,
+                        &Path::root("path"),
+                        format!("expected \"event\" or \"direct\", got {other:?}"),
+                    ))
+                }
+            }
+            Ok(NULL.to_owned())
+        }
+        // beginDirectBatch
+        7 => {
+            let options = Options::read(p.text(1))?;
+            let calls: Vec<DirectCall> = records(&p, 0)?;
+            let scope = Scope::read(g, &options)?;
+            let list = p.get(2)?.unwrap_or(0);
+            let (id, fields) = g.begin_direct_batch(&calls, scope.scope());
+            Ok(answers::direct_batch(id, &fields, list, &mut s.lists))
+        }
+        // completeDirectBatch
+        8 => {
+            let batch = p.id(0)?;
+            let options = Options::read(p.text(2))?;
+            let now = options.now()?;
+            let outcomes: Vec<DirectOutcome> = records(&p, 1)?;
+            g.complete_direct_batch(batch, &outcomes, &now, &Path::root(""))?;
+            Ok(NULL.to_owned())
+        }
+        // beginEventBatch
+        9 => {
+            let options = Options::read(p.text(1))?;
+            let calls: Vec<EventCall> = records(&p, 0)?;
+            let scope = Scope::read(g, &options)?;
+            let schemas = options.tool_schemas()?;
+            let list = p.get(2)?.unwrap_or(0);
+            let (id, requests) = g.begin_event_batch(
+                &calls,
+                scope.scope(),
+                schemas.as_ref(),
+                &Path::root("calls"),
+            )?;
+            Ok(answers::event_batch(id, &requests, list, &mut s.lists))
+        }
+        // completeEventBatch
+        10 => {
+            let batch = p.id(0)?;
+            let options = Options::read(p.text(1))?;
+            let now = options.now()?;
+            let (requests, answer) = options.handling()?;
+            let contexts = host_contexts(requests);
+            let end =
+                g.complete_event_batch(batch, &contexts, &answer, &now, &Path::root("options"))?;
+            Ok(match end {
+                BatchEnd::Folded => "\"folded\"",
+                BatchEnd::Failed => "\"failed\"",
+            }
+            .to_owned())
+        }
+        // prestartEager
+        11 => {
+            let options = Options::read(p.text(1))?;
+            let calls: Vec<EventCall> = records(&p, 0)?;
+            let key = Scope::read(g, &options)?.key;
+            let schemas = options.tool_schemas()?;
+            let list = p.get(2)?.unwrap_or(0);
+            let scope = CallScope {
+                code_session_key: key.as_deref(),
+                thread_id: None,
+            };
+            match g.prestart_eager(&calls, scope, schemas.as_ref())? {
+                None => Ok(NULL.to_owned()),
+                Some(batch) => Ok(answers::prestart(
+                    batch.id,
+                    &batch.requests,
+                    list,
+                    &mut s.lists,
+                )),
+            }
+        }
+        // settleEager
+        12 => {
+            let prestart = p.id(0)?;
+            let options = Options::read(p.text(1))?;
+            let (requests, answer) = options.handling()?;
+            g.settle_eager(
+                prestart,
+                host_contexts(requests),
+                answer,
+                &Path::root("options"),
+            )?;
+            Ok(NULL.to_owned())
+        }
+        // seedRun
+        13 => {
+            let initial: SessionPairs = p.present(0)?;
+            let agents: Option<Option<Vec<Obj<SeedAgentInput>>>> = p.get(1)?;
+            let agents = input::seed_agents(agents.flatten().unwrap_or_default());
+            g.seed_run(&initial.into_map(), &agents);
+            Ok(NULL.to_owned())
+        }
+        // seedAgents
+        14 => {
+            let agents: Vec<Obj<SeedAgentInput>> = p.present(0)?;
+            g.seed_agents(&input::seed_agents(agents));
+            Ok(NULL.to_owned())
+        }
+        // sessions
+        15 => Ok(match g.sessions() {
+            Some(map) => crate::core::json::to_text(map),
+            None => NULL.to_owned(),
+        }),
+        // session
+        16 => {
+            let key = p.string(0)?;
+            Ok(match g.sessions().and_then(|m| m.get(&key)) {
+                Some(entry) => crate::core::json::to_text(entry),
+                None => String::new(),
+            })
+        }
+        // setSessions
+        17 => {
+            let pairs: Option<SessionPairs> = p.required(0)?;
+            g.set_sessions(pairs.map(SessionPairs::into_map));
+            s.lists.clear();
+            Ok(NULL.to_owned())
+        }
+        // resetRun
+        18 => {
+            g.reset_run();
+            Ok(NULL.to_owned())
+        }
+        // abandon
+        19 => Ok(g.abandon(p.id(0)?).to_string()),
+        // verdictTable
+        20 => Ok(answers::verdict_table(g)),
+        // describe: the profile and every name with a verdict
+        21 => Ok(answers::created(g)),
+        _ => Err(unknown_op(op)),
+    }
+}
+
+/// `contextForCall`: the answer, `{"same":1}` when the caller's answer (which depended on the
+/// partition state `have`) still holds, or the fields with their file list by reference.
+fn context_for_call(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let path_text = p.string(0)?;
+    let path = ExecPath::parse(&path_text).ok_or_else(|| {
+        GateError::new(
+            ErrorCode::InvalidValue,
+            &Path::root("path"),
+            format!(
+                "expected \"direct\", \"event\" or \"eager\", got {:?}",
+                path_text.as_str()
+            ),
+        )
+    })?;
+    let name = p.string(1)?;
+    let options = Options::read(p.text(2))?;
+    let have: Option<u64> = p.get(3)?;
+    let list: u64 = p.get(4)?.unwrap_or(0);
+    let g = &s.gate;
+    let key = options.code_session_key()?;
+    let thread = options.thread_id()?;
+    let scope = g.scope(key.as_deref(), thread.as_deref());
+    // The answer depends on the partition only where the name reads it; its state is its generation.
+    let site = match path {
+        ExecPath::Direct => bits::DIRECT_INJECT,
+        ExecPath::Event => bits::EVENT_CONTEXT,
+        ExecPath::Eager => bits::EAGER_CONTEXT,
+    };
+    let dep = g.classify(&name).has(site).then(|| {
+        g.sessions()
+            .and_then(|m| m.partition(scope.partition_key()))
+            .map_or(0, |p| p.generation)
+    });
+    if have.is_some() && have == dep {
+        return Ok(r#"{"same":1}"#.to_owned());
+    }
+    let answer = match path {
+        ExecPath::Direct => ContextAnswer::Direct(g.direct_fields(&name, scope)),
+        ExecPath::Event => ContextAnswer::Request(g.event_fields(&name, scope)),
+        ExecPath::Eager => ContextAnswer::Request(g.eager_fields(&name, scope)),
+    };
+    Ok(answers::context(&answer, dep, list, &mut s.lists))
+}
+
+/// What the host did to each request's context.
+fn host_contexts(requests: Vec<HostRequest<'_>>) -> Vec<(Str<'_>, HostContext<'_>)> {
+    requests
+        .into_iter()
+        .map(|r| {
+            let context = if r.unchanged {
+                HostContext::Unchanged
+            } else {
+                match r.code_session_context {
+                    None => HostContext::Removed,
+                    Some(Obj(c)) => HostContext::Replaced(c),
+                }
+            };
+            (r.id, context)
+        })
+        .collect()
+}

@@ -1,0 +1,191 @@
+//! Narrowed file lists in answers, by reference.
+//!
+//! A context carries the partition's narrowed files, and most calls of a conversation see a list the
+//! JavaScript layer has already built (nothing was written since), or one that differs from it by a few
+//! files (a fold appended outputs, every echo kept its identity). So a list is written as its
+//! generation when the caller holds it, as the picks from a list it holds plus the new refs when it
+//! holds a base, and in full otherwise:
+//!
+//! ```text
+//! {"gen":7}                                    the caller's list 7, as it is
+//! {"gen":9,"base":7,"pick":[0,1,-1],"add":[…]} list 7's items 0 and 1, then the first added ref
+//! {"gen":9,"add":[…]}                          every ref, in order
+//! ```
+//!
+//! The caller names the list it holds (`have`); the gate keeps the last few lists it wrote, so that it can
+//! diff against them.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+use crate::core::files::narrow::CodeEnvFile;
+
+/// How many written lists the gate keeps to diff against.
+const KEPT: usize = 16;
+
+/// A narrowed list and the partition generation it was narrowed from.
+pub type List = (u64, Rc<[CodeEnvFile<'static>]>);
+
+/// The lists the gate wrote lately.
+#[derive(Debug, Default)]
+pub struct Lists {
+    kept: Vec<List>,
+}
+
+impl Lists {
+    /// Remembers `list` (most recent last).
+    pub fn remember(&mut self, list: &List) {
+        if self.kept.iter().any(|(g, _)| *g == list.0) {
+            return;
+        }
+        if self.kept.len() >= KEPT {
+            self.kept.remove(0);
+        }
+        self.kept.push(list.clone());
+    }
+
+    /// The list of generation `gen`, if still kept.
+    pub fn get(&self, gen: u64) -> Option<&List> {
+        self.kept.iter().find(|(g, _)| *g == gen)
+    }
+
+    /// Forgets every list (their generations will never come back).
+    pub fn clear(&mut self) {
+        self.kept.clear();
+    }
+}
+
+/// A list as an answer writes it, relative to what the caller holds: worked out when the answer is
+/// assembled, written when it is serialised.
+#[derive(Debug)]
+pub struct ListOut {
+    list: List,
+    base: Option<u64>,
+    pick: Option<Vec<i64>>,
+    known: bool,
+}
+
+impl Lists {
+    /// `list` for a caller that holds the list of generation `have` (0: none); the list is kept for
+    /// later diffs.
+    pub fn out(&mut self, list: List, have: u64) -> ListOut {
+        let known = have != 0 && have == list.0;
+        let base = (!known && have != 0).then(|| self.get(have)).flatten();
+        let (base, pick) = match base {
+            Some((g, b)) => (Some(*g), Some(picks(&list.1, b))),
+            None => (None, None),
+        };
+        self.remember(&list);
+        ListOut {
+            list,
+            base,
+            pick,
+            known,
+        }
+    }
+}
+
+/// For each item of `new`: its index in `base`, or -1 when `base` has no equal ref. Items are first
+/// compared with the one at the same position by their shared text (no hashing in the common case of an
+/// unchanged or appended list).
+fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64> {
+    let mut index: Option<HashMap<&CodeEnvFile<'static>, usize>> = None;
+    new.iter()
+        .enumerate()
+        .map(|(i, f)| {
+            if base.get(i).is_some_and(|b| b.same_texts(f) || b == f) {
+                return i as i64;
+            }
+            let index = index.get_or_insert_with(|| {
+                let mut m = HashMap::with_capacity(base.len());
+                for (j, b) in base.iter().enumerate().rev() {
+                    m.insert(b, j);
+                }
+                m
+            });
+            index.get(f).map_or(-1, |&j| j as i64)
+        })
+        .collect()
+}
+
+impl Serialize for ListOut {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (gen, list) = &self.list;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("gen", gen)?;
+        if self.known {
+            return m.end();
+        }
+        if let Some(base) = self.base {
+            m.serialize_entry("base", &base)?;
+        }
+        m.serialize_entry(
+            "add",
+            &Added {
+                list,
+                pick: self.pick.as_deref(),
+            },
+        )?;
+        if let Some(pick) = &self.pick {
+            m.serialize_entry("pick", pick)?;
+        }
+        m.end()
+    }
+}
+
+/// The refs of `list` that the picks leave to be added (all of them without picks).
+struct Added<'a> {
+    list: &'a [CodeEnvFile<'static>],
+    pick: Option<&'a [i64]>,
+}
+
+impl Serialize for Added<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for (i, f) in self.list.iter().enumerate() {
+            let picked = self.pick.and_then(|p| p.get(i)).is_some_and(|&j| j >= 0);
+            if !picked {
+                seq.serialize_element(f)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::files::narrow::to_injected_file_ref;
+    use crate::core::files::FileRef;
+    use crate::core::json::{self, Str};
+
+    fn list(gen: u64, names: &[&'static str]) -> List {
+        let exec = Str::from("e");
+        let refs: Vec<CodeEnvFile<'static>> = names
+            .iter()
+            .map(|n| to_injected_file_ref(&FileRef::new(*n, *n), Some(&exec)))
+            .collect();
+        (gen, refs.into())
+    }
+
+    #[test]
+    fn lists_are_written_by_reference_by_diff_or_in_full() {
+        let mut lists = Lists::default();
+        let a = list(3, &["a", "b"]);
+        lists.remember(&a);
+        assert_eq!(json::to_text(&lists.out(a, 3)), r#"{"gen":3}"#);
+        let b = list(4, &["b", "c"]);
+        assert_eq!(
+            json::to_text(&lists.out(b.clone(), 3)),
+            r#"{"gen":4,"base":3,"add":[{"id":"c","resource_id":"c","name":"c","storage_session_id":"e","kind":"user"}],"pick":[1,-1]}"#
+        );
+        assert_eq!(
+            json::to_text(&lists.out(b.clone(), 0)),
+            r#"{"gen":4,"add":[{"id":"b","resource_id":"b","name":"b","storage_session_id":"e","kind":"user"},{"id":"c","resource_id":"c","name":"c","storage_session_id":"e","kind":"user"}]}"#
+        );
+        // A base the gate no longer keeps: the list in full.
+        assert!(json::to_text(&lists.out(b, 99)).starts_with(r#"{"gen":4,"add":[{"id":"b""#));
+    }
+}

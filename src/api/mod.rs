@@ -1,0 +1,174 @@
+//! The operations as the JavaScript layer calls them: each takes its arguments as one JSON text (an
+//! object keyed by the parameter names, so that refusals carry paths like `artifact.files[0].name`)
+//! and answers with one JSON text. Pure Rust: the wasm bindings only move the bytes, and the native
+//! conformance runner drives exactly the same functions.
+//!
+//! Operations are numbered by their place in [`GATE_OPS`] and [`STATIC_OPS`]; the JavaScript layer reads
+//! both lists once ([`constants`]), so the numbering lives here only. Each argument is passed as its own
+//! JSON text (`None` for `undefined`), named by the operation's parameter list, which roots the paths of
+//! refusals (`artifact.files[0].name`). An answer is JSON, except that an empty text means `undefined`.
+
+mod answers;
+mod gate_ops;
+pub mod lists;
+mod params;
+mod static_ops;
+
+use serde::Serialize;
+
+use crate::core::calls::gate::Gate;
+use crate::core::error::{ErrorCode, GateError, GateResult};
+use crate::core::files::narrow::CODE_ENV_KINDS;
+use crate::core::json;
+use crate::core::tools::{bits, CODE_EXECUTION_TOOLS};
+use lists::Lists;
+
+pub use gate_ops::new_gate;
+
+/// The parameter of `new Gate(config)`.
+pub const NEW_PARAMS: [&str; 1] = ["config"];
+
+/// The operations on a gate, in the order of their numbers.
+pub const GATE_OPS: [&str; 22] = [
+    "verdict",
+    "classify",
+    "isEagerExcluded",
+    "suppressEagerTool",
+    "contextForCall",
+    "updateSession",
+    "foldResults",
+    "beginDirectBatch",
+    "completeDirectBatch",
+    "beginEventBatch",
+    "completeEventBatch",
+    "prestartEager",
+    "settleEager",
+    "seedRun",
+    "seedAgents",
+    "sessions",
+    "session",
+    "setSessions",
+    "resetRun",
+    "abandon",
+    "verdictTable",
+    "describe",
+];
+
+/// The operations without a gate, in the order of their numbers.
+pub const STATIC_OPS: [&str; 4] = [
+    "toInjectedFileRef",
+    "planToolRequests",
+    "buildExecRequest",
+    "readExecResponse",
+];
+
+/// A gate and what the gate remembers of the answers it gave (the file lists it wrote).
+#[derive(Debug)]
+pub struct GateSession {
+    /// The gate.
+    pub gate: Gate,
+    lists: Lists,
+}
+
+impl GateSession {
+    /// A session over `gate`.
+    pub fn new(gate: Gate) -> Self {
+        GateSession {
+            gate,
+            lists: Lists::default(),
+        }
+    }
+}
+
+/// Runs gate operation `op` on its arguments (each a JSON text, `None` for `undefined`).
+pub fn call(session: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<String> {
+    gate_ops::call(session, op, args)
+}
+
+/// Runs operation `op` of [`STATIC_OPS`] on its arguments.
+pub fn call_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
+    static_ops::call(op, args)
+}
+
+/// The parameter names of gate operation `op` (empty for an unknown one).
+pub fn gate_params(op: u32) -> &'static [&'static str] {
+    gate_ops::PARAMS.get(op as usize).copied().unwrap_or(&[])
+}
+
+/// The parameter names of static operation `op` (empty for an unknown one).
+pub fn static_params(op: u32) -> &'static [&'static str] {
+    static_ops::PARAMS.get(op as usize).copied().unwrap_or(&[])
+}
+
+/// Splits the arguments of a call: `bytes` holds their UTF-8 JSON texts one after the other, `lens`
+/// their byte lengths (0: `undefined`).
+pub fn split_args<'a>(bytes: &'a [u8], lens: &[u32]) -> GateResult<Vec<Option<&'a str>>> {
+    let text = std::str::from_utf8(bytes).map_err(|_| GateError {
+        code: ErrorCode::InvalidJson,
+        path: String::new(),
+        message: "arguments are not UTF-8 text".to_owned(),
+    })?;
+    let mut at = 0usize;
+    let mut out = Vec::with_capacity(lens.len());
+    for &len in lens {
+        let end = at + len as usize;
+        let arg = text.get(at..end).ok_or_else(|| GateError {
+            code: ErrorCode::InvalidJson,
+            path: String::new(),
+            message: "argument lengths do not match the text".to_owned(),
+        })?;
+        out.push((len > 0).then_some(arg));
+        at = end;
+    }
+    Ok(out)
+}
+
+/// What the JavaScript layer reads once: the operation tables, `CODE_EXECUTION_TOOLS`,
+/// `CODE_ENV_KINDS`, the verdict bits and the nesting limit.
+pub fn constants() -> String {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Constants {
+        gate_ops: &'static [&'static str],
+        static_ops: &'static [&'static str],
+        code_execution_tools: &'static [&'static str],
+        code_env_kinds: &'static [&'static str],
+        verdict_bits: Vec<(&'static str, u32)>,
+        max_depth: usize,
+    }
+    json::to_text(&Constants {
+        gate_ops: &GATE_OPS,
+        static_ops: &STATIC_OPS,
+        code_execution_tools: &CODE_EXECUTION_TOOLS,
+        code_env_kinds: &CODE_ENV_KINDS,
+        verdict_bits: bits::SITES.to_vec(),
+        max_depth: json::MAX_DEPTH,
+    })
+}
+
+/// A refusal as JSON: `{"code","path","message"}`.
+pub fn error_text(e: &GateError) -> String {
+    #[derive(Serialize)]
+    struct Out<'a> {
+        code: &'a str,
+        path: &'a str,
+        message: String,
+    }
+    json::to_text(&Out {
+        code: e.code.as_str(),
+        path: &e.path,
+        message: e.to_string(),
+    })
+}
+
+/// The refusal for an operation number that does not exist.
+fn unknown_op(op: u32) -> GateError {
+    GateError {
+        code: ErrorCode::InvalidValue,
+        path: String::new(),
+        message: format!("unknown operation {op}"),
+    }
+}
+
+/// `null` as an answer.
+const NULL: &str = "null";

@@ -1,0 +1,258 @@
+//! The operations without a gate: the narrowing, the request planner, and the exec wire.
+
+use serde::Deserialize;
+
+use super::params::Params;
+use super::unknown_op;
+use crate::core::config::Profile;
+use crate::core::error::{GateError, GateResult, Path};
+use crate::core::files::narrow::to_injected_file_ref;
+use crate::core::files::{Field, FileRef};
+use crate::core::json::{self, Json, JsonMap, Obj, RawJson, RawText, Str};
+use crate::core::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
+use crate::core::wire::{build_exec_request, read_exec_response, ExecOutcome};
+
+/// The parameters of each static operation, in the order of [`super::STATIC_OPS`]. The exec-wire
+/// functions take one options object whose keys are the roots of their paths (`factory.workspaceId`).
+pub const PARAMS: [&[&str]; 4] = [
+    &["file", "execSessionId"],
+    &["calls", "options"],
+    &[""],
+    &[""],
+];
+
+/// Runs static operation `op` (its place in [`super::STATIC_OPS`]).
+pub fn call(op: u32, args: &[Option<&str>]) -> GateResult<String> {
+    let names = PARAMS
+        .get(op as usize)
+        .copied()
+        .ok_or_else(|| unknown_op(op))?;
+    let p = Params::new(args, names);
+    match op {
+        0 => narrow(&p),
+        1 => plan(&p),
+        2 => exec_request(&p),
+        3 => exec_response(&p),
+        _ => Err(unknown_op(op)),
+    }
+}
+
+/// `toInjectedFileRef(file, execSessionId)`.
+fn narrow(p: &Params<'_>) -> GateResult<String> {
+    let file: FileRef = p.required(0)?;
+    let exec = p.string(1)?;
+    Ok(json::to_text(&to_injected_file_ref(&file, Some(&exec))))
+}
+
+/// A model tool call for the planner; other keys (`type`, `stepId`, …) are ignored.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PlanCallInput<'a> {
+    /// `null` or absent: the planner gives up on the batch.
+    #[serde(default, borrow)]
+    id: Option<Str<'a>>,
+    #[serde(borrow)]
+    name: Str<'a>,
+    #[serde(default, borrow)]
+    args: Option<&'a RawJson>,
+    /// Carried onto the request verbatim when not null.
+    #[serde(default, borrow)]
+    code_session_context: Option<&'a RawJson>,
+    #[serde(default)]
+    runtime_session_hint: Option<String>,
+}
+
+/// `{ profile?, invalidArgsBehavior?, toolSchemas? }`; unknown keys are refused.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct PlanOptions {
+    #[serde(default, deserialize_with = "json::present")]
+    profile: Option<Profile>,
+    #[serde(default)]
+    invalid_args_behavior: Option<Behavior>,
+    #[serde(default)]
+    tool_schemas: Option<Obj<JsonMap>>,
+}
+
+/// `"abort"` or `"error-result"` (`null`: the default, as the SDK's `??`).
+struct Behavior(InvalidArgsBehavior);
+
+impl<'de> Deserialize<'de> for Behavior {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        json::one_of(d, |s| match s {
+            "abort" => Ok(Behavior(InvalidArgsBehavior::Abort)),
+            "error-result" => Ok(Behavior(InvalidArgsBehavior::ErrorResult)),
+            other => Err(format!(
+                "unknown behaviour {other:?} (known: \"abort\", \"error-result\")"
+            )),
+        })
+    }
+}
+
+/// `planToolRequests(calls, options?)`: `{aborted: true}` or `{aborted: false, allRequests, rejectedIds}`.
+fn plan(p: &Params<'_>) -> GateResult<String> {
+    let options: Option<Obj<PlanOptions>> = p.get::<Option<Obj<PlanOptions>>>(1)?.flatten();
+    let options = options.map(|o| o.0).unwrap_or_default();
+    let calls: Vec<Obj<PlanCallInput>> = p.present(0)?;
+    let calls: Vec<PlanCall<'_, &RawJson>> = calls
+        .into_iter()
+        .map(|Obj(c)| PlanCall {
+            id: c.id,
+            name: c.name,
+            args: c.args,
+            code_session_context: c.code_session_context.filter(|r| !json::is_null(r)),
+            runtime_session_hint: c.runtime_session_hint,
+        })
+        .collect();
+    let schemas = options.tool_schemas.map(|s| s.0);
+    let lookup = |name: &str| schemas.as_ref().and_then(|s| s.get(name));
+    let plan = build_request_plan(
+        options.profile.unwrap_or_default(),
+        calls,
+        options
+            .invalid_args_behavior
+            .map_or_else(Default::default, |b| b.0),
+        &lookup,
+    )?;
+    let Some(requests) = plan else {
+        return Ok(r#"{"aborted":true}"#.to_owned());
+    };
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Request<'a> {
+        id: &'a str,
+        name: &'a str,
+        args: &'a JsonMap,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        code_session_context: Option<&'a RawJson>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        runtime_session_hint: Option<&'a str>,
+    }
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Plan<'a> {
+        aborted: bool,
+        all_requests: Vec<Request<'a>>,
+        rejected_ids: Vec<&'a str>,
+    }
+    Ok(json::to_text(&Plan {
+        aborted: false,
+        all_requests: requests
+            .iter()
+            .map(|r| Request {
+                id: &r.id,
+                name: &r.name,
+                args: &r.args,
+                code_session_context: r.code_session_context,
+                runtime_session_hint: r.runtime_session_hint.as_deref(),
+            })
+            .collect(),
+        rejected_ids: requests
+            .iter()
+            .filter(|r| r.rejected)
+            .map(|r| r.id.as_str())
+            .collect(),
+    }))
+}
+
+/// The options of the exec-wire functions (`null` members count as absent); unknown keys are refused,
+/// as a misspelt key would otherwise silently drop, e.g., the whole factory.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct WireOptions<'a> {
+    #[serde(default, borrow)]
+    tool: Field<Str<'a>>,
+    #[serde(default)]
+    profile: Option<Profile>,
+    #[serde(default, borrow)]
+    factory: Option<RawText<'a>>,
+    #[serde(default, borrow)]
+    tool_call: Option<RawText<'a>>,
+    /// Present-but-null is the core's `invalid_type`, not a missing key.
+    #[serde(default, borrow)]
+    model_args: Field<RawText<'a>>,
+    #[serde(default, borrow)]
+    endpoint: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    response: Field<RawText<'a>>,
+}
+
+impl WireOptions<'_> {
+    fn read<'a>(p: &Params<'a>) -> GateResult<WireOptions<'a>> {
+        let o: Obj<WireOptions<'a>> = p.present(0)?;
+        Ok(o.0)
+    }
+
+    fn tool(&self) -> GateResult<&str> {
+        match &self.tool {
+            Field::Set(t) => Ok(t),
+            Field::Absent => Err(GateError::missing(&Path::root("tool"))),
+            Field::Null => Err(GateError::expected(&Path::root("tool"), "a string", "null")),
+        }
+    }
+
+    fn tree(raw: Option<&RawText<'_>>, name: &str) -> GateResult<Json> {
+        match raw {
+            Some(r) if !json::is_null(r.raw()) => json::parse_raw(r.raw(), &Path::root(name)),
+            _ => Ok(Json::Object(JsonMap::new())),
+        }
+    }
+
+    fn present(field: &Field<RawText<'_>>, name: &str) -> GateResult<Json> {
+        match field {
+            Field::Absent => Err(GateError::missing(&Path::root(name))),
+            Field::Null => Ok(Json::Null),
+            Field::Set(r) => json::parse_raw(r.raw(), &Path::root(name)),
+        }
+    }
+}
+
+/// `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: `{ endpoint, headers, body }`.
+fn exec_request(p: &Params<'_>) -> GateResult<String> {
+    let o = WireOptions::read(p)?;
+    let tool = o.tool()?;
+    let model_args = WireOptions::present(&o.model_args, "modelArgs")?;
+    let request = build_exec_request(
+        o.profile.unwrap_or_default(),
+        tool,
+        &WireOptions::tree(o.factory.as_ref(), "factory")?,
+        &WireOptions::tree(o.tool_call.as_ref(), "toolCall")?,
+        &model_args,
+    )?;
+    let headers: JsonMap = request
+        .headers
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), Json::String(v.clone())))
+        .collect();
+    let mut out = JsonMap::new();
+    out.insert("endpoint".into(), request.endpoint.into());
+    out.insert("headers".into(), Json::Object(headers));
+    out.insert("body".into(), Json::Object(request.body));
+    Ok(json::to_text(&out))
+}
+
+/// `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: `{ status: "completed",
+/// artifact }` or `{ status: "tool_call_required" }`.
+fn exec_response(p: &Params<'_>) -> GateResult<String> {
+    let o = WireOptions::read(p)?;
+    let tool = o.tool()?;
+    let response = WireOptions::present(&o.response, "response")?;
+    let outcome = read_exec_response(
+        o.profile.unwrap_or_default(),
+        tool,
+        &WireOptions::tree(o.factory.as_ref(), "factory")?,
+        o.endpoint.as_deref(),
+        &response,
+    )?;
+    let mut out = JsonMap::new();
+    match outcome {
+        ExecOutcome::Completed { artifact } => {
+            out.insert("status".into(), "completed".into());
+            out.insert("artifact".into(), Json::Object(artifact));
+        }
+        ExecOutcome::ToolCallRequired => {
+            out.insert("status".into(), "tool_call_required".into());
+        }
+    }
+    Ok(json::to_text(&out))
+}

@@ -1,0 +1,463 @@
+//! Folding results back into the session: the event fold (G5, `storeCodeSessionFromResults`), the direct
+//! fold (G2, `handleRunToolCompletions`), and 3.9's retention of host-provided inputs.
+//!
+//! Every artifact the fold would read is validated first ([`prepare_event`], [`prepare_direct`]); only then
+//! is anything written, so a refused batch changes nothing.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use super::context::RequestContext;
+use crate::core::config::Profile;
+use crate::core::error::{GateResult, Path};
+use crate::core::files::{FileRef, Identity};
+use crate::core::json::{self, RawJson, RawText, Str};
+use crate::core::sessions::baseline::Baseline;
+use crate::core::sessions::merge::{update_code_session, Artifact};
+use crate::core::sessions::{CodeSession, SessionMap};
+use crate::core::tools::{bits, ToolSet, READ_FILE, SKILL_TOOL};
+
+/// A result's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// `"success"`.
+    Success,
+    /// `"error"`.
+    Error,
+}
+
+impl<'de> Deserialize<'de> for Status {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        json::one_of(d, |s| match s {
+            "success" => Ok(Status::Success),
+            "error" => Ok(Status::Error),
+            other => Err(format!("expected \"success\" or \"error\", got {other:?}")),
+        })
+    }
+}
+
+/// The parts of an artifact the fold reads, decoded from its JSON text: `None` when it has no usable
+/// `session_id` (missing, `null`, `""`, or the artifact is not an object) — then `files` are ignored and
+/// nothing is validated, as the SDK never looks at them.
+pub fn read_fold_artifact<'a>(
+    artifact: &'a RawJson,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Option<Artifact<'a>>> {
+    if json::raw_type_name(artifact) != "object" {
+        return Ok(None);
+    }
+    let root = path.render();
+    let read: ArtifactInput<'a> = json::decode(artifact.get(), &root)?;
+    let Some(exec) = read.session_id else {
+        return Ok(None);
+    };
+    let files = match read.files {
+        Some(FilesInput::Read(files)) => files,
+        Some(FilesInput::Later(raw)) => json::decode(raw.get(), &format!("{root}.files"))?,
+        None => Vec::new(),
+    };
+    let deleted_files = match (profile, read.deleted_files) {
+        (Profile::V3_9, Some(raw)) => {
+            let names: Option<Vec<Str<'a>>> =
+                json::decode(raw.get(), &format!("{root}.deleted_files"))?;
+            names.unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    Ok(Some(Artifact {
+        exec_session_id: exec,
+        files,
+        deleted_files,
+    }))
+}
+
+/// `files` as read: typed when the usable `session_id` came first, else kept as text until it is known
+/// whether the fold reads them at all.
+enum FilesInput<'a> {
+    Read(Vec<FileRef<'a>>),
+    Later(&'a RawJson),
+}
+
+struct ArtifactInput<'a> {
+    session_id: Option<Str<'a>>,
+    files: Option<FilesInput<'a>>,
+    deleted_files: Option<&'a RawJson>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ArtifactInput<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ArtifactInput<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an artifact object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = ArtifactInput {
+                    session_id: None,
+                    files: None,
+                    deleted_files: None,
+                };
+                let mut seen_session = false;
+                while let Some(key) = map.next_key::<Str<'de>>()? {
+                    match key.as_str() {
+                        "session_id" => {
+                            seen_session = true;
+                            let id: Option<Str<'de>> = map.next_value()?;
+                            out.session_id = id.filter(|s| !s.is_empty());
+                        }
+                        "files" if seen_session && out.session_id.is_some() => {
+                            let files: Option<Vec<FileRef<'de>>> = map.next_value()?;
+                            out.files = files.map(FilesInput::Read);
+                        }
+                        "files" => {
+                            let raw: &'de RawJson = map.next_value()?;
+                            out.files = (!json::is_null(raw)).then_some(FilesInput::Later(raw));
+                        }
+                        "deleted_files" => {
+                            let raw: &'de RawJson = map.next_value()?;
+                            out.deleted_files = (!json::is_null(raw)).then_some(raw);
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A result answered for a dispatched (event or eager) request (`ToolExecuteResult`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct ToolResult<'a> {
+    /// `toolCallId`.
+    #[serde(rename = "toolCallId", borrow)]
+    pub tool_call_id: Str<'a>,
+    /// `status`.
+    pub status: Status,
+    /// `artifact` (absent or `null`: nothing to fold), as JSON text.
+    #[serde(default, borrow)]
+    pub artifact: Option<RawText<'a>>,
+}
+
+impl<'a> ToolResult<'a> {
+    /// The same result owning its text (kept by a settled prestart).
+    pub fn into_owned(self) -> ToolResult<'static> {
+        ToolResult {
+            tool_call_id: self.tool_call_id.into_owned(),
+            status: self.status,
+            artifact: self.artifact.map(RawText::into_owned),
+        }
+    }
+
+    /// An error result without artifact for request `id` (what the SDK answers rejected calls with).
+    pub fn error(id: Str<'a>) -> Self {
+        ToolResult {
+            tool_call_id: id,
+            status: Status::Error,
+            artifact: None,
+        }
+    }
+}
+
+/// A request as the event fold and retention see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoldRequest<'a> {
+    /// `id`.
+    pub id: Str<'a>,
+    /// `name` (the final request's).
+    pub name: Str<'a>,
+    /// `retainCodeSessionInputs` (set on an eager mismatch).
+    pub retain_inputs: bool,
+    /// The request's `codeSessionContext` now (after the host handled it).
+    pub context: Option<RequestContext<'a>>,
+    /// `codeSessionBaselineId`.
+    pub baseline_id: Option<Str<'a>>,
+    /// The retention baseline (what the request was given; 3.9).
+    pub retention_baseline: Option<std::rc::Rc<Baseline>>,
+}
+
+/// Requests by id with `Map` semantics: a repeated id keeps its first position and takes the later value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestMap<'a> {
+    requests: Vec<FoldRequest<'a>>,
+    index: HashMap<Str<'a>, usize>,
+}
+
+impl<'a> RequestMap<'a> {
+    /// Builds the map from requests in plan order.
+    pub fn new(requests: Vec<FoldRequest<'a>>) -> Self {
+        let mut m = RequestMap::default();
+        for r in requests {
+            match m.index.get(&r.id).copied() {
+                Some(i) => {
+                    if let Some(slot) = m.requests.get_mut(i) {
+                        *slot = r;
+                    }
+                }
+                None => {
+                    m.index.insert(r.id.clone(), m.requests.len());
+                    m.requests.push(r);
+                }
+            }
+        }
+        m
+    }
+
+    /// The request with `id`.
+    pub fn get(&self, id: &str) -> Option<&FoldRequest<'a>> {
+        self.index.get(id).and_then(|&i| self.requests.get(i))
+    }
+
+    /// The requests in map order.
+    pub fn iter(&self) -> impl Iterator<Item = &FoldRequest<'a>> {
+        self.requests.iter()
+    }
+}
+
+/// One validated result, ready to fold: its artifact and the id its baseline is recorded under (the
+/// request id on the event path, the call id on the direct path).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoldStep<'a> {
+    artifact: Artifact<'a>,
+    id: Str<'a>,
+}
+
+/// Validates a batch of event results (in fold order) and keeps those that will fold: the request exists
+/// with a non-empty name that participates or is `skill`, the status is success, and the artifact has a
+/// non-empty `session_id`.
+pub fn prepare_event<'a>(
+    results: &'a [ToolResult<'_>],
+    requests: &RequestMap<'_>,
+    tools: &ToolSet,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Vec<FoldStep<'a>>> {
+    let mut steps = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        let Some(req) = requests.get(&r.tool_call_id) else {
+            continue;
+        };
+        if req.name.is_empty() || !tools.classify(&req.name).has(bits::EVENT_FOLD) {
+            continue;
+        }
+        if r.status != Status::Success {
+            continue;
+        }
+        let Some(artifact) = r
+            .artifact
+            .as_ref()
+            .map(RawText::raw)
+            .filter(|a| !json::is_null(a))
+        else {
+            continue;
+        };
+        let at = path.index(i);
+        if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"))? {
+            steps.push(FoldStep {
+                artifact,
+                id: Str::Borrowed(r.tool_call_id.as_str()),
+            });
+        }
+    }
+    Ok(steps)
+}
+
+/// Applies validated folds in order, each with the baseline recorded under its id (3.9): on the event
+/// path the baselines rebuilt from each request's context after the host handled it, on the direct
+/// path those recorded at injection; `None` = no request bookkeeping.
+pub fn apply(
+    sessions: &mut SessionMap,
+    key: &str,
+    steps: Vec<FoldStep<'_>>,
+    baselines: Option<&HashMap<Str<'_>, std::rc::Rc<Baseline>>>,
+    profile: Profile,
+    now: &RawText<'_>,
+) {
+    for s in steps {
+        let baseline = baselines.and_then(|b| b.get(s.id.as_str()));
+        update_code_session(
+            sessions,
+            key,
+            s.artifact,
+            baseline.map(|b| &**b),
+            profile,
+            now,
+        );
+    }
+}
+
+/// A completed in-process call (`{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct DirectOutcome<'a> {
+    /// The call id (`None` reads as `""` for the baseline lookup, as upstream's `call.id ?? ""`).
+    #[serde(default, borrow, deserialize_with = "json::present")]
+    pub id: Option<Str<'a>>,
+    /// The call's tool name.
+    #[serde(borrow)]
+    pub name: Str<'a>,
+    /// The ToolMessage status.
+    pub status: Status,
+    /// The ToolMessage artifact, as JSON text.
+    #[serde(default, borrow)]
+    pub artifact: Option<RawText<'a>>,
+    /// An `errorHandler` exists and owned this failed completion.
+    #[serde(default, rename = "errorHandlerOwned")]
+    pub error_handler_owned: Option<bool>,
+    /// The tool returned a LangGraph `Command` rather than a message.
+    #[serde(default, rename = "isCommand")]
+    pub is_command: Option<bool>,
+}
+
+/// Validates direct outcomes (in call order) and keeps those that will fold: not a `Command`, not an
+/// error owned by the error handler, (3.9) not an error at all, a participant (never `skill`), and an
+/// artifact with a non-empty `session_id`. Under 3.6 an error message that is not handler-owned still
+/// folds (upstream quirk).
+pub fn prepare_direct<'a>(
+    outcomes: &'a [DirectOutcome<'_>],
+    tools: &ToolSet,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Vec<FoldStep<'a>>> {
+    let mut steps = Vec::new();
+    for (i, o) in outcomes.iter().enumerate() {
+        let handler_owned = o.error_handler_owned == Some(true);
+        if o.is_command == Some(true) || (o.status == Status::Error && handler_owned) {
+            continue;
+        }
+        if profile.is_3_9() && o.status == Status::Error {
+            continue;
+        }
+        if !tools.classify(&o.name).has(bits::DIRECT_FOLD) {
+            continue;
+        }
+        let Some(artifact) = o.artifact.as_ref().map(RawText::raw) else {
+            continue;
+        };
+        let at = path.index(i);
+        if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"))? {
+            steps.push(FoldStep {
+                artifact,
+                id: Str::Borrowed(o.id.as_deref().unwrap_or("")),
+            });
+        }
+    }
+    Ok(steps)
+}
+
+/// 3.9's retention (`retainCodeSessionInputsFromRequests`): when the host rewrote a counted request's
+/// context (a new `session_id`, or files whose identity differs from what the request was given), the
+/// partition adopts it before any fold — even for errors, `read_file`, or a rejected batch.
+pub fn retain_host_inputs(
+    sessions: &mut SessionMap,
+    key: &str,
+    requests: &RequestMap<'_>,
+    tools: &ToolSet,
+    now: &RawText<'_>,
+) {
+    let mut refreshed_session: Option<&Str<'_>> = None;
+    let mut file_session: Option<&Str<'_>> = None;
+    let mut refreshed: Vec<&FileRef<'_>> = Vec::new();
+    let mut refreshed_names: HashMap<&str, usize> = HashMap::new();
+    for r in requests.iter() {
+        let counted = r.retain_inputs
+            || tools.participates(&r.name)
+            || r.name.as_str() == SKILL_TOOL
+            || r.name.as_str() == READ_FILE;
+        if r.name.is_empty() || !counted {
+            continue;
+        }
+        let Some(ctx) = &r.context else { continue };
+        let Some(session_id) = ctx.session_id.get().filter(|s| !s.is_empty()) else {
+            continue;
+        };
+        if r.baseline_id.as_deref() != Some(session_id.as_str()) {
+            refreshed_session = Some(session_id);
+        }
+        for file in ctx.files.as_deref().unwrap_or(&[]) {
+            let storage_set = file.storage_session_id.get().is_some_and(|s| !s.is_empty());
+            if file.id.is_empty() || file.name.is_empty() || !storage_set {
+                continue;
+            }
+            let identity = file.identity("");
+            if r.retention_baseline
+                .as_ref()
+                .is_some_and(|b| b.saw(&file.name, &identity))
+            {
+                continue;
+            }
+            file_session = Some(session_id);
+            match refreshed_names.get(file.name.as_str()).copied() {
+                Some(i) => {
+                    if let Some(slot) = refreshed.get_mut(i) {
+                        *slot = file;
+                    }
+                }
+                None => {
+                    refreshed_names.insert(file.name.as_str(), refreshed.len());
+                    refreshed.push(file);
+                }
+            }
+        }
+    }
+    let Some(session_id) = refreshed_session.or(file_session) else {
+        return;
+    };
+    adopt(sessions, key, session_id, &refreshed, now);
+}
+
+/// `retainCodeSessionInputs`: adopt a refreshed session id and refreshed files. A file whose identity is
+/// already stored (under any name) is skipped; one whose name is stored replaces that entry wholesale
+/// (the host's object, copied); others are appended. Existing files are not storage-filled here (a
+/// storage-less file then narrows against the adopted session — upstream quirk). Nothing is written when
+/// neither the session id nor any file changed.
+fn adopt(
+    sessions: &mut SessionMap,
+    key: &str,
+    session_id: &Str<'_>,
+    refreshed: &[&FileRef<'_>],
+    now: &RawText<'_>,
+) {
+    let existing = sessions.get(key);
+    let mut files: Vec<FileRef<'static>> = existing.map(|s| s.files().to_vec()).unwrap_or_default();
+    let mut changed = existing
+        .and_then(|s| s.session_id.as_deref())
+        .is_none_or(|s| s != session_id.as_str());
+    let mut by_identity: HashMap<String, usize> = HashMap::with_capacity(files.len());
+    let mut by_name: HashMap<Str<'static>, usize> = HashMap::with_capacity(files.len());
+    for (i, f) in files.iter().enumerate() {
+        by_identity.insert(f.identity("").to_key(), i);
+        by_name.insert(f.name.clone(), i);
+    }
+    for file in refreshed {
+        let identity = Identity::new(file.storage_session_id.as_deref().unwrap_or(""), &file.id);
+        let identity_text = identity.to_key();
+        if by_identity.contains_key(&identity_text) {
+            continue;
+        }
+        changed = true;
+        if let Some(&i) = by_name.get(file.name.as_str()) {
+            if let Some(slot) = files.get_mut(i) {
+                by_identity.remove(&slot.identity("").to_key());
+                *slot = file.to_owned_file();
+            }
+            by_identity.insert(identity_text, i);
+            continue;
+        }
+        by_identity.insert(identity_text, files.len());
+        by_name.insert(file.name.to_owned_str(), files.len());
+        files.push(file.to_owned_file());
+    }
+    if changed {
+        sessions.set(
+            key,
+            CodeSession::written(session_id.to_owned_str(), files, now.to_owned_raw()),
+        );
+    }
+}

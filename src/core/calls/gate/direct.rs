@@ -1,0 +1,75 @@
+//! Direct (in-process) batches: every call of a batch reads the pre-batch partition; the tool messages
+//! fold in call order, each with what its call was given (3.9).
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::{unknown_batch, Gate, PendingBatch};
+use crate::core::calls::context::{CallScope, DirectFields};
+use crate::core::calls::fold::{apply, prepare_direct, DirectOutcome};
+use crate::core::calls::input::DirectCall;
+use crate::core::error::{GateResult, Path};
+use crate::core::json::{RawText, Str};
+use crate::core::sessions::baseline::Baseline;
+
+impl Gate {
+    /// Starts an in-process batch of `(id, name)` calls: every call reads the pre-batch partition. Returns
+    /// the batch id and each call's invoke params; records (3.9) what each participant was given.
+    pub fn begin_direct_batch(
+        &mut self,
+        calls: &[DirectCall<'_>],
+        scope: CallScope<'_>,
+    ) -> (u32, Vec<DirectFields>) {
+        let key = scope.partition_key().to_owned();
+        let fields: Vec<DirectFields> = calls
+            .iter()
+            .map(|c| self.direct_fields(&c.name, scope))
+            .collect();
+        let baselines = self.config.profile.is_3_9().then(|| {
+            // Every participant was given the same pre-batch entry: one baseline, shared.
+            let entry = self.sessions.as_ref().and_then(|s| s.get(&key));
+            let mut shared: Option<Rc<Baseline>> = None;
+            let mut map = HashMap::new();
+            for c in calls {
+                if self.config.tools.participates(&c.name) {
+                    let b = shared
+                        .get_or_insert_with(|| Rc::new(Baseline::of_session(entry)))
+                        .clone();
+                    let id = c.id.as_ref().map_or(Str::Borrowed(""), Str::to_owned_str);
+                    map.insert(id, b);
+                }
+            }
+            map
+        });
+        let id = self.fresh_id();
+        self.pending
+            .push((id, PendingBatch::Direct { key, baselines }));
+        (id, fields)
+    }
+
+    /// Folds the outcomes of a direct batch, in call order, with each call's baseline.
+    pub fn complete_direct_batch(
+        &mut self,
+        batch: u32,
+        outcomes: &[DirectOutcome<'_>],
+        now: &RawText<'_>,
+        path: &Path<'_>,
+    ) -> GateResult<()> {
+        let profile = self.config.profile;
+        let Some(at) = self
+            .pending
+            .iter()
+            .position(|(b, p)| *b == batch && matches!(p, PendingBatch::Direct { .. }))
+        else {
+            return Err(unknown_batch(batch, "direct", path));
+        };
+        let steps = prepare_direct(outcomes, &self.config.tools, profile, &path.key("outcomes"))?;
+        let (_, pending) = self.pending.remove(at);
+        if let (PendingBatch::Direct { key, baselines }, Some(sessions)) =
+            (pending, self.sessions.as_mut())
+        {
+            apply(sessions, &key, steps, baselines.as_ref(), profile, now);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,344 @@
+//! The gate: configuration plus the state the SDK keeps per run — the session map, the eager prestarts,
+//! the run-scoped eager suppressions — and the batch protocol a host drives instead of a ToolNode.
+//!
+//! A direct (in-process) batch ([`direct`]): [`Gate::begin_direct_batch`] gives each call its invoke
+//! params and records what it was given; [`Gate::complete_direct_batch`] folds the tool messages in call
+//! order. An event batch ([`event`]): [`Gate::begin_event_batch`] plans the requests (context, hint,
+//! baseline id) and takes matching eager prestarts; the host dispatches the rest and may rewrite their
+//! `codeSessionContext`; [`Gate::complete_event_batch`] retains host-provided inputs (3.9) and folds the
+//! results. Eager prestart ([`eager`]): [`Gate::prestart_eager`] then [`Gate::settle_eager`].
+//! Every call validates all of its input before it changes anything.
+
+mod direct;
+mod eager;
+mod event;
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+pub use eager::PrestartBatch;
+
+use super::batch::{HostAnswer, HostContext, PlannedEventRequest};
+use super::context::{self, BuiltContext, CallScope, DirectFields, RequestContext, RequestFields};
+use super::fold::{
+    apply, prepare_direct, prepare_event, DirectOutcome, FoldRequest, RequestMap, ToolResult,
+};
+use crate::core::config::{GateConfig, Profile};
+use crate::core::error::{ErrorCode, GateError, GateResult, Path};
+use crate::core::json::{JsonMap, RawJson, RawText, Str};
+use crate::core::sessions::baseline::Baseline;
+use crate::core::sessions::merge::update_code_session;
+use crate::core::sessions::seed::{seed_agents, seed_run, SeedAgent};
+use crate::core::sessions::SessionMap;
+use crate::core::tools::eager::EagerExclusion;
+use crate::core::tools::Verdict;
+
+/// An eager prestart waiting for its final call.
+#[derive(Debug, Clone, PartialEq)]
+struct EagerRecord {
+    prestart: u32,
+    id: Str<'static>,
+    tool_name: Str<'static>,
+    args: Rc<JsonMap>,
+    context: Option<BuiltContext>,
+    baseline: Option<Rc<Baseline>>,
+    baseline_id: Option<Str<'static>>,
+}
+
+/// The host's handling of one prestart dispatch.
+#[derive(Debug, Clone, PartialEq)]
+struct Prestart {
+    id: u32,
+    host_contexts: Vec<(Str<'static>, HostContext<'static>)>,
+    outcome: Option<HostAnswer<'static>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum PendingBatch {
+    Direct {
+        key: String,
+        baselines: Option<HashMap<Str<'static>, Rc<Baseline>>>,
+    },
+    Event {
+        key: String,
+        requests: Vec<PlannedEventRequest>,
+        consumed: Vec<EagerRecord>,
+    },
+}
+
+/// How an event batch ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchEnd {
+    /// Results were folded.
+    Folded,
+    /// The host (or a consumed prestart) rejected: only host-provided inputs were retained (3.9), as the
+    /// SDK does before it rethrows.
+    Failed,
+}
+
+/// The gate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gate {
+    config: GateConfig,
+    sessions: Option<SessionMap>,
+    /// The last partition generation handed out, carried across replaced session maps.
+    last_generation: u64,
+    suppressed: Vec<String>,
+    eager: Vec<EagerRecord>,
+    prestarts: Vec<Prestart>,
+    pending: Vec<(u32, PendingBatch)>,
+    next_id: u32,
+}
+
+impl Gate {
+    /// A gate with this configuration and session map (`None` = a ToolNode built without one: nothing is
+    /// ever injected from or folded into a session, the runtime hint still flows).
+    pub fn new(config: GateConfig, sessions: Option<SessionMap>) -> Self {
+        let last_generation = sessions.as_ref().map_or(0, SessionMap::last_generation);
+        Gate {
+            config,
+            sessions,
+            last_generation,
+            suppressed: Vec::new(),
+            eager: Vec::new(),
+            prestarts: Vec::new(),
+            pending: Vec::new(),
+            next_id: 1,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &GateConfig {
+        &self.config
+    }
+
+    /// The profile.
+    pub fn profile(&self) -> Profile {
+        self.config.profile
+    }
+
+    /// The session map (`None` when the gate has none).
+    pub fn sessions(&self) -> Option<&SessionMap> {
+        self.sessions.as_ref()
+    }
+
+    /// Replaces the whole session map (e.g. restored from the host's store). Its partitions get fresh
+    /// generations, so nothing cached for the old map is mistaken for them.
+    pub fn set_sessions(&mut self, sessions: Option<SessionMap>) {
+        self.last_generation = self.last_generation.max(
+            self.sessions
+                .as_ref()
+                .map_or(0, SessionMap::last_generation),
+        );
+        self.sessions = sessions.map(|s| {
+            let mut fresh = SessionMap::following(self.last_generation);
+            for (key, entry) in s.iter() {
+                fresh.set(key, entry.clone());
+            }
+            fresh
+        });
+    }
+
+    /// The partition a call with this `codeSessionKey` (or none: the configured default) reads and writes.
+    pub fn partition_key(&self, code_session_key: Option<&str>) -> String {
+        self.scope(code_session_key, None)
+            .partition_key()
+            .to_owned()
+    }
+
+    /// The call scope with the configured default partition filled in.
+    pub fn scope<'a>(
+        &'a self,
+        code_session_key: Option<&'a str>,
+        thread_id: Option<&'a str>,
+    ) -> CallScope<'a> {
+        CallScope {
+            code_session_key: code_session_key.or(self.config.code_session_key.as_deref()),
+            thread_id,
+        }
+    }
+
+    fn fresh_id(&mut self) -> u32 {
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1).max(1);
+        id
+    }
+
+    // ---- names ------------------------------------------------------------------------------------
+
+    /// Every gate site's verdict for `name`.
+    pub fn classify(&self, name: &str) -> Verdict {
+        self.config.tools.classify(name)
+    }
+
+    /// Whether the stream layer would never prestart `name` for an agent in `scope`.
+    pub fn eager_excluded(&self, name: &str, scope: CallScope<'_>) -> bool {
+        EagerExclusion {
+            exclude_tool_names: &self.config.eager_exclude_tool_names,
+            suppressed_tool_names: &self.suppressed,
+            tools: &self.config.tools,
+            stateful_sessions: self.config.sandbox.stateful_sessions,
+            agent_code_session_key: scope.code_session_key,
+        }
+        .excludes(name)
+    }
+
+    /// Adds `name` to the run-scoped eager suppressions (as an eager mismatch does).
+    pub fn suppress_eager(&mut self, name: &str) {
+        if !self.suppressed.iter().any(|n| n == name) {
+            self.suppressed.push(name.to_owned());
+        }
+    }
+
+    /// Ends the run: clears eager prestarts, suppressions and pending batches (the session map stays; the
+    /// host decides whether to keep it).
+    pub fn reset_run(&mut self) {
+        self.suppressed.clear();
+        self.eager.clear();
+        self.prestarts.clear();
+        self.pending.clear();
+    }
+
+    /// Forgets a pending batch or prestart without folding anything.
+    pub fn abandon(&mut self, id: u32) -> bool {
+        let before = self.pending.len() + self.prestarts.len();
+        self.pending.retain(|(b, _)| *b != id);
+        self.prestarts.retain(|p| p.id != id);
+        self.eager.retain(|r| r.prestart != id);
+        before != self.pending.len() + self.prestarts.len()
+    }
+
+    // ---- what one call receives -------------------------------------------------------------------
+
+    /// The invoke params an in-process call receives (G1).
+    pub fn direct_fields(&self, name: &str, scope: CallScope<'_>) -> DirectFields {
+        context::direct_fields(
+            self.sessions.as_ref(),
+            &self.config.tools,
+            &self.config.sandbox,
+            name,
+            scope,
+        )
+    }
+
+    /// The session fields of an event-dispatched request (G3, G4, 3.9 baseline id).
+    pub fn event_fields(&self, name: &str, scope: CallScope<'_>) -> RequestFields {
+        context::event_fields(
+            self.sessions.as_ref(),
+            &self.config.tools,
+            &self.config.sandbox,
+            self.config.profile,
+            name,
+            scope,
+        )
+    }
+
+    /// The session fields of an eager prestart request (G7, 3.9 baseline id), for a call that passed the
+    /// eager exclusion. The stream layer always has a session map.
+    pub fn eager_fields(&self, name: &str, scope: CallScope<'_>) -> RequestFields {
+        match &self.sessions {
+            Some(s) => {
+                context::eager_fields(s, &self.config.tools, self.config.profile, name, scope)
+            }
+            None => RequestFields::default(),
+        }
+    }
+
+    // ---- folding without request bookkeeping ------------------------------------------------------
+
+    /// `updateCodeSession` on partition `key` with one artifact (`{session_id, files?, deleted_files?}`)
+    /// and, optionally, the context the request was given (3.9's baseline). An artifact without a usable
+    /// `session_id` changes nothing.
+    pub fn update_session(
+        &mut self,
+        key: &str,
+        artifact: &RawJson,
+        baseline: Option<&RequestContext<'_>>,
+        now: &RawText<'_>,
+        path: &Path<'_>,
+    ) -> GateResult<()> {
+        let profile = self.config.profile;
+        let Some(a) = super::fold::read_fold_artifact(artifact, profile, path)? else {
+            return Ok(());
+        };
+        let Some(sessions) = self.sessions.as_mut() else {
+            return Ok(());
+        };
+        let baseline = baseline.map(RequestContext::baseline);
+        update_code_session(sessions, key, a, baseline.as_ref(), profile, now);
+        Ok(())
+    }
+
+    /// The event fold over results whose requests are known only by name (`None` = request not found),
+    /// without baselines — what `storeCodeSessionFromResults` does when called directly.
+    pub fn fold_event_results(
+        &mut self,
+        results: &[(Option<Str<'_>>, ToolResult<'_>)],
+        key: &str,
+        now: &RawText<'_>,
+        path: &Path<'_>,
+    ) -> GateResult<()> {
+        let requests = RequestMap::new(
+            results
+                .iter()
+                .filter_map(|(name, r)| {
+                    name.as_ref().map(|n| FoldRequest {
+                        id: r.tool_call_id.clone(),
+                        name: n.clone(),
+                        retain_inputs: false,
+                        context: None,
+                        baseline_id: None,
+                        retention_baseline: None,
+                    })
+                })
+                .collect(),
+        );
+        let flat: Vec<ToolResult<'_>> = results.iter().map(|(_, r)| r.clone()).collect();
+        let profile = self.config.profile;
+        let steps = prepare_event(&flat, &requests, &self.config.tools, profile, path)?;
+        if let Some(sessions) = self.sessions.as_mut() {
+            apply(sessions, key, steps, None, profile, now);
+        }
+        Ok(())
+    }
+
+    /// The direct fold over completed in-process calls, without baselines.
+    pub fn fold_direct_results(
+        &mut self,
+        outcomes: &[DirectOutcome<'_>],
+        key: &str,
+        now: &RawText<'_>,
+        path: &Path<'_>,
+    ) -> GateResult<()> {
+        let profile = self.config.profile;
+        let steps = prepare_direct(outcomes, &self.config.tools, profile, path)?;
+        if let Some(sessions) = self.sessions.as_mut() {
+            apply(sessions, key, steps, None, profile, now);
+        }
+        Ok(())
+    }
+
+    // ---- seeding ----------------------------------------------------------------------------------
+
+    /// `seedRunInitialSessions` (`RunConfig.initialSessions` at run start).
+    pub fn seed_run(&mut self, initial: &SessionMap, agents: &[SeedAgent]) {
+        if let Some(s) = self.sessions.as_mut() {
+            seed_run(s, initial, agents);
+        }
+    }
+
+    /// `seedAgentInitialSessions` (subagent children).
+    pub fn seed_agents(&mut self, agents: &[SeedAgent]) {
+        if let Some(s) = self.sessions.as_mut() {
+            seed_agents(s, agents);
+        }
+    }
+}
+
+fn unknown_batch(id: u32, kind: &str, path: &Path<'_>) -> GateError {
+    GateError::new(
+        ErrorCode::UnknownBatch,
+        path,
+        format!("no pending {kind} batch {id} (never begun, already completed, or abandoned)"),
+    )
+}

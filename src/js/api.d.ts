@@ -1,0 +1,548 @@
+// Types of the package's API (api.js): the SDK's data shapes (with `CodeEnvFile` as a real
+// discriminated union), the option and answer objects, the `Gate` class and the functions. No `any`.
+import type { InitInput, InitOutput, SyncInitInput } from './code_session_gate.js';
+
+export type { InitInput, InitOutput, SyncInitInput };
+
+/** The SDK release family a gate reproduces: "3.9" (3.9.1 and later, the default) or "3.6" (3.6.x). */
+export type SdkProfile = "3.6" | "3.9";
+
+/** `CODE_ENV_KINDS` members. */
+export type CodeEnvKind = "skill" | "agent" | "user";
+
+/** `CODE_EXECUTION_TOOLS` members. */
+export type CodeExecutionToolName = "execute_code" | "bash_tool" | "run_tools_with_code" | "run_tools_with_bash";
+
+/** Fields every wire file ref carries. */
+export interface CodeEnvFileBase {
+  /** Storage file id. */
+  id: string;
+  /** Owner of the file's storage session (skill `_id`, agent id; informational for `user`). */
+  resource_id: string;
+  /** File name (path under /mnt/data). */
+  name: string;
+  /** Long-lived storage bucket of the file (not the exec session). */
+  storage_session_id: string;
+}
+
+/** The wire shape of one input file: a skill file is pinned to a `version`; agent and user files carry none. */
+export type CodeEnvFile =
+  | (CodeEnvFileBase & { kind: "skill"; version: number })
+  | (CodeEnvFileBase & { kind: "agent"; version?: never })
+  | (CodeEnvFileBase & { kind: "user"; version?: never });
+
+/** A file the session knows of, as stored in a partition (`FileRef`). Unknown keys ride along. */
+export interface FileRef {
+  id: string;
+  name: string;
+  resource_id?: string | null;
+  storage_session_id?: string | null;
+  kind?: CodeEnvKind | (string & {}) | null;
+  version?: number | null;
+  path?: string;
+  inherited?: true;
+  [key: string]: unknown;
+}
+
+/** One partition's entry (`CodeSessionContext`). `session_id` is absent only in malformed seeds, which the SDK tolerates. */
+export interface CodeSessionContext {
+  session_id?: string;
+  files?: FileRef[];
+  lastUpdated?: number;
+  [key: string]: unknown;
+}
+
+/** A session map as ordered `[partitionKey, entry]` pairs (the order of a JavaScript `Map`). */
+export type SessionPairs = Array<[string, CodeSessionContext]>;
+
+/** `codeSessionContext` of a request: `{ session_id, files? }` with narrowed files. */
+export interface RequestCodeSessionContext {
+  session_id?: string;
+  files?: CodeEnvFile[];
+}
+
+/** `toolExecution` as the gates read it (other keys are the host's). */
+export interface ToolExecutionConfig {
+  sandbox?: {
+    /** Only boolean `true` turns stateful sessions on. */
+    statefulSessions?: boolean;
+    runtimeSessionHint?: string | null;
+  };
+  [key: string]: unknown;
+}
+
+/** Configuration of a `Gate`. Unknown keys are refused. */
+export interface GateConfig {
+  profile?: SdkProfile;
+  /** Host tools that share the code session (`RunConfig.codeSessionToolNames`). */
+  codeSessionToolNames?: string[] | null;
+  /** Default partition of calls that name none (absent = "execute_code"; "" is a real, custom partition). */
+  codeSessionKey?: string | null;
+  toolExecution?: ToolExecutionConfig | null;
+  eagerEventToolExecution?: { excludeToolNames?: string[] | null; [key: string]: unknown } | null;
+  /** Initial session map; `null` = a gate without one (nothing injected or folded). */
+  sessions?: SessionPairs | null;
+}
+
+/** Every gate site's verdict for one tool name. */
+export interface GateVerdict {
+  participates: boolean;
+  directInject: boolean;
+  directFold: boolean;
+  eventContext: boolean;
+  eventFold: boolean;
+  eventRuntimeHint: boolean;
+  eagerContext: boolean;
+}
+
+/** The bit of each gate site in `Gate.verdict(name)` (see `verdictBits()`). */
+export type VerdictBits = { readonly [K in keyof GateVerdict]: number };
+
+/** The execution path of a call. */
+export type ExecPath = "direct" | "event" | "eager";
+
+/** Per-call scope. */
+export interface CallOptions {
+  /** The agent's partition (`codeSessionKey`); absent = the gate's default. */
+  codeSessionKey?: string;
+  /** `configurable.thread_id`, the runtime-hint fallback under stateful sessions. */
+  threadId?: string;
+}
+
+/** What an in-process call receives in its invoke params. */
+export interface DirectInjection {
+  session_id?: string;
+  readonly _injected_files?: readonly CodeEnvFile[];
+  _runtime_session_hint?: string;
+}
+
+/** The session fields of a dispatched (event or eager) request. */
+export interface RequestSessionFields {
+  readonly codeSessionContext?: Readonly<RequestCodeSessionContext>;
+  runtimeSessionHint?: string;
+  codeSessionBaselineId?: string;
+}
+
+/** An artifact as the fold reads it. */
+export interface SessionArtifact {
+  session_id?: string | null;
+  files?: FileRef[] | null;
+  deleted_files?: string[] | null;
+  [key: string]: unknown;
+}
+
+/** Options of calls that write the session: `now` (ms) stamps `lastUpdated`; the gate reads no clock. */
+export interface WriteOptions {
+  now: number;
+}
+
+export interface UpdateSessionOptions extends WriteOptions {
+  /** The context the request was given (3.9 baseline). */
+  baseline?: RequestCodeSessionContext | null;
+}
+
+export interface FoldOptions extends WriteOptions {
+  codeSessionKey?: string;
+}
+
+/** A result folded without a batch: `name: null` = its request was not found. */
+export interface FoldResultInput {
+  id?: string;
+  name: string | null;
+  status: "success" | "error";
+  artifact?: unknown;
+  errorHandlerOwned?: boolean;
+  isCommand?: boolean;
+}
+
+export interface DirectCallInput {
+  id?: string;
+  name: string;
+}
+
+export interface DirectBatch {
+  id: number;
+  /** One per call, in call order. */
+  injections: DirectInjection[];
+}
+
+/** A completed in-process call (its ToolMessage). */
+export interface DirectOutcomeInput {
+  id?: string;
+  name: string;
+  status: "success" | "error";
+  artifact?: unknown;
+  /** An errorHandler exists and owned this failed completion. */
+  errorHandlerOwned?: boolean;
+  /** The tool returned a LangGraph Command. */
+  isCommand?: boolean;
+}
+
+/** A JSON Schema object of a tool's parameters. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** A model tool call entering a batch. `args` is an object or a JSON string. */
+export interface ToolCallInput {
+  id?: string;
+  name: string;
+  args?: unknown;
+}
+
+export interface BatchOptions extends CallOptions {
+  /** Parameter schemas by tool name, for 3.9's argument coercion. */
+  toolSchemas?: Record<string, JsonSchema> | null;
+}
+
+/** A request dispatched to the host (`ToolCallRequest`, session fields included). */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  args: { [key: string]: unknown };
+  codeSessionContext?: RequestCodeSessionContext | null;
+  runtimeSessionHint?: string;
+  codeSessionBaselineId?: string;
+  retainCodeSessionInputs?: true;
+}
+
+export interface EventBatch {
+  id: number;
+  /** The requests to send to the host. */
+  dispatch: ToolCallRequest[];
+  /** Calls the planner refused (answered with an error, never dispatched). */
+  rejected: Array<{ id: string; errorMessage: string }>;
+  /** Calls answered by an eager prestart; `matched: false` ends in an error. */
+  eager: Array<{ id: string; matched: boolean; errorMessage?: string }>;
+}
+
+/** A host's result (`ToolExecuteResult`); other keys are ignored. */
+export interface ToolExecuteResult {
+  toolCallId: string;
+  status: "success" | "error";
+  artifact?: unknown;
+  [key: string]: unknown;
+}
+
+export interface CompleteEventBatchOptions extends WriteOptions {
+  /** The dispatched requests as the host left them (a replaced or deleted codeSessionContext counts). */
+  requests?: ToolCallRequest[];
+  results?: ToolExecuteResult[];
+  /** The host rejected the whole dispatch. */
+  rejected?: boolean;
+}
+
+export interface EagerPrestart {
+  id: number;
+  requests: ToolCallRequest[];
+}
+
+export interface SettleEagerOptions {
+  requests?: ToolCallRequest[];
+  results?: ToolExecuteResult[];
+  rejected?: boolean;
+}
+
+export interface SeedAgentInput {
+  codeSessionKey?: string;
+  initialSessions?: SessionPairs;
+}
+
+/** What every error the package throws looks like. */
+export interface CodeSessionGateError extends Error {
+  name: "CodeSessionGateError";
+  /** Stable machine-readable kind, e.g. "invalid_type", "missing_field", "lone_surrogate", "poisoned". */
+  code: string;
+  /** Where in the input, e.g. "sessions[0][1].files[2].id" ("" for the call as a whole). */
+  path: string;
+}
+
+/** A model tool call for `planToolRequests`. Other keys (`type`, `stepId`, …) are ignored. */
+export interface PlanToolCallInput {
+  /** A missing, null or empty id makes the planner give up on the batch. */
+  id?: string | null;
+  /** An empty name makes the planner give up on the batch. */
+  name: string;
+  /** A JSON object, or a JSON text of one (parsed again while it yields a string); anything else is invalid. */
+  args?: unknown;
+  /** Carried onto the request verbatim when not null/undefined. */
+  codeSessionContext?: unknown;
+  /** Carried onto the request when non-empty. */
+  runtimeSessionHint?: string | null;
+}
+
+export interface PlanToolRequestsOptions {
+  /** The SDK release family to reproduce (default "3.9"); "3.6" does not coerce args. */
+  profile?: "3.6" | "3.9";
+  /** "abort" (default, the eager path) gives up on invalid args; "error-result" (the ToolNode) rejects the call. */
+  invalidArgsBehavior?: "abort" | "error-result" | null;
+  /** The declared parameter schema per tool name (own keys only), for 3.9's string coercion. */
+  toolSchemas?: Record<string, { [key: string]: unknown }> | null;
+}
+
+/** A planned request; rejected calls are included with `args: {}`. */
+export interface PlannedToolRequest {
+  id: string;
+  name: string;
+  args: { [key: string]: unknown };
+  codeSessionContext?: unknown;
+  runtimeSessionHint?: string;
+}
+
+/** The planner's answer: `aborted` when it gave up (the SDK returns undefined). */
+export type ToolRequestPlan =
+  | { aborted: true }
+  | {
+      aborted: false;
+      /** Every call in order, rejected ones included. */
+      allRequests: PlannedToolRequest[];
+      /** Ids of the calls whose args were not a JSON object (answered with an error, never dispatched). */
+      rejectedIds: string[];
+    };
+
+/** A route relative to the Code API base URL. */
+export type ExecEndpoint = "exec" | "exec/programmatic";
+
+/**
+ * The tool factory params as plain data. `execute_code` and `bash_tool` spread every key they do not
+ * consume into the request body, as the SDK does. `authHeaders` is stripped and never reported: the host
+ * adds its own auth headers (functions cannot be passed). `baseUrl` is stripped too; the host owns it.
+ */
+export interface ExecToolFactoryParams {
+  /** Only `true` lets `execute_code` / `bash_tool` send a runtime hint. */
+  statefulSessions?: unknown;
+  /** Sent as `X-CodeAPI-Expected-Profile`; `"default"` also suppresses the runtime hint. */
+  executionProfile?: "default" | "stateful" | (string & {}) | null;
+  /** A non-empty factory hint wins over the injected `_runtime_session_hint`. */
+  runtimeSessionHint?: string | null;
+  session_id?: string;
+  user_id?: string;
+  files?: CodeEnvFile[];
+  /** 3.9 bash tools: the attached workspace (trimmed; `^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`). */
+  workspaceId?: string | null;
+  /** 3.9 bash tools: 64 lowercase hex characters, only with a workspace. */
+  workspaceInstanceId?: string | null;
+  /** Programmatic tools: the per-run timeout cap in ms (default 15000; the CODE_API_RUN_TIMEOUT_MS env is not read). */
+  runTimeoutMs?: number | null;
+  [key: string]: unknown;
+}
+
+/** A tool the programmatic tools may offer to the code (sent verbatim in `tools`). */
+export interface ProgrammaticToolDefinition {
+  name: string;
+  description?: string;
+  parameters?: unknown;
+  [key: string]: unknown;
+}
+
+/** What the ToolNode injects into the tool call. */
+export interface ExecToolCallContext {
+  /** Sent by the programmatic tools only (verbatim; on plain /exec only when non-empty). */
+  session_id?: string | null;
+  /** Replaces `files` when non-empty. */
+  _injected_files?: CodeEnvFile[] | null;
+  _runtime_session_hint?: string | null;
+  /** Programmatic tools: the tools the code may call (non-empty stands for the SDK's tool map). */
+  toolDefs?: ProgrammaticToolDefinition[] | null;
+  /** Programmatic tools: used when `toolDefs` is absent or null. */
+  tools?: ProgrammaticToolDefinition[] | null;
+  /** Programmatic tools: direct-only tools, which make a `tool_manifest` mandatory. */
+  disallowedToolDefs?: Array<{ name: string; [key: string]: unknown }> | null;
+  /** The tool name used in selection error messages. */
+  programmaticToolName?: string | null;
+  name?: string;
+  /** Stands for "invoked with an abort signal": sent as `X-LibreChat-Code-Request-ID` on 3.9 programmatic requests. */
+  requestId?: string | null;
+  [key: string]: unknown;
+}
+
+export interface ExecRequestOptions {
+  tool: CodeExecutionToolName;
+  /** The SDK release to reproduce (default "3.9"). */
+  profile?: SdkProfile;
+  factory?: ExecToolFactoryParams | null;
+  toolCall?: ExecToolCallContext | null;
+  /** The model's arguments, checked against the tool's JSON schema. */
+  modelArgs: { [key: string]: unknown };
+}
+
+/** The first request: `POST <baseUrl>/<endpoint>` with these headers (plus the host's auth) and `body` as JSON. */
+export interface ExecRequest {
+  endpoint: ExecEndpoint;
+  /** The SDK's own headers, by name (auth headers are the host's). */
+  headers: { [name: string]: string };
+  body: { [key: string]: unknown };
+}
+
+export interface ExecResponseOptions {
+  tool: CodeExecutionToolName;
+  profile?: SdkProfile;
+  factory?: ExecToolFactoryParams | null;
+  /** The route the request went to (`ExecRequest.endpoint`); default: the tool's usual route. */
+  endpoint?: ExecEndpoint | null;
+  /** The sandbox's JSON answer to the first request. */
+  response: { [key: string]: unknown };
+}
+
+/** A normalised `artifact_delivery` failure report (3.9). */
+export interface ArtifactDeliveryFailure {
+  code: "artifact_delivery_failed";
+  status: "partial" | "failed";
+  attempted: number;
+  delivered: number;
+  failed: number;
+}
+
+/** The artifact a code tool returns; the session fold reads it. */
+export interface ExecArtifact {
+  session_id?: string | null;
+  files?: FileRef[] | null;
+  deleted_files?: string[];
+  artifact_delivery?: ArtifactDeliveryFailure;
+  runtime_session_id?: unknown;
+  runtime_status?: unknown;
+}
+
+/** `tool_call_required`: a programmatic round trip the host continues itself. */
+export type ExecResponseOutcome =
+  | { status: "completed"; artifact: ExecArtifact }
+  | { status: "tool_call_required" };
+
+/**
+ * The code-session gate of one conversation: the SDK's session-aware tool set, its session map and its
+ * batch bookkeeping, without any runtime of its own (no fetch, no timers, no clock: writers take `now`).
+ */
+export declare class Gate {
+  /**
+   * A gate for one conversation. `config` may set the SDK `profile` ("3.9" default, or "3.6"),
+   * `codeSessionToolNames`, the default `codeSessionKey`, `toolExecution.sandbox`,
+   * `eagerEventToolExecution.excludeToolNames`, and initial `sessions` (`[[key, entry], …]`; `null` for a
+   * gate without a session map). Unknown keys are refused.
+   */
+  constructor(config?: GateConfig);
+  /** The SDK profile this gate reproduces. */
+  readonly profile: SdkProfile;
+  /** Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`). */
+  verdict(name: string): number;
+  /**
+   * Every name with a non-zero verdict, mapped to its bits (as `verdict(name)` returns them): any name
+   * not in the map has verdict 0.
+   */
+  verdictTable(): ReadonlyMap<string, number>;
+  /** Every gate site's verdict for `name`, as an object. */
+  classify(name: string): GateVerdict;
+  /**
+   * Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`
+   * (absent = the gate's default; `""` is a custom partition).
+   */
+  isEagerExcluded(name: string, options?: CallOptions): boolean;
+  /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
+  suppressEagerTool(name: string): void;
+  /**
+   * What one call on `path` receives from the session: the invoke params (`session_id`,
+   * `_injected_files`, `_runtime_session_hint`) or the request fields (`codeSessionContext`,
+   * `runtimeSessionHint`, 3.9 `codeSessionBaselineId`). Answers, contexts and file lists are frozen and
+   * shared until the partition changes: replace them, never mutate them.
+   */
+  contextForCall(path: ExecPath, name: string, options?: CallOptions): DirectInjection | RequestSessionFields;
+  /**
+   * `updateCodeSession`: folds one artifact (`{ session_id, files?, deleted_files? }`) into partition
+   * `key`. `options.baseline` is the context the request was given (3.9: scopes `deleted_files`, echo
+   * storage and resurrection); `options.now` stamps `lastUpdated`.
+   */
+  updateSession(key: string, artifact: SessionArtifact, options: UpdateSessionOptions): void;
+  /**
+   * Folds results without request bookkeeping, as the SDK's fold methods do when called directly:
+   * `path` "event" (`[{ name, status, artifact? }]`, `name: null` = request not found) or "direct"
+   * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`).
+   */
+  foldResults(path: "event" | "direct", results: FoldResultInput[], options: FoldOptions): void;
+  /**
+   * Starts an in-process batch: returns `{ id, injections }`, one invoke-params object per call, all read
+   * from the pre-batch partition.
+   */
+  beginDirectBatch(calls: DirectCallInput[], options?: CallOptions): DirectBatch;
+  /**
+   * Folds a direct batch's outcomes (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`,
+   * in call order) with what each call was given.
+   */
+  completeDirectBatch(batch: number, outcomes: DirectOutcomeInput[], options: WriteOptions): void;
+  /**
+   * Plans an event batch: returns `{ id, dispatch, rejected, eager }` — the `ToolCallRequest`s to send to
+   * the host (with `codeSessionContext`, `runtimeSessionHint`, 3.9 `codeSessionBaselineId`), the calls
+   * the planner refused, and the calls answered by eager prestarts.
+   */
+  beginEventBatch(calls: ToolCallInput[], options?: BatchOptions): EventBatch;
+  /**
+   * Completes an event batch: `options.requests` are the dispatched requests as the host left them (a
+   * replaced or deleted `codeSessionContext` is what 3.9 retains), `options.results` the host's
+   * `ToolExecuteResult`s, or `options.rejected: true` when the host rejected the dispatch. Returns
+   * "folded", or "failed" when the dispatch or a consumed prestart was rejected (then only the
+   * host-provided inputs were retained).
+   */
+  completeEventBatch(batch: number, options: CompleteEventBatchOptions): "folded" | "failed";
+  /**
+   * The stream layer's eager prestart of a final tool-call chunk: returns `{ id, requests }` (the
+   * requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
+   */
+  prestartEager(calls: ToolCallInput[], options?: BatchOptions): EagerPrestart | null;
+  /**
+   * Records the host's handling of a prestart: `options.requests` as it left them, and `options.results`
+   * or `options.rejected: true`.
+   */
+  settleEager(prestart: number, options: SettleEagerOptions): void;
+  /**
+   * `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) and copies a legacy
+   * `execute_code` seed into each agent's custom partition that has none.
+   */
+  seedRun(initialSessions: SessionPairs, agents?: SeedAgentInput[]): void;
+  /** `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`. */
+  seedAgents(agents: SeedAgentInput[]): void;
+  /** The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one. */
+  sessions(): SessionPairs | null;
+  /** The entry of partition `key` (a copy), or `undefined`. */
+  session(key: string): CodeSessionContext | undefined;
+  /** Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store. */
+  setSessions(sessions: SessionPairs | null): void;
+  /** Ends the run: forgets eager prestarts, eager suppressions and pending batches (sessions stay). */
+  resetRun(): void;
+  /** Forgets a pending batch or prestart without folding anything; `true` if there was one. */
+  abandon(batch: number): boolean;
+  /** Releases the gate's memory in the module; later calls throw a `CodeSessionGateError` (code "freed"). */
+  free(): void;
+  /** `free()`, for `using gate = new Gate(…)`. */
+  [Symbol.dispose](): void;
+}
+
+/**
+ * `toInjectedFileRef(file, execSessionId)`: narrows a stored file to the wire shape the sandbox receives
+ * (`resource_id ?? id`, `storage_session_id ?? execSessionId`, `kind` skill-with-version / agent / user;
+ * other keys dropped).
+ */
+export declare function toInjectedFileRef(file: FileRef, execSessionId: string): CodeEnvFile;
+
+/**
+ * `buildToolExecutionRequestPlan(calls)`: which calls become requests (with their parsed and, under
+ * profile 3.9, schema-coerced args and their session fields), which are rejected for their args, or
+ * `{ aborted: true }` when the planner gives up on the batch.
+ */
+export declare function planToolRequests(calls: PlanToolCallInput[], options?: PlanToolRequestsOptions | null): ToolRequestPlan;
+
+/** `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: the first sandbox request the tool makes. */
+export declare function buildExecRequest(options: ExecRequestOptions): ExecRequest;
+
+/** `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: what the tool makes of the sandbox's answer. */
+export declare function readExecResponse(options: ExecResponseOptions): ExecResponseOutcome;
+
+/** `CODE_EXECUTION_TOOLS`: the built-in code tools, in the SDK's order (a fresh array). */
+export declare function codeExecutionTools(): CodeExecutionToolName[];
+
+/** `CODE_ENV_KINDS`: `["skill", "agent", "user"]` (a fresh array). */
+export declare function codeEnvKinds(): CodeEnvKind[];
+
+/** The bit of each gate site in `Gate.verdict(name)`: `{ participates: 1, directInject: 2, … }` (frozen). */
+export declare function verdictBits(): VerdictBits;
+
+/** Instantiates the module synchronously from a `WebAssembly.Module` (or bytes); a no-op once done. */
+export declare function initSync(options: { module: SyncInitInput }): InitOutput;
+
+/** Instantiates the module (from a `Module`, bytes, a URL or a `Response`); a no-op once done. */
+export default function init(options: { module_or_path: InitInput | Promise<InitInput> }): Promise<InitOutput>;

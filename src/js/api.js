@@ -1,0 +1,718 @@
+// The package's API: the `Gate` class and the functions hosts call, over the wasm module's three
+// exports (`RawGate`, `callStatic`, `constants`; see src/bindings/mod.rs).
+//
+// This layer converts and caches; it decides nothing. Each argument crosses as the JSON text
+// `JSON.stringify` makes of it (one native call, no replacer), after a walk that refuses what JSON
+// would silently lose or cannot hold (non-finite numbers, functions, symbols, bigints, nesting past the
+// gate's limit or cycles, and getters or Proxies that throw), with the offending value's path. Answers
+// come back as JSON text. What has not changed is held here: a gate's verdicts (its configuration
+// never changes), and each `contextForCall` answer with the partition state it depends on, so that a
+// call whose partition was not written since is answered without entering the wasm. File lists and
+// contexts are frozen, built once per partition state and shared; a new list reuses the objects of the
+// refs it has in common with one already built.
+import initGlue, { initSync as initSyncGlue, RawGate, callStatic, constants } from './code_session_gate.js';
+import { ERROR_NAME, createGuard } from './guard.js';
+
+let ready = false;
+const guard = createGuard(() => ready);
+const Raw = guard.wrap(RawGate, 'RawGate');
+const rawStatic = guard.wrap(callStatic, 'callStatic');
+const rawConstants = guard.wrap(constants, 'constants');
+
+/** What the module says of itself once: operation numbers and constants (see src/api/mod.rs). */
+let C;
+/** Gate operation numbers by name. */
+let OP;
+/** Static operation numbers by name. */
+let SOP;
+
+function loaded(exports) {
+  ready = true;
+  if (C === undefined) {
+    C = JSON.parse(rawConstants());
+    OP = Object.fromEntries(C.gateOps.map((n, i) => [n, i]));
+    SOP = Object.fromEntries(C.staticOps.map((n, i) => [n, i]));
+  }
+  return exports;
+}
+
+/** Instantiates the module synchronously (a no-op returning the same exports once done). */
+export function initSync(options) {
+  return loaded(initSyncGlue(options));
+}
+
+/** Instantiates the module (a no-op resolving to the same exports once done). */
+export default async function init(options) {
+  return loaded(await initGlue(options));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Errors
+
+/** A `CodeSessionGateError`: an `Error` with a stable `code` and the offending `path`. */
+function gateError(code, path, message, cause) {
+  const err = new Error(message, cause === undefined ? undefined : { cause });
+  err.name = ERROR_NAME;
+  Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(err, 'path', { value: path, enumerable: true, writable: true, configurable: true });
+  return err;
+}
+
+/** The refusal a U+0001-marked answer (or a thrown refusal text) carries. */
+function refusal(text) {
+  const { code, path, message } = JSON.parse(text);
+  return gateError(code, path, message);
+}
+
+/** Words for a thrown value that cannot throw again (a hostile `message` getter, a revoked Proxy…). */
+function describe(e) {
+  try {
+    if (e instanceof Error) {
+      const m = e.message;
+      if (typeof m === 'string') return m;
+    }
+    if (typeof e === 'string') return e;
+  } catch {
+    // fall through
+  }
+  return 'a value that cannot be described';
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Arguments as JSON text
+
+const dot = (path, key) => (path === '' ? key : `${path}.${key}`);
+
+/**
+ * Refuses what `JSON.stringify(value)` would lose or cannot write, naming the value: NaN and ±Infinity
+ * (it writes `null`), functions and symbols (it drops or nulls them), bigints (it throws), nesting
+ * deeper than the gate's limit, cycles (it throws), and getters, `toJSON` methods or Proxy traps that
+ * throw. Walks what `JSON.stringify` walks: `toJSON` results, array items, own enumerable string keys.
+ */
+function check(value, path, depth, key) {
+  let v = value;
+  if (v !== null && (typeof v === 'object' || typeof v === 'function')) {
+    let toJSON;
+    try {
+      toJSON = v.toJSON;
+      if (typeof toJSON === 'function') v = toJSON.call(v, key);
+    } catch (e) {
+      throw gateError('invalid_value', path, `${path || 'the value'}: reading it threw: ${describe(e)}`, e);
+    }
+  }
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return;
+    case 'number':
+      if (!Number.isFinite(v)) {
+        throw gateError('invalid_value', path, `${path}: expected a finite number, got ${String(v)}`);
+      }
+      return;
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+      throw gateError('invalid_type', path, `${path}: expected plain data, got ${typeof v}`);
+    default:
+      break;
+  }
+  if (v === null) return;
+  if (depth >= C.maxDepth) {
+    throw gateError('invalid_value', path, `${path}: nested deeper than ${C.maxDepth} levels (or cyclic)`);
+  }
+  if (v instanceof Number || v instanceof String || v instanceof Boolean) return check(v.valueOf(), path, depth, key);
+  let keys;
+  let n;
+  const array = Array.isArray(v);
+  try {
+    if (array) n = v.length;
+    else keys = Object.keys(v);
+  } catch (e) {
+    throw gateError('invalid_value', path, `${path || 'the value'}: reading it threw: ${describe(e)}`, e);
+  }
+  if (array) {
+    for (let i = 0; i < n; i++) {
+      const at = `${path}[${i}]`;
+      check(read(v, i, at), at, depth + 1, String(i));
+    }
+  } else {
+    for (let i = 0; i < keys.length; i++) {
+      const at = dot(path, keys[i]);
+      check(read(v, keys[i], at), at, depth + 1, keys[i]);
+    }
+  }
+}
+
+/** `obj[key]`, as a refusal at `path` if a getter or Proxy trap throws. */
+function read(obj, key, path) {
+  try {
+    return obj[key];
+  } catch (e) {
+    throw gateError('invalid_value', path, `${path}: reading it threw: ${describe(e)}`, e);
+  }
+}
+
+const encoder = new TextEncoder();
+let scratch = new Uint8Array(4096);
+
+/**
+ * The arguments `[name, value]` as the module reads them: their UTF-8 JSON texts one after the other,
+ * and each text's byte length (0: `undefined`). `name` roots the paths of refusals ("" for an options
+ * object whose keys are the roots).
+ */
+function encode(args) {
+  const lens = new Uint32Array(args.length);
+  const texts = new Array(args.length);
+  let total = 0;
+  for (let i = 0; i < args.length; i++) {
+    const [name, value] = args[i];
+    if (value === undefined) {
+      texts[i] = '';
+      continue;
+    }
+    check(value, name, 0, '');
+    let text;
+    try {
+      text = JSON.stringify(value);
+    } catch (e) {
+      throw gateError('invalid_value', name, `${name || 'the value'}: JSON.stringify threw: ${describe(e)}`, e);
+    }
+    texts[i] = text === undefined ? 'null' : text;
+    total += texts[i].length;
+  }
+  // UTF-8 takes at most three bytes per UTF-16 unit.
+  if (scratch.length < total * 3) scratch = new Uint8Array(Math.max(total * 3, scratch.length * 2));
+  let at = 0;
+  for (let i = 0; i < texts.length; i++) {
+    if (texts[i] === '') continue;
+    const { written } = encoder.encodeInto(texts[i], scratch.subarray(at));
+    lens[i] = written;
+    at += written;
+  }
+  const bytes = scratch.subarray(0, at);
+  // A large buffer is not kept for the next call.
+  if (scratch.length > 1 << 20) scratch = new Uint8Array(4096);
+  return [bytes, lens];
+}
+
+/** Parses an answer (an empty text is `undefined`), throwing a refusal. */
+function answer(text) {
+  if (text.length > 0 && text.charCodeAt(0) === 1) throw refusal(text.slice(1));
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+function callStaticOp(name, args) {
+  const [bytes, lens] = encode(args);
+  return answer(rawStatic(SOP[name], bytes, lens));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Shared, frozen file lists and contexts
+
+const freeze = Object.freeze;
+const LIST_KEEP = 16;
+
+/** The file lists and contexts one gate has built, by partition generation. */
+class Shared {
+  /** @type {Map<number, readonly object[]>} */
+  lists = new Map();
+  /** @type {Map<string, object>} */
+  contexts = new Map();
+  last = 0;
+
+  /** A list reference of an answer (see src/api/lists.rs) as the frozen list. */
+  list(ref) {
+    const { gen } = ref;
+    if (ref.add === undefined) return this.lists.get(gen);
+    let list;
+    if (ref.pick !== undefined) {
+      const base = this.lists.get(ref.base);
+      const add = ref.add;
+      list = new Array(ref.pick.length);
+      let j = 0;
+      for (let i = 0; i < ref.pick.length; i++) {
+        const p = ref.pick[i];
+        list[i] = p >= 0 ? base[p] : freeze(add[j++]);
+      }
+    } else {
+      list = ref.add;
+      for (let i = 0; i < list.length; i++) freeze(list[i]);
+    }
+    freeze(list);
+    this.lists.delete(gen);
+    this.lists.set(gen, list);
+    if (this.lists.size > LIST_KEEP) this.lists.delete(this.lists.keys().next().value);
+    this.last = gen;
+    return list;
+  }
+
+  /** A context `{gen, session_id?, files?}` of an answer as the frozen object requests share. */
+  context(c) {
+    const key = `${c.gen}:${c.files === undefined ? 0 : 1}`;
+    const have = this.contexts.get(key);
+    if (have !== undefined) {
+      // The answer named the list; keep it current (and the most recent) for later diffs.
+      if (c.files !== undefined) this.list(c.files);
+      return have;
+    }
+    const ctx = {};
+    if (c.session_id !== undefined) ctx.session_id = c.session_id;
+    if (c.files !== undefined) ctx.files = this.list(c.files);
+    freeze(ctx);
+    this.contexts.set(key, ctx);
+    if (this.contexts.size > LIST_KEEP * 2) this.contexts.delete(this.contexts.keys().next().value);
+    return ctx;
+  }
+
+  clear() {
+    this.lists.clear();
+    this.contexts.clear();
+    this.last = 0;
+  }
+}
+
+/** `contextForCall`'s fields as the host receives them (frozen). */
+function fieldsOf(fields, shared) {
+  if (fields._injected_files !== undefined) fields._injected_files = shared.list(fields._injected_files);
+  if (fields.codeSessionContext !== undefined) fields.codeSessionContext = shared.context(fields.codeSessionContext);
+  return freeze(fields);
+}
+
+/** Requests of a batch answer with their shared contexts; remembers which context each was given. */
+function requestsOf(requests, contexts, handed) {
+  for (const r of requests) {
+    if (r.ctx !== undefined) {
+      r.codeSessionContext = contexts[r.ctx];
+      delete r.ctx;
+    }
+    handed.set(r.id, r.codeSessionContext);
+  }
+  return requests;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The Gate
+
+/** Reads `key` of a host object, as a refusal if a getter or Proxy trap throws. */
+function member(obj, key, path) {
+  try {
+    return obj[key];
+  } catch (e) {
+    throw gateError('invalid_value', dot(path, key), `${dot(path, key)}: reading it threw: ${describe(e)}`, e);
+  }
+}
+
+const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The code-session gate of one conversation: the SDK's session-aware tool set, its session map and its
+ * batch bookkeeping, without any runtime of its own (no fetch, no timers, no clock: writers take `now`).
+ */
+export class Gate {
+  #raw;
+  #freed = false;
+  #profile;
+  /** Verdict bits by name (from the module, which never changes its mind for a gate). */
+  #verdicts;
+  /** Bumped by every call that may write the session map. */
+  #version = 0;
+  /** `contextForCall` answers: path → name → key → thread → { version, dep, value }. */
+  #answers = new Map();
+  #answerCount = 0;
+  /** The last answer, checked first. */
+  #last = { version: -1, path: null, name: null, key: null, thread: null, value: null };
+  #shared = new Shared();
+  /** batch id → (request id → the context object handed out). */
+  #handed = new Map();
+
+  /**
+   * A gate for one conversation. `config` may set the SDK `profile` ("3.9" default, or "3.6"),
+   * `codeSessionToolNames`, the default `codeSessionKey`, `toolExecution.sandbox`,
+   * `eagerEventToolExecution.excludeToolNames`, and initial `sessions` (`[[key, entry], …]`; `null` for
+   * a gate without a session map). Unknown keys are refused.
+   */
+  constructor(config) {
+    guard.check('new Gate');
+    const [bytes, lens] = encode([['config', config]]);
+    try {
+      this.#raw = new Raw(bytes, lens);
+    } catch (e) {
+      if (typeof e === 'string') throw refusal(e);
+      throw e;
+    }
+    const info = JSON.parse(this.#raw.call(OP.describe, new Uint8Array(0), new Uint32Array(0)));
+    this.#profile = info.profile;
+    this.#verdicts = new Map(info.verdicts);
+  }
+
+  /** Runs gate operation `op`; `writes`: whether it may change the session map. */
+  #call(op, args, writes) {
+    if (this.#freed) throw gateError('freed', '', `Gate.${op}: the gate was freed (free() or a using block ended)`);
+    const [bytes, lens] = encode(args);
+    if (writes) this.#version++;
+    return answer(this.#raw.call(OP[op], bytes, lens));
+  }
+
+  /** The SDK profile this gate reproduces. */
+  get profile() {
+    guard.check('Gate.profile');
+    return this.#profile;
+  }
+
+  /** Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`). */
+  verdict(name) {
+    guard.check('Gate.verdict');
+    if (typeof name === 'string') {
+      const v = this.#verdicts.get(name);
+      if (v !== undefined) return v;
+    }
+    const v = this.#call('verdict', [['name', name]], false);
+    // Any other name's verdict is 0 for good; remember a bounded number of them.
+    if (this.#verdicts.size < 4096) this.#verdicts.set(name, v);
+    return v;
+  }
+
+  /**
+   * Every name with a non-zero verdict, mapped to its bits (as `verdict(name)` returns them): any name
+   * not in the map has verdict 0.
+   */
+  verdictTable() {
+    return new Map(this.#call('verdictTable', [], false));
+  }
+
+  /** Every gate site's verdict for `name`, as an object. */
+  classify(name) {
+    guard.check('Gate.classify');
+    return this.#call('classify', [['name', name]], false);
+  }
+
+  /** Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`. */
+  isEagerExcluded(name, options) {
+    guard.check('Gate.isEagerExcluded');
+    return this.#call('isEagerExcluded', [['name', name], ['options', options]], false);
+  }
+
+  /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
+  suppressEagerTool(name) {
+    guard.check('Gate.suppressEagerTool');
+    this.#call('suppressEagerTool', [['name', name]], false);
+  }
+
+  /**
+   * What one call on `path` ("direct" | "event" | "eager") receives from the session: the invoke params
+   * (`session_id`, `_injected_files`, `_runtime_session_hint`) or the request fields
+   * (`codeSessionContext`, `runtimeSessionHint`, 3.9 `codeSessionBaselineId`). Answers, contexts and
+   * file lists are frozen and shared until the partition changes: replace them, never mutate them.
+   */
+  contextForCall(path, name, options) {
+    guard.check('Gate.contextForCall');
+    let key;
+    let thread;
+    if (options !== undefined && options !== null) {
+      if (!isRecord(options)) return this.#ask(path, name, options, undefined).value;
+      try {
+        key = options.codeSessionKey;
+        thread = options.threadId;
+      } catch {
+        return this.#ask(path, name, options, undefined).value;
+      }
+      if ((key !== undefined && typeof key !== 'string') || (thread !== undefined && typeof thread !== 'string')) {
+        return this.#ask(path, name, options, undefined).value;
+      }
+    }
+    const last = this.#last;
+    if (
+      last.version === this.#version &&
+      last.path === path &&
+      last.name === name &&
+      last.key === key &&
+      last.thread === thread &&
+      !this.#freed
+    ) {
+      return last.value;
+    }
+    if (typeof path !== 'string' || typeof name !== 'string') return this.#ask(path, name, options, undefined).value;
+    // path → name → key → thread: exact keys (undefined is a key of its own), no string building.
+    let byName = this.#answers.get(path);
+    if (byName === undefined) this.#answers.set(path, (byName = new Map()));
+    let byKey = byName.get(name);
+    if (byKey === undefined) byName.set(name, (byKey = new Map()));
+    let byThread = byKey.get(key);
+    if (byThread === undefined) byKey.set(key, (byThread = new Map()));
+    const entry = byThread.get(thread);
+    const next = this.#ask(path, name, options, entry);
+    if (next !== entry) {
+      // A bounded cache: hosts with very many threads or names start over rather than grow without end.
+      if (++this.#answerCount > 4096) {
+        this.#answers.clear();
+        this.#answerCount = 0;
+      }
+      byThread.set(thread, next);
+    }
+    this.#last = { version: this.#version, path, name, key, thread, value: next.value };
+    return next.value;
+  }
+
+  /**
+   * The answer for a call whose cached `entry` (if any) is out of date: the module says whether the
+   * partition state it depended on still holds (`same`), or builds the new one.
+   */
+  #ask(path, name, options, entry) {
+    if (entry !== undefined && (entry.version === this.#version || entry.dep === null)) {
+      entry.version = this.#version;
+      return entry;
+    }
+    const out = this.#call(
+      'contextForCall',
+      [
+        ['path', path],
+        ['name', name],
+        ['options', options],
+        ['have', entry === undefined ? undefined : entry.dep],
+        ['list', this.#shared.last],
+      ],
+      false,
+    );
+    if (out.same === 1 && entry !== undefined) {
+      entry.version = this.#version;
+      return entry;
+    }
+    return { version: this.#version, dep: out.dep, value: fieldsOf(out.fields, this.#shared) };
+  }
+
+  /**
+   * `updateCodeSession`: folds one artifact (`{ session_id, files?, deleted_files? }`) into partition
+   * `key`. `options.baseline` is the context the request was given (3.9); `options.now` stamps
+   * `lastUpdated`.
+   */
+  updateSession(key, artifact, options) {
+    guard.check('Gate.updateSession');
+    this.#call('updateSession', [['key', key], ['artifact', artifact], ['options', options]], true);
+  }
+
+  /**
+   * Folds results without request bookkeeping, as the SDK's fold methods do when called directly:
+   * `path` "event" (`[{ name, status, artifact? }]`, `name: null` = request not found) or "direct"
+   * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`).
+   */
+  foldResults(path, results, options) {
+    guard.check('Gate.foldResults');
+    this.#call('foldResults', [['path', path], ['results', results], ['options', options]], true);
+  }
+
+  /**
+   * Starts an in-process batch: returns `{ id, injections }`, one invoke-params object per call, all
+   * read from the pre-batch partition.
+   */
+  beginDirectBatch(calls, options) {
+    guard.check('Gate.beginDirectBatch');
+    const out = this.#call(
+      'beginDirectBatch',
+      [['calls', calls], ['options', options], ['list', this.#shared.last]],
+      false,
+    );
+    for (const f of out.injections) {
+      if (f._injected_files !== undefined) f._injected_files = this.#shared.list(f._injected_files);
+    }
+    return out;
+  }
+
+  /** Folds a direct batch's outcomes (in call order) with what each call was given. */
+  completeDirectBatch(batch, outcomes, options) {
+    guard.check('Gate.completeDirectBatch');
+    this.#call('completeDirectBatch', [['batch', batch], ['outcomes', outcomes], ['options', options]], true);
+  }
+
+  /**
+   * Plans an event batch: returns `{ id, dispatch, rejected, eager }` — the `ToolCallRequest`s to send
+   * to the host (with `codeSessionContext`, `runtimeSessionHint`, 3.9 `codeSessionBaselineId`), the
+   * calls the planner refused, and the calls answered by eager prestarts.
+   */
+  beginEventBatch(calls, options) {
+    guard.check('Gate.beginEventBatch');
+    const out = this.#call(
+      'beginEventBatch',
+      [['calls', calls], ['options', options], ['list', this.#shared.last]],
+      false,
+    );
+    const contexts = out.contexts.map((c) => this.#shared.context(c));
+    const handed = new Map();
+    this.#handed.set(out.id, handed);
+    return { id: out.id, dispatch: requestsOf(out.dispatch, contexts, handed), rejected: out.rejected, eager: out.eager };
+  }
+
+  /**
+   * The requests as the host left them, for the module: a context that is still the very object handed
+   * out is `unchanged` (and not read again); anything else is read as the host's.
+   */
+  #returned(batch, options) {
+    if (!isRecord(options)) return options;
+    const requests = member(options, 'requests', 'options');
+    const out = { results: member(options, 'results', 'options'), rejected: member(options, 'rejected', 'options') };
+    const now = member(options, 'now', 'options');
+    if (now !== undefined) out.now = now;
+    if (!Array.isArray(requests)) {
+      out.requests = requests;
+      return out;
+    }
+    const handed = typeof batch === 'number' ? this.#handed.get(batch) : undefined;
+    out.requests = requests.map((r, i) => {
+      if (!isRecord(r)) return r;
+      const at = `options.requests[${i}]`;
+      const id = member(r, 'id', at);
+      const ctx = member(r, 'codeSessionContext', at);
+      if (handed !== undefined && typeof id === 'string' && handed.has(id) && handed.get(id) === ctx) {
+        return { id, unchanged: true };
+      }
+      return { id, codeSessionContext: ctx };
+    });
+    return out;
+  }
+
+  /**
+   * Completes an event batch: `options.requests` are the dispatched requests as the host left them,
+   * `options.results` the host's `ToolExecuteResult`s, or `options.rejected: true`. Returns "folded",
+   * or "failed" when the dispatch or a consumed prestart was rejected.
+   */
+  completeEventBatch(batch, options) {
+    guard.check('Gate.completeEventBatch');
+    const end = this.#call('completeEventBatch', [['batch', batch], ['options', this.#returned(batch, options)]], true);
+    this.#handed.delete(batch);
+    return end;
+  }
+
+  /**
+   * The stream layer's eager prestart of a final tool-call chunk: returns `{ id, requests }` (the
+   * requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
+   */
+  prestartEager(calls, options) {
+    guard.check('Gate.prestartEager');
+    const out = this.#call('prestartEager', [['calls', calls], ['options', options], ['list', this.#shared.last]], false);
+    if (out === null) return null;
+    const contexts = out.contexts.map((c) => this.#shared.context(c));
+    const handed = new Map();
+    this.#handed.set(out.id, handed);
+    return { id: out.id, requests: requestsOf(out.requests, contexts, handed) };
+  }
+
+  /** Records the host's handling of a prestart: `options.requests`, and `options.results` or `rejected`. */
+  settleEager(prestart, options) {
+    guard.check('Gate.settleEager');
+    this.#call('settleEager', [['prestart', prestart], ['options', this.#returned(prestart, options)]], false);
+    this.#handed.delete(prestart);
+  }
+
+  /** `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) into the session map. */
+  seedRun(initialSessions, agents) {
+    guard.check('Gate.seedRun');
+    this.#call('seedRun', [['initialSessions', initialSessions], ['agents', agents]], true);
+  }
+
+  /** `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`. */
+  seedAgents(agents) {
+    guard.check('Gate.seedAgents');
+    this.#call('seedAgents', [['agents', agents]], true);
+  }
+
+  /** The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one. */
+  sessions() {
+    guard.check('Gate.sessions');
+    return this.#call('sessions', [], false);
+  }
+
+  /** The entry of partition `key` (a copy), or `undefined`. */
+  session(key) {
+    guard.check('Gate.session');
+    return this.#call('session', [['key', key]], false);
+  }
+
+  /** Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store. */
+  setSessions(sessions) {
+    guard.check('Gate.setSessions');
+    this.#call('setSessions', [['sessions', sessions]], true);
+    this.#shared.clear();
+  }
+
+  /** Ends the run: forgets eager prestarts, eager suppressions and pending batches (sessions stay). */
+  resetRun() {
+    guard.check('Gate.resetRun');
+    this.#call('resetRun', [], false);
+    this.#handed.clear();
+  }
+
+  /** Forgets a pending batch or prestart without folding anything; `true` if there was one. */
+  abandon(batch) {
+    guard.check('Gate.abandon');
+    const had = this.#call('abandon', [['batch', batch]], false);
+    this.#handed.delete(batch);
+    return had;
+  }
+
+  /** Releases the gate's memory in the module; later calls throw (code "freed"). */
+  free() {
+    if (this.#freed || guard.poisoned) return;
+    this.#freed = true;
+    this.#raw.free();
+  }
+
+  [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
+    this.free();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Functions
+
+/**
+ * `toInjectedFileRef(file, execSessionId)`: narrows a stored file to the wire shape the sandbox receives
+ * (`resource_id ?? id`, `storage_session_id ?? execSessionId`, `kind` skill-with-version / agent /
+ * user; other keys dropped).
+ */
+export function toInjectedFileRef(file, execSessionId) {
+  guard.check('toInjectedFileRef');
+  return callStaticOp('toInjectedFileRef', [['file', file], ['execSessionId', execSessionId]]);
+}
+
+/**
+ * `buildToolExecutionRequestPlan(calls)`: which calls become requests (with their parsed and, under
+ * profile 3.9, schema-coerced args and their session fields), which are rejected for their args, or
+ * `{ aborted: true }` when the planner gives up on the batch.
+ */
+export function planToolRequests(calls, options) {
+  guard.check('planToolRequests');
+  return callStaticOp('planToolRequests', [['calls', calls], ['options', options]]);
+}
+
+/** `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: `{ endpoint, headers, body }`. */
+export function buildExecRequest(options) {
+  guard.check('buildExecRequest');
+  return callStaticOp('buildExecRequest', [['', options]]);
+}
+
+/**
+ * `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: `{ status: "completed",
+ * artifact }` or `{ status: "tool_call_required" }`.
+ */
+export function readExecResponse(options) {
+  guard.check('readExecResponse');
+  return callStaticOp('readExecResponse', [['', options]]);
+}
+
+/** `CODE_EXECUTION_TOOLS`: the built-in code tools, in the SDK's order (a fresh array). */
+export function codeExecutionTools() {
+  guard.check('codeExecutionTools');
+  return [...C.codeExecutionTools];
+}
+
+/** `CODE_ENV_KINDS`: `["skill", "agent", "user"]` (a fresh array). */
+export function codeEnvKinds() {
+  guard.check('codeEnvKinds');
+  return [...C.codeEnvKinds];
+}
+
+/** The bit of each gate site in `Gate.verdict(name)`: `{ participates: 1, directInject: 2, … }` (frozen). */
+export function verdictBits() {
+  guard.check('verdictBits');
+  return freeze(Object.fromEntries(C.verdictBits));
+}
