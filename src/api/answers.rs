@@ -4,7 +4,7 @@
 //! layer builds one frozen object per partition state and shares it; its files are a list by reference
 //! ([`super::lists`]). A request says which context it carries by its place in the answer's `contexts`.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 

@@ -15,7 +15,7 @@
 //! The caller names the list it holds (`have`); the gate keeps the last few lists it wrote, so that it can
 //! diff against them.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::rc::Rc;
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};

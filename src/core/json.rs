@@ -15,7 +15,7 @@
 use std::fmt;
 use std::rc::Rc;
 
-use serde::de::{self, Deserialize, Deserializer, Error as _, Visitor};
+use serde::de::{self, Deserialize, Deserializer, Visitor};
 
 use super::error::{ErrorCode, GateError, GateResult, Path};
 
@@ -237,6 +237,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawText<'a> {
 /// unpaired ones) is parsed to find out.
 pub fn check_surrogates<E: de::Error>(raw: &RawJson) -> Result<(), E> {
     let text = raw.get();
+    // Most texts hold no escape at all: one fast byte search settles them.
+    if !text.as_bytes().contains(&b'\\') {
+        return Ok(());
+    }
     let suspicious = text
         .as_bytes()
         .windows(3)
@@ -296,28 +300,19 @@ pub struct Obj<T>(pub T);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = <&'de RawJson>::deserialize(d)?;
-        if raw_type_name(raw) != "object" {
-            return Err(expected_raw("an object", raw));
-        }
-        // Decoded again from its own text, with the same deserializer type as everything else (no
-        // adapter, so no second copy of `T`'s decoding code); an error keeps its place by address.
-        let sub = raw.get();
-        serde_json::from_str(sub).map(Obj).map_err(|e| {
-            let message = bare_message(&e);
-            match untag(&message) {
-                // Already placed (a refusal with an address, or a nested object's error).
-                Some((_, Some(_), _)) => D::Error::custom(message),
-                Some((code, None, text)) => {
-                    let at = sub.as_ptr() as usize + offset_of(sub, e.line(), e.column());
-                    D::Error::custom(format_args!("{TAG}{code}{TAG}{at}{TAG}{text}"))
-                }
-                None => {
-                    let at = sub.as_ptr() as usize + offset_of(sub, e.line(), e.column());
-                    D::Error::custom(format_args!("{TAG}{TAG}{at}{TAG}{message}"))
-                }
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
             }
-        })
+            // Read in the stream: `T` sees the object's entries as they are parsed (no second pass), and
+            // an error keeps serde_json's position in the caller's text.
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(Obj)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
@@ -581,6 +576,9 @@ fn classify(message: &str, e: &serde_json::Error, path: &mut String) -> (ErrorCo
     if is_lone_surrogate(message) {
         return (ErrorCode::LoneSurrogate, LONE_SURROGATE.to_owned());
     }
+    if let Some(words) = type_words(message) {
+        return (ErrorCode::InvalidType, words);
+    }
     let code = if message.starts_with("invalid type") || message.starts_with("invalid length") {
         ErrorCode::InvalidType
     } else if message.starts_with("invalid value") || e.is_data() {
@@ -589,6 +587,23 @@ fn classify(message: &str, e: &serde_json::Error, path: &mut String) -> (ErrorCo
         ErrorCode::InvalidJson
     };
     (code, message.to_owned())
+}
+
+/// serde's `invalid type: <found>, expected <what>` in the gate's words: `expected <what>, got <type>`,
+/// with the JavaScript type name of what was found.
+fn type_words(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("invalid type: ")?;
+    let (found, what) = rest.split_once(", expected ")?;
+    let got = match found.split(' ').next().unwrap_or("") {
+        "sequence" => "array",
+        "map" => "object",
+        "unit" | "null" => "null",
+        "integer" | "floating" | "number" => "number",
+        "boolean" => "boolean",
+        "string" => "string",
+        _ => found,
+    };
+    Some(format!("expected {what}, got {got}"))
 }
 
 /// serde_json's words for an escaped surrogate without its pair.
@@ -654,7 +669,12 @@ pub fn nests_deeper_than(text: &str, limit: usize) -> bool {
 /// `value` as JSON text.
 pub fn to_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
     // Serialising plain data into memory cannot fail: no I/O, no non-string map keys.
-    serde_json::to_string(value).unwrap_or_default()
+    // Answers are rarely tiny: start with room for a typical one rather than grow from 128 bytes.
+    let mut out = Vec::with_capacity(1024);
+    match serde_json::to_writer(&mut out, value) {
+        Ok(()) => String::from_utf8(out).unwrap_or_default(),
+        Err(_) => String::new(),
+    }
 }
 
 #[cfg(test)]

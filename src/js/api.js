@@ -144,6 +144,37 @@ function check(value, path, depth, key) {
   }
 }
 
+/**
+ * Whether `v` is plain JSON data that `JSON.stringify` writes faithfully (the common case), checked
+ * without building any path: finite numbers, strings, booleans, `null`, arrays and plain objects
+ * without `toJSON`, within the nesting limit. `false` (or a throw) sends the value through [`check`],
+ * which accepts what is merely unusual (boxed primitives, `toJSON`) and names what it refuses.
+ */
+function plain(v, depth) {
+  switch (typeof v) {
+    case 'string':
+    case 'boolean':
+    case 'undefined':
+      return true;
+    case 'number':
+      return Number.isFinite(v);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (v === null) return true;
+  if (depth >= C.maxDepth || typeof v.toJSON === 'function') return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!plain(v[i], depth + 1)) return false;
+    return true;
+  }
+  if (v instanceof Number || v instanceof String || v instanceof Boolean) return false;
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i++) if (!plain(v[keys[i]], depth + 1)) return false;
+  return true;
+}
+
 /** `obj[key]`, as a refusal at `path` if a getter or Proxy trap throws. */
 function read(obj, key, path) {
   try {
@@ -171,7 +202,15 @@ function encode(args) {
       texts[i] = '';
       continue;
     }
-    check(value, name, 0, '');
+    if (typeof value !== 'string') {
+      let fast = false;
+      try {
+        fast = plain(value, 0);
+      } catch {
+        // A getter or trap threw: `check` reads again and names it.
+      }
+      if (!fast) check(value, name, 0, '');
+    }
     let text;
     try {
       text = JSON.stringify(value);

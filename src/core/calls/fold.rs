@@ -4,7 +4,7 @@
 //! Every artifact the fold would read is validated first ([`prepare_event`], [`prepare_direct`]); only then
 //! is anything written, so a refused batch changes nothing.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};

@@ -57,11 +57,13 @@ impl Eq for Identity<'_> {}
 
 impl Hash for Identity<'_> {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        // The joined text, fed in pieces: equal joined texts hash alike whatever the split.
-        state.write(self.storage.as_bytes());
-        state.write_u8(0);
-        state.write(self.id.as_bytes());
-        state.write_u8(0xff);
+        // Only what follows the joined text's last NUL: equal joined texts hash alike whatever the split
+        // (the id, unless it holds a NUL itself), with a hasher that reads each piece in one go.
+        let tail = match self.id.rfind('\0') {
+            Some(at) => self.id.get(at + 1..).unwrap_or(""),
+            None => self.id,
+        };
+        tail.hash(state);
     }
 }
 
@@ -78,7 +80,7 @@ pub fn identity_key(storage: &str, id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashSet;
+    use hashbrown::HashSet;
 
     #[test]
     fn identities_compare_as_their_joined_text() {

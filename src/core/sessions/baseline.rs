@@ -3,7 +3,7 @@
 //! A baseline scopes `deleted_files` to what the request saw, lets an echo without a storage id take the
 //! storage it was sent with, and decides whether an inherited echo may re-enter the session.
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 
 use super::CodeSession;
 use crate::core::files::narrow::CodeEnvFile;

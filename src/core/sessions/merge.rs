@@ -14,7 +14,7 @@
 //! The work is linear in the files involved: identities and names are looked up in hash maps, stored
 //! files are moved (not copied) into the new entry, and an echo equal to what is stored copies nothing.
 
-use std::collections::{HashMap, HashSet};
+use hashbrown::{HashMap, HashSet};
 
 use super::baseline::Baseline;
 use super::{CodeSession, SessionMap};

@@ -13,7 +13,7 @@ mod direct;
 mod eager;
 mod event;
 
-use std::collections::HashMap;
+use hashbrown::HashMap;
 use std::rc::Rc;
 
 pub use eager::PrestartBatch;
