@@ -17,7 +17,9 @@ BINARYEN_VERSION=132.0.0       # node_modules/.bin/wasm-opt; Debian's binaryen 1
 TYPESCRIPT_VERSION=7.0.2       # tsc for the type tests of the shipped .d.ts
 DENO_VERSION=2.9.6             # Deno smoke test of the package
 WORKERD_VERSION=1.20261117.1   # workerd smoke test of the package
+MITATA_VERSION=1.0.34          # bench/: the timer of the side-by-side benchmark
 
-# Size budget of pkg/code_session_gate_bg.wasm (after wasm-opt), checked by scripts/size-check.sh.
-WASM_BUDGET_RAW=65536          # < 64 KiB
-WASM_BUDGET_GZIP=24576         # < 24 KiB, gzip -9
+# Size budget of pkg/code_session_gate_bg.wasm (after wasm-opt), checked by scripts/size-check.sh
+# (issue 5: 128 KiB / 48 KiB now, on the way to 64 KiB / 24 KiB).
+WASM_BUDGET_RAW=131072         # <= 128 KiB
+WASM_BUDGET_GZIP=49152         # <= 48 KiB, gzip -9

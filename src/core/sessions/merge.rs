@@ -114,8 +114,12 @@ fn merge_3_9(
         return existing;
     }
 
-    let existing_identities: HashSet<Identity<'_>> =
-        existing.iter().map(|e| e.identity(previous_exec)).collect();
+    // Only an echo the request was given can be refused for resurrecting: without a baseline no
+    // incoming file is looked up here, so the set is not built.
+    let existing_identities: HashSet<Identity<'_>> = match baseline {
+        Some(_) => existing.iter().map(|e| e.identity(previous_exec)).collect(),
+        None => HashSet::new(),
+    };
     let mut kept = Vec::with_capacity(incoming.len());
     for mut file in incoming {
         if file.storage_session_id.get().is_none() {
