@@ -181,6 +181,25 @@ pub struct FoldRequest<'a> {
     pub baseline_id: Option<Str<'a>>,
     /// The retention baseline (what the request was given; 3.9).
     pub retention_baseline: Option<std::rc::Rc<Baseline>>,
+    /// `context` is the very context `retention_baseline` was built from (the host left it as given), so
+    /// the baseline of the execution is that one too.
+    pub context_as_given: bool,
+}
+
+impl FoldRequest<'_> {
+    /// `codeSessionIdentityByName` of the request's context now (3.9's execution baseline): the
+    /// retention baseline itself when the host left the context as given, else built afresh.
+    pub fn execution_baseline(&self) -> std::rc::Rc<Baseline> {
+        match &self.retention_baseline {
+            Some(b) if self.context_as_given => b.clone(),
+            _ => std::rc::Rc::new(
+                self.context
+                    .as_ref()
+                    .map(RequestContext::baseline)
+                    .unwrap_or_default(),
+            ),
+        }
+    }
 }
 
 /// Requests by id with `Map` semantics: a repeated id keeps its first position and takes the later value.

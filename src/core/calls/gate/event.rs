@@ -196,11 +196,16 @@ impl Gate {
         let mut eager_failed = false;
         for r in requests {
             let own = || r.context.as_ref().map(BuiltContext::to_request_context);
+            // Whether the request still carries the context the gate built (and its baseline).
+            let mut as_given = false;
             let context: Option<RequestContext<'_>> = match &r.disposition {
-                Disposition::Dispatch => by_id
-                    .get(r.id.as_str())
-                    .map_or(own(), |c| c.resolve(r.context.as_ref())),
+                Disposition::Dispatch => {
+                    let host = by_id.get(r.id.as_str());
+                    as_given = host.is_none_or(|c| matches!(c, HostContext::Unchanged));
+                    host.map_or(own(), |c| c.resolve(r.context.as_ref()))
+                }
                 Disposition::Rejected => {
+                    as_given = true;
                     rejected_results.push(ToolResult::error(r.id.clone()));
                     own()
                 }
@@ -248,6 +253,7 @@ impl Gate {
                 context,
                 baseline_id: r.baseline_id.clone(),
                 retention_baseline: r.retention_baseline.clone(),
+                context_as_given: as_given,
             });
         }
         let request_map = RequestMap::new(fold_requests);
@@ -275,14 +281,7 @@ impl Gate {
             (profile.is_3_9() && !failed).then(|| {
                 request_map
                     .iter()
-                    .map(|r| {
-                        let b = r
-                            .context
-                            .as_ref()
-                            .map(RequestContext::baseline)
-                            .unwrap_or_default();
-                        (r.id.clone(), Rc::new(b))
-                    })
+                    .map(|r| (r.id.clone(), r.execution_baseline()))
                     .collect()
             });
         if let Some(sessions) = self.sessions.as_mut() {

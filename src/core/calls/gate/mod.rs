@@ -289,6 +289,7 @@ impl Gate {
                         context: None,
                         baseline_id: None,
                         retention_baseline: None,
+                        context_as_given: false,
                     })
                 })
                 .collect(),
