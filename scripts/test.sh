@@ -7,7 +7,8 @@
 #
 # Steps: setup, build, cargo fmt --check, cargo clippy, cargo test (native), the wasm-bindgen-test
 # suites in Node and in headless Chromium, tests/conformance/run (shared and own vectors), node --test
-# tests/js/, tsc on tests/types, and the .wasm size (reported against its budget).
+# tests/js/, tsc on tests/types, the benchmark in quick mode (bench/run.mjs --quick, after
+# bench/setup.sh installs the SDK it compares with), and the .wasm size (reported against its budget).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -18,7 +19,7 @@ for arg in "$@"; do
   case "$arg" in
     --keep-going) keep_going=1 ;;
     -h | --help)
-      sed -n '2,10p' "$0"
+      sed -n '2,11p' "$0"
       exit 0
       ;;
     *) die "unknown argument: $arg (try --help)" ;;
@@ -95,5 +96,10 @@ step conformance tests/conformance/run
 step conformance-own env CSG_SKIP_BUILD=1 tests/conformance/run tests/conformance/vectors.json
 step js-package node --test tests/js/
 step types node_modules/.bin/tsc -p tests/types --noEmit
+# The side-by-side benchmark in quick mode: checks that it runs and that gate, SDK and the JS port
+# agree (its self-check); timings are printed, not asserted. bench/setup.sh installs the SDK side.
+step bench-setup bench/setup.sh
+step bench node bench/run.mjs --quick --json target/bench-quick.json
+# Reported, not failing: the .wasm is over its budget (README "Limits").
 step size scripts/size-check.sh --report
 finish
