@@ -15,6 +15,7 @@ import { ERROR_NAME, createGuard } from './guard.js';
 
 let ready = false;
 const guard = createGuard(() => ready);
+const live = guard.live;
 const Raw = guard.wrap(RawGate, 'RawGate');
 const rawStatic = guard.wrap(callStatic, 'callStatic');
 const rawConstants = guard.wrap(constants, 'constants');
@@ -372,7 +373,7 @@ export class Gate {
    * a gate without a session map). Unknown keys are refused.
    */
   constructor(config) {
-    guard.check('new Gate');
+    if (!live.open) guard.check('new Gate');
     const [bytes, lens] = encode([['config', config]]);
     try {
       this.#raw = new Raw(bytes, lens);
@@ -395,13 +396,13 @@ export class Gate {
 
   /** The SDK profile this gate reproduces. */
   get profile() {
-    guard.check('Gate.profile');
+    if (!live.open) guard.check('Gate.profile');
     return this.#profile;
   }
 
   /** Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`). */
   verdict(name) {
-    guard.check('Gate.verdict');
+    if (!live.open) guard.check('Gate.verdict');
     if (typeof name === 'string') {
       const v = this.#verdicts.get(name);
       if (v !== undefined) return v;
@@ -422,19 +423,19 @@ export class Gate {
 
   /** Every gate site's verdict for `name`, as an object. */
   classify(name) {
-    guard.check('Gate.classify');
+    if (!live.open) guard.check('Gate.classify');
     return this.#call('classify', [['name', name]], false);
   }
 
   /** Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`. */
   isEagerExcluded(name, options) {
-    guard.check('Gate.isEagerExcluded');
+    if (!live.open) guard.check('Gate.isEagerExcluded');
     return this.#call('isEagerExcluded', [['name', name], ['options', options]], false);
   }
 
   /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
   suppressEagerTool(name) {
-    guard.check('Gate.suppressEagerTool');
+    if (!live.open) guard.check('Gate.suppressEagerTool');
     this.#call('suppressEagerTool', [['name', name]], false);
   }
 
@@ -445,7 +446,7 @@ export class Gate {
    * file lists are frozen and shared until the partition changes: replace them, never mutate them.
    */
   contextForCall(path, name, options) {
-    guard.check('Gate.contextForCall');
+    if (!live.open) guard.check('Gate.contextForCall');
     let key;
     let thread;
     if (options !== undefined && options !== null) {
@@ -526,7 +527,7 @@ export class Gate {
    * `lastUpdated`.
    */
   updateSession(key, artifact, options) {
-    guard.check('Gate.updateSession');
+    if (!live.open) guard.check('Gate.updateSession');
     this.#call('updateSession', [['key', key], ['artifact', artifact], ['options', options]], true);
   }
 
@@ -536,7 +537,7 @@ export class Gate {
    * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`).
    */
   foldResults(path, results, options) {
-    guard.check('Gate.foldResults');
+    if (!live.open) guard.check('Gate.foldResults');
     this.#call('foldResults', [['path', path], ['results', results], ['options', options]], true);
   }
 
@@ -545,7 +546,7 @@ export class Gate {
    * read from the pre-batch partition.
    */
   beginDirectBatch(calls, options) {
-    guard.check('Gate.beginDirectBatch');
+    if (!live.open) guard.check('Gate.beginDirectBatch');
     const out = this.#call(
       'beginDirectBatch',
       [['calls', calls], ['options', options], ['list', this.#shared.last]],
@@ -559,7 +560,7 @@ export class Gate {
 
   /** Folds a direct batch's outcomes (in call order) with what each call was given. */
   completeDirectBatch(batch, outcomes, options) {
-    guard.check('Gate.completeDirectBatch');
+    if (!live.open) guard.check('Gate.completeDirectBatch');
     this.#call('completeDirectBatch', [['batch', batch], ['outcomes', outcomes], ['options', options]], true);
   }
 
@@ -569,7 +570,7 @@ export class Gate {
    * calls the planner refused, and the calls answered by eager prestarts.
    */
   beginEventBatch(calls, options) {
-    guard.check('Gate.beginEventBatch');
+    if (!live.open) guard.check('Gate.beginEventBatch');
     const out = this.#call(
       'beginEventBatch',
       [['calls', calls], ['options', options], ['list', this.#shared.last]],
@@ -615,7 +616,7 @@ export class Gate {
    * or "failed" when the dispatch or a consumed prestart was rejected.
    */
   completeEventBatch(batch, options) {
-    guard.check('Gate.completeEventBatch');
+    if (!live.open) guard.check('Gate.completeEventBatch');
     const end = this.#call('completeEventBatch', [['batch', batch], ['options', this.#returned(batch, options)]], true);
     this.#handed.delete(batch);
     return end;
@@ -626,7 +627,7 @@ export class Gate {
    * requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
    */
   prestartEager(calls, options) {
-    guard.check('Gate.prestartEager');
+    if (!live.open) guard.check('Gate.prestartEager');
     const out = this.#call('prestartEager', [['calls', calls], ['options', options], ['list', this.#shared.last]], false);
     if (out === null) return null;
     const contexts = out.contexts.map((c) => this.#shared.context(c));
@@ -637,52 +638,52 @@ export class Gate {
 
   /** Records the host's handling of a prestart: `options.requests`, and `options.results` or `rejected`. */
   settleEager(prestart, options) {
-    guard.check('Gate.settleEager');
+    if (!live.open) guard.check('Gate.settleEager');
     this.#call('settleEager', [['prestart', prestart], ['options', this.#returned(prestart, options)]], false);
     this.#handed.delete(prestart);
   }
 
   /** `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) into the session map. */
   seedRun(initialSessions, agents) {
-    guard.check('Gate.seedRun');
+    if (!live.open) guard.check('Gate.seedRun');
     this.#call('seedRun', [['initialSessions', initialSessions], ['agents', agents]], true);
   }
 
   /** `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`. */
   seedAgents(agents) {
-    guard.check('Gate.seedAgents');
+    if (!live.open) guard.check('Gate.seedAgents');
     this.#call('seedAgents', [['agents', agents]], true);
   }
 
   /** The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one. */
   sessions() {
-    guard.check('Gate.sessions');
+    if (!live.open) guard.check('Gate.sessions');
     return this.#call('sessions', [], false);
   }
 
   /** The entry of partition `key` (a copy), or `undefined`. */
   session(key) {
-    guard.check('Gate.session');
+    if (!live.open) guard.check('Gate.session');
     return this.#call('session', [['key', key]], false);
   }
 
   /** Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store. */
   setSessions(sessions) {
-    guard.check('Gate.setSessions');
+    if (!live.open) guard.check('Gate.setSessions');
     this.#call('setSessions', [['sessions', sessions]], true);
     this.#shared.clear();
   }
 
   /** Ends the run: forgets eager prestarts, eager suppressions and pending batches (sessions stay). */
   resetRun() {
-    guard.check('Gate.resetRun');
+    if (!live.open) guard.check('Gate.resetRun');
     this.#call('resetRun', [], false);
     this.#handed.clear();
   }
 
   /** Forgets a pending batch or prestart without folding anything; `true` if there was one. */
   abandon(batch) {
-    guard.check('Gate.abandon');
+    if (!live.open) guard.check('Gate.abandon');
     const had = this.#call('abandon', [['batch', batch]], false);
     this.#handed.delete(batch);
     return had;
@@ -709,7 +710,7 @@ export class Gate {
  * user; other keys dropped).
  */
 export function toInjectedFileRef(file, execSessionId) {
-  guard.check('toInjectedFileRef');
+  if (!live.open) guard.check('toInjectedFileRef');
   return callStaticOp('toInjectedFileRef', [['file', file], ['execSessionId', execSessionId]]);
 }
 
@@ -719,13 +720,13 @@ export function toInjectedFileRef(file, execSessionId) {
  * `{ aborted: true }` when the planner gives up on the batch.
  */
 export function planToolRequests(calls, options) {
-  guard.check('planToolRequests');
+  if (!live.open) guard.check('planToolRequests');
   return callStaticOp('planToolRequests', [['calls', calls], ['options', options]]);
 }
 
 /** `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: `{ endpoint, headers, body }`. */
 export function buildExecRequest(options) {
-  guard.check('buildExecRequest');
+  if (!live.open) guard.check('buildExecRequest');
   return callStaticOp('buildExecRequest', [['', options]]);
 }
 
@@ -734,24 +735,24 @@ export function buildExecRequest(options) {
  * artifact }` or `{ status: "tool_call_required" }`.
  */
 export function readExecResponse(options) {
-  guard.check('readExecResponse');
+  if (!live.open) guard.check('readExecResponse');
   return callStaticOp('readExecResponse', [['', options]]);
 }
 
 /** `CODE_EXECUTION_TOOLS`: the built-in code tools, in the SDK's order (a fresh array). */
 export function codeExecutionTools() {
-  guard.check('codeExecutionTools');
+  if (!live.open) guard.check('codeExecutionTools');
   return [...C.codeExecutionTools];
 }
 
 /** `CODE_ENV_KINDS`: `["skill", "agent", "user"]` (a fresh array). */
 export function codeEnvKinds() {
-  guard.check('codeEnvKinds');
+  if (!live.open) guard.check('codeEnvKinds');
   return [...C.codeEnvKinds];
 }
 
 /** The bit of each gate site in `Gate.verdict(name)`: `{ participates: 1, directInject: 2, … }` (frozen). */
 export function verdictBits() {
-  guard.check('verdictBits');
+  if (!live.open) guard.check('verdictBits');
   return freeze(Object.fromEntries(C.verdictBits));
 }

@@ -15,6 +15,10 @@ export interface Guard {
   wrap<T>(value: T, name?: string): T;
   /** Whether a trap has poisoned this guard (every later guarded call then throws "poisoned"). */
   readonly poisoned: boolean;
+  /** Throws what a guarded call would throw before entering (poisoned, or not initialised). */
+  check(what: string): void;
+  /** `open` is true once the instance was found initialised and while no trap has poisoned it. */
+  readonly live: { readonly open: boolean };
 }
 
 /**

@@ -41,6 +41,9 @@ export function createGuard(isReady = () => true) {
   let trap;
   let poisoned = false;
   let ready = false;
+  // `open`: initialised and not poisoned, readable as a plain property on hot paths (a call to `check`
+  // costs more than the cached answers it guards).
+  const live = { open: false };
 
   /** A CodeSessionGateError with a stable code, like the ones the wasm throws. */
   function gateError(message, code, cause) {
@@ -70,11 +73,13 @@ export function createGuard(isReady = () => true) {
         'not_initialized',
       );
     }
+    live.open = true;
   }
 
   function observe(e) {
     if (!poisoned && isTrap(e)) {
       poisoned = true;
+      live.open = false;
       trap = e;
     }
     return e;
@@ -183,6 +188,9 @@ export function createGuard(isReady = () => true) {
      * entering anything: for answers served from what the caller already holds.
      */
     check: enter,
+    /** `{ open }`: `open` is true once a call found the instance initialised and while no trap has
+     * poisoned it; when it is false, call `check` (which throws or opens it). */
+    live,
     /** Whether a trap has poisoned this guard. */
     get poisoned() {
       return poisoned;
