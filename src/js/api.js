@@ -224,11 +224,20 @@ function encode(args) {
   // UTF-8 takes at most three bytes per UTF-16 unit.
   if (scratch.length < total * 3) scratch = new Uint8Array(Math.max(total * 3, scratch.length * 2));
   let at = 0;
-  for (let i = 0; i < texts.length; i++) {
-    if (texts[i] === '') continue;
-    const { written } = encoder.encodeInto(texts[i], scratch.subarray(at));
-    lens[i] = written;
-    at += written;
+  // One encoding of all texts; when it wrote one byte per unit (ASCII, the common case) each text's
+  // byte length is its length. Otherwise each text is encoded on its own to learn its length.
+  const joined = texts.length === 1 ? texts[0] : texts.join('');
+  const { written } = encoder.encodeInto(joined, scratch);
+  if (written === joined.length) {
+    for (let i = 0; i < texts.length; i++) lens[i] = texts[i].length;
+    at = written;
+  } else {
+    for (let i = 0; i < texts.length; i++) {
+      if (texts[i] === '') continue;
+      const r = encoder.encodeInto(texts[i], scratch.subarray(at));
+      lens[i] = r.written;
+      at += r.written;
+    }
   }
   const bytes = scratch.subarray(0, at);
   // A large buffer is not kept for the next call.
