@@ -6,16 +6,16 @@
 //! Every operation's options object is one [`Options`]: its keys are kept as JSON text and read by
 //! the operations that use them, so that a key another operation knows is ignored, not checked.
 
-use serde::de::{Deserialize, Deserializer};
+use serde::de::Deserialize;
 
 use super::batch::HostAnswer;
 use super::context::RequestContext;
 use super::fold::{Status, ToolResult};
 use crate::core::error::{GateError, GateResult, Path};
 use crate::core::files::Field;
-use crate::core::json::{self, JsonMap, Obj, RawJson, RawText, Str};
+use crate::core::json::{self, JsonMap, Obj, RawText, Str};
 use crate::core::sessions::seed::SeedAgent;
-use crate::core::sessions::SessionPairs;
+use crate::core::sessions::{Millis, SessionPairs};
 
 /// An options object (`null` or `undefined`: none), its keys kept as JSON text.
 #[derive(Debug, Clone, Default, serde::Deserialize)]
@@ -145,21 +145,6 @@ impl<'a> Options<'a> {
             .map(|o| o.0)
             .collect();
         Ok((requests, HostAnswer::Resolved(results)))
-    }
-}
-
-/// The `now` of a writing call: a number of milliseconds, kept as written (the gate never reads a
-/// clock, and never reformats the host's number).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Millis<'a>(pub RawText<'a>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Millis<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = <&'de RawJson>::deserialize(d)?;
-        match json::raw_type_name(raw) {
-            "number" => Ok(Millis(RawText::Borrowed(raw))),
-            _ => Err(json::expected_raw("a number", raw)),
-        }
     }
 }
 

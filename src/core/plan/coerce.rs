@@ -2,7 +2,7 @@
 //! declares, with JavaScript's property lookup on the schema document.
 
 use super::jsnum::js_number_prints_as;
-use super::props::{property_of, Lookup};
+use super::props::{array_index, property_of, Lookup};
 use crate::core::json::{self, Json, JsonMap};
 
 /// `coerceArgsForSchema` (3.8.0+): converts string values to the types `schema` declares.
@@ -92,21 +92,6 @@ fn entries_in_js_order(record: JsonMap) -> Vec<(String, Json)> {
         .map(|(_, k, v)| (k, v))
         .chain(named)
         .collect()
-}
-
-/// The array index `key` names, if it is one (`"0"`, `"17"`; not `"01"`, `"-0"`, `"4294967295"`).
-pub(super) fn array_index(key: &str) -> Option<u32> {
-    let canonical = !key.is_empty()
-        && key.len() <= 10
-        && key.bytes().all(|b| b.is_ascii_digit())
-        && (key == "0" || !key.starts_with('0'));
-    if !canonical {
-        return None;
-    }
-    key.parse::<u64>()
-        .ok()
-        .filter(|&n| n <= 4_294_967_294)
-        .and_then(|n| u32::try_from(n).ok())
 }
 
 /// The largest safe integer, 2^53 − 1.

@@ -1,7 +1,6 @@
 //! JavaScript's property lookup as the SDK's coercion does it (`schema.properties?.[key]`): own keys
 //! of the schema document, then what its prototype chain offers (methods, `length`, characters).
 
-use super::coerce::array_index;
 use crate::core::json::Json;
 
 /// What `properties?.[key]` yields.
@@ -172,4 +171,19 @@ pub(super) fn property_of<'a>(properties: Option<&'a Json>, key: &str) -> Lookup
         Some(Json::Number(_)) => inherited(&NUMBER_PROTO),
         Some(Json::Bool(_)) => inherited(&["constructor", "toString", "valueOf"]),
     }
+}
+
+/// The array index `key` names, if it is one (`"0"`, `"17"`; not `"01"`, `"-0"`, `"4294967295"`).
+pub(super) fn array_index(key: &str) -> Option<u32> {
+    let canonical = !key.is_empty()
+        && key.len() <= 10
+        && key.bytes().all(|b| b.is_ascii_digit())
+        && (key == "0" || !key.starts_with('0'));
+    if !canonical {
+        return None;
+    }
+    key.parse::<u64>()
+        .ok()
+        .filter(|&n| n <= 4_294_967_294)
+        .and_then(|n| u32::try_from(n).ok())
 }

@@ -16,7 +16,6 @@ use std::rc::Rc;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, SerializeTuple, Serializer};
 
-use super::calls::input::Millis;
 use super::error::ErrorCode;
 use super::files::narrow::{to_injected_file_ref, CodeEnvFile};
 use super::files::FileRef;
@@ -343,6 +342,21 @@ impl Serialize for SessionMap {
             seq.serialize_element(&Pair(k, entry))?;
         }
         seq.end()
+    }
+}
+
+/// A time in milliseconds (`lastUpdated`, a writing call's `now`), kept as written (the gate never reads a
+/// clock, and never reformats the host's number).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Millis<'a>(pub RawText<'a>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Millis<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawJson>::deserialize(d)?;
+        match json::raw_type_name(raw) {
+            "number" => Ok(Millis(RawText::Borrowed(raw))),
+            _ => Err(json::expected_raw("a number", raw)),
+        }
     }
 }
 
