@@ -466,20 +466,21 @@ export class Gate {
       } catch {
         return this.#ask(path, name, options, undefined).value;
       }
-      if ((key !== undefined && typeof key !== 'string') || (thread !== undefined && typeof thread !== 'string')) {
-        return this.#ask(path, name, options, undefined).value;
-      }
     }
+    // The last answer was given for valid arguments only, so arguments equal to them are valid too (a
+    // freed gate's last answer never matches).
     const last = this.#last;
     if (
       last.version === this.#version &&
       last.path === path &&
       last.name === name &&
       last.key === key &&
-      last.thread === thread &&
-      !this.#freed
+      last.thread === thread
     ) {
       return last.value;
+    }
+    if ((key !== undefined && typeof key !== 'string') || (thread !== undefined && typeof thread !== 'string')) {
+      return this.#ask(path, name, options, undefined).value;
     }
     if (typeof path !== 'string' || typeof name !== 'string') return this.#ask(path, name, options, undefined).value;
     // path → name → key → thread: exact keys (undefined is a key of its own), no string building.
@@ -702,6 +703,9 @@ export class Gate {
   free() {
     if (this.#freed || guard.poisoned) return;
     this.#freed = true;
+    // No cached answer may outlive the gate: later calls reach #call, which refuses them (code "freed").
+    this.#last = { version: -1, path: null, name: null, key: null, thread: null, value: null };
+    this.#answers.clear();
     this.#raw.free();
   }
 

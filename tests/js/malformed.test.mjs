@@ -300,3 +300,21 @@ describe('verdictTable', () => {
     }
   });
 });
+
+describe('a freed gate', () => {
+  test('refuses every call with code "freed", cached answers included', () => {
+    const gate = freshGate();
+    const opts = { threadId: 't1' };
+    // Answers the JavaScript layer caches: the last one, and an earlier one.
+    gate.contextForCall('event', 'create_file', opts);
+    const last = gate.contextForCall('event', 'bash_tool', opts);
+    assert.equal(last.runtimeSessionHint, undefined);
+    gate.free();
+    refuses(() => gate.contextForCall('event', 'bash_tool', opts), 'freed');
+    refuses(() => gate.contextForCall('event', 'create_file', opts), 'freed');
+    refuses(() => gate.classify('bash_tool'), 'freed');
+    refuses(() => gate.sessions(), 'freed');
+    // A second free() is a no-op, not an error.
+    gate.free();
+  });
+});
