@@ -14,3 +14,9 @@
 pub mod api;
 pub mod bindings;
 pub mod core;
+
+/// The module's allocator: talc instead of the default dlmalloc, measured smaller (6.6 KB less `.wasm`) and
+/// faster on the gate's allocation-heavy paths (a fresh context 9.4 -> 8.3 us, a 6-file fold 7.0 -> 6.6 us).
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
