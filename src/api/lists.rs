@@ -12,6 +12,10 @@
 //! {"gen":9,"add":[…]}                          every ref, in order
 //! ```
 //!
+//! An added ref is written as the array of its values in wire-key order, `[id, resource_id, name,
+//! storage_session_id, kind]` plus the `version` of a skill, with `null` for an absent storage id: the
+//! JavaScript layer builds the object with the keys in that order (half the text to write and to parse).
+//!
 //! The caller names the list it holds (`have`); the gate keeps the last few lists it wrote, so that it can
 //! diff against them.
 
@@ -20,7 +24,7 @@ use std::rc::Rc;
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
-use crate::core::files::narrow::CodeEnvFile;
+use crate::core::files::narrow::{CodeEnvFile, CodeEnvKind};
 
 /// How many written lists the gate keeps to diff against.
 const KEPT: usize = 16;
@@ -147,8 +151,27 @@ impl Serialize for Added<'_> {
         for (i, f) in self.list.iter().enumerate() {
             let picked = self.pick.and_then(|p| p.get(i)).is_some_and(|&j| j >= 0);
             if !picked {
-                seq.serialize_element(f)?;
+                seq.serialize_element(&Packed(f))?;
             }
+        }
+        seq.end()
+    }
+}
+
+/// A ref as the array of its values (see the module comment).
+struct Packed<'a>(&'a CodeEnvFile<'static>);
+
+impl Serialize for Packed<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let f = self.0;
+        let mut seq = s.serialize_seq(None)?;
+        seq.serialize_element(&f.id)?;
+        seq.serialize_element(&f.resource_id)?;
+        seq.serialize_element(&f.name)?;
+        seq.serialize_element(&f.storage_session_id)?;
+        seq.serialize_element(f.kind.as_str())?;
+        if let CodeEnvKind::Skill { version } = &f.kind {
+            seq.serialize_element(version)?;
         }
         seq.end()
     }
@@ -179,13 +202,37 @@ mod tests {
         let b = list(4, &["b", "c"]);
         assert_eq!(
             json::to_text(&lists.out(b.clone(), 3)),
-            r#"{"gen":4,"base":3,"add":[{"id":"c","resource_id":"c","name":"c","storage_session_id":"e","kind":"user"}],"pick":[1,-1]}"#
+            r#"{"gen":4,"base":3,"add":[["c","c","c","e","user"]],"pick":[1,-1]}"#
         );
         assert_eq!(
             json::to_text(&lists.out(b.clone(), 0)),
-            r#"{"gen":4,"add":[{"id":"b","resource_id":"b","name":"b","storage_session_id":"e","kind":"user"},{"id":"c","resource_id":"c","name":"c","storage_session_id":"e","kind":"user"}]}"#
+            r#"{"gen":4,"add":[["b","b","b","e","user"],["c","c","c","e","user"]]}"#
         );
         // A base the gate no longer keeps: the list in full.
-        assert!(json::to_text(&lists.out(b, 99)).starts_with(r#"{"gen":4,"add":[{"id":"b""#));
+        assert!(json::to_text(&lists.out(b, 99)).starts_with(r#"{"gen":4,"add":[["b""#));
+    }
+
+    #[test]
+    fn added_refs_are_packed_in_wire_key_order() {
+        let mut skill = FileRef::new("s", "SKILL.md");
+        skill.kind = crate::core::files::Field::Set(Str::from("skill"));
+        let version: &'static json::RawJson = serde_json::from_str("7.50").unwrap();
+        skill.version = crate::core::files::Field::Set(json::RawText::Borrowed(version));
+        let agent = {
+            let mut f = FileRef::new("a", "out.csv");
+            f.kind = crate::core::files::Field::Set(Str::from("agent"));
+            f.resource_id = crate::core::files::Field::Set(Str::from("agent-1"));
+            f
+        };
+        // No exec id and no storage of its own: the storage key is absent on the wire.
+        let refs: Vec<CodeEnvFile<'static>> = [skill, agent]
+            .iter()
+            .map(|f| to_injected_file_ref(f, None))
+            .collect();
+        let mut lists = Lists::default();
+        assert_eq!(
+            json::to_text(&lists.out((2, refs.into()), 0)),
+            r#"{"gen":2,"add":[["s","s","SKILL.md",null,"skill",7.50],["a","agent-1","out.csv",null,"agent"]]}"#
+        );
     }
 }

@@ -262,6 +262,20 @@ function callStaticOp(name, args) {
 const freeze = Object.freeze;
 const LIST_KEEP = 16;
 
+/**
+ * A narrowed ref from its packed answer `[id, resource_id, name, storage_session_id | null, kind,
+ * version?]` (src/api/lists.rs), frozen, with the wire keys in the SDK's order; an absent storage id is
+ * an absent key.
+ */
+function unpack(a) {
+  const ref =
+    a[3] === null
+      ? { id: a[0], resource_id: a[1], name: a[2], kind: a[4] }
+      : { id: a[0], resource_id: a[1], name: a[2], storage_session_id: a[3], kind: a[4] };
+  if (a.length > 5) ref.version = a[5];
+  return freeze(ref);
+}
+
 /** The file lists and contexts one gate has built, by partition generation. */
 class Shared {
   /** @type {Map<number, readonly object[]>} */
@@ -275,18 +289,18 @@ class Shared {
     const { gen } = ref;
     if (ref.add === undefined) return this.lists.get(gen);
     let list;
+    const add = ref.add;
     if (ref.pick !== undefined) {
       const base = this.lists.get(ref.base);
-      const add = ref.add;
       list = new Array(ref.pick.length);
       let j = 0;
       for (let i = 0; i < ref.pick.length; i++) {
         const p = ref.pick[i];
-        list[i] = p >= 0 ? base[p] : freeze(add[j++]);
+        list[i] = p >= 0 ? base[p] : unpack(add[j++]);
       }
     } else {
-      list = ref.add;
-      for (let i = 0; i < list.length; i++) freeze(list[i]);
+      list = new Array(add.length);
+      for (let i = 0; i < add.length; i++) list[i] = unpack(add[i]);
     }
     freeze(list);
     this.lists.delete(gen);

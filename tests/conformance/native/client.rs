@@ -117,12 +117,12 @@ impl Client {
                             pick.iter()
                                 .map(|i| match i.as_i64() {
                                     Some(i) if i >= 0 => base[i as usize].clone(),
-                                    _ => added.next().cloned().expect("an added ref"),
+                                    _ => unpack(added.next().expect("an added ref")),
                                 })
                                 .collect(),
                         )
                     }
-                    _ => Value::Array(added.cloned().collect()),
+                    _ => Value::Array(added.map(unpack).collect()),
                 }
             }
             Some(other) => panic!("bad list reference {other}"),
@@ -183,4 +183,22 @@ impl Client {
         }
         answer
     }
+}
+
+/// A narrowed ref from its packed answer `[id, resource_id, name, storage_session_id | null, kind,
+/// version?]`, as the JavaScript layer builds it: wire keys in order, no key for an absent storage id.
+fn unpack(packed: &Value) -> Value {
+    let a = packed.as_array().expect("a packed ref");
+    let mut ref_ = Map::new();
+    ref_.insert("id".into(), a[0].clone());
+    ref_.insert("resource_id".into(), a[1].clone());
+    ref_.insert("name".into(), a[2].clone());
+    if !a[3].is_null() {
+        ref_.insert("storage_session_id".into(), a[3].clone());
+    }
+    ref_.insert("kind".into(), a[4].clone());
+    if let Some(version) = a.get(5) {
+        ref_.insert("version".into(), version.clone());
+    }
+    Value::Object(ref_)
 }
