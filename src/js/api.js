@@ -384,7 +384,7 @@ export class Gate {
   #answers = new Map();
   #answerCount = 0;
   /** The last answer, checked first. */
-  #last = { version: -1, path: null, name: null, key: null, thread: null, value: null };
+  #last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
   #shared = new Shared();
   /** batch id → (request id → the context object handed out). */
   #handed = new Map();
@@ -470,10 +470,12 @@ export class Gate {
    */
   contextForCall(path, name, options) {
     if (!live.open) guard.check('Gate.contextForCall');
+    const last = this.#last;
     let key;
     let thread;
     if (options !== undefined && options !== null) {
-      if (!isRecord(options)) return this.#ask(path, name, options, undefined).value;
+      // The options object of the last answer was a record then and still is; any other is checked.
+      if (options !== last.options && !isRecord(options)) return this.#ask(path, name, options, undefined).value;
       try {
         key = options.codeSessionKey;
         thread = options.threadId;
@@ -483,7 +485,6 @@ export class Gate {
     }
     // The last answer was given for valid arguments only, so arguments equal to them are valid too (a
     // freed gate's last answer never matches).
-    const last = this.#last;
     if (
       last.version === this.#version &&
       last.path === path &&
@@ -514,7 +515,7 @@ export class Gate {
       }
       byThread.set(thread, next);
     }
-    this.#last = { version: this.#version, path, name, key, thread, value: next.value };
+    this.#last = { version: this.#version, path, name, options, key, thread, value: next.value };
     return next.value;
   }
 
@@ -718,7 +719,7 @@ export class Gate {
     if (this.#freed || guard.poisoned) return;
     this.#freed = true;
     // No cached answer may outlive the gate: later calls reach #call, which refuses them (code "freed").
-    this.#last = { version: -1, path: null, name: null, key: null, thread: null, value: null };
+    this.#last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
     this.#answers.clear();
     this.#raw.free();
   }

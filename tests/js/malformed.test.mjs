@@ -318,3 +318,15 @@ describe('a freed gate', () => {
     gate.free();
   });
 });
+
+describe('cached context answers', () => {
+  test('an options object changed after an answer is read again, and refused when it turned bad', () => {
+    const gate = freshGate({ toolExecution: { sandbox: { statefulSessions: true } } });
+    const opts = { threadId: 't1' };
+    assert.equal(gate.contextForCall('event', 'bash_tool', opts).runtimeSessionHint, 't1');
+    opts.threadId = 7;
+    refuses(() => gate.contextForCall('event', 'bash_tool', opts), 'invalid_type', 'options.threadId');
+    opts.threadId = 't2';
+    assert.equal(gate.contextForCall('event', 'bash_tool', opts).runtimeSessionHint, 't2');
+  });
+});
