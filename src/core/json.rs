@@ -733,6 +733,45 @@ mod tests {
     }
 
     #[test]
+    fn records_refuse_what_is_not_an_object_where_it_stands() {
+        #[derive(Debug, Deserialize)]
+        struct Records<'a> {
+            #[serde(borrow)]
+            files: Vec<Obj<Inner<'a>>>,
+        }
+        let refused = |text: &str| {
+            let e = decode::<Records>(text, "results").unwrap_err();
+            (e.code, e.path, e.message)
+        };
+        // A derived struct would read an array positionally; a record refuses it, named by its place.
+        let (code, path, message) = refused(r#"{"files":[{"id":"a"},["b"]]}"#);
+        assert_eq!(
+            (code, path.as_str()),
+            (ErrorCode::InvalidType, "results.files[1]")
+        );
+        assert_eq!(message, "expected an object, got array");
+        let (code, path, message) = refused(r#"{"files":[{"id":"a"}, "b"]}"#);
+        assert_eq!(
+            (code, path.as_str()),
+            (ErrorCode::InvalidType, "results.files[1]")
+        );
+        assert_eq!(message, "expected an object, got string");
+        let (code, path, _) = refused(r#"{"files":[null]}"#);
+        assert_eq!(
+            (code, path.as_str()),
+            (ErrorCode::InvalidType, "results.files[0]")
+        );
+        // Errors inside a record keep their own place.
+        let (code, path, _) = refused(r#"{"files":[{"id":"a"},{"id":2}]}"#);
+        assert_eq!(
+            (code, path.as_str()),
+            (ErrorCode::InvalidType, "results.files[1].id")
+        );
+        let ok: Records = decode(r#"{"files":[{"id":"a"},{"id":"b"}]}"#, "results").unwrap();
+        assert_eq!(ok.files[1].0.id.as_str(), "b");
+    }
+
+    #[test]
     fn parse_follows_json_parse_and_keeps_number_text() {
         let v = parse(
             r#" {"b": [1, -2.50e1, true, null], "a": 1e400} "#,

@@ -480,3 +480,56 @@ fn adopt(
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use super::*;
+    use crate::core::files::Field;
+
+    fn request(context_as_given: bool) -> FoldRequest<'static> {
+        let context = RequestContext {
+            session_id: Field::Set(Str::from("e1")),
+            files: Some(vec![FileRef::new("f1", "a.txt")]),
+        };
+        FoldRequest {
+            id: Str::from("r1"),
+            name: Str::from("bash_tool"),
+            retain_inputs: false,
+            retention_baseline: Some(Rc::new(context.baseline())),
+            context: Some(context),
+            baseline_id: Some(Str::from("e1")),
+            context_as_given,
+        }
+    }
+
+    #[test]
+    fn the_execution_baseline_is_the_dispatch_one_only_for_a_context_left_as_given() {
+        let given = request(true);
+        let shared = given.execution_baseline();
+        assert!(Rc::ptr_eq(
+            &shared,
+            given.retention_baseline.as_ref().unwrap()
+        ));
+
+        // A context the host replaced is read afresh, whatever was recorded at dispatch.
+        let mut replaced = request(false);
+        replaced.context = Some(RequestContext {
+            session_id: Field::Set(Str::from("e2")),
+            files: Some(vec![FileRef::new("f2", "a.txt")]),
+        });
+        let fresh = replaced.execution_baseline();
+        assert!(!Rc::ptr_eq(
+            &fresh,
+            replaced.retention_baseline.as_ref().unwrap()
+        ));
+        assert_eq!(fresh.get("a.txt"), Some("e2\0f2"));
+        assert_eq!(shared.get("a.txt"), Some("e1\0f1"));
+
+        // No context at all: an empty baseline.
+        let mut removed = request(false);
+        removed.context = None;
+        assert!(removed.execution_baseline().is_empty());
+    }
+}
