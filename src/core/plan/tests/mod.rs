@@ -225,7 +225,7 @@ fn number_rules() {
 #[test]
 fn number_coercion_agrees_with_node() {
     // Rows `<text>\t<1 if the SDK's number rule converts it>`, judged by Node (gen-js-number-print.mjs).
-    let table = include_str!("../../../tests/fixtures/js-number-coerce.tsv");
+    let table = include_str!("../../../../tests/fixtures/js-number-coerce.tsv");
     let (mut rows, mut converted) = (0, 0);
     for line in table.lines().filter(|l| !l.starts_with('#')) {
         let (text, flag) = line.rsplit_once('\t').unwrap();
