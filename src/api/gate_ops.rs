@@ -5,7 +5,7 @@ use super::params::Params;
 use super::{unknown_op, GateSession, NULL};
 use crate::core::calls::batch::{EventCall, HostContext};
 use crate::core::calls::context::{CallScope, ExecPath};
-use crate::core::calls::fold::{DirectOutcome, ToolResult};
+use crate::core::calls::fold::DirectOutcome;
 use crate::core::calls::gate::{BatchEnd, Gate};
 use crate::core::calls::input::{
     self, DirectCall, HostRequest, NamedResult, Options, SeedAgentInput,
@@ -156,25 +156,7 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
             match which.as_str() {
                 "event" => {
                     let named: Vec<NamedResult> = records(&p, 1)?;
-                    let mut read = Vec::with_capacity(named.len());
-                    for (i, r) in named.into_iter().enumerate() {
-                        let name = match r.name {
-                            Field::Null => None,
-                            Field::Set(n) => Some(n),
-                            Field::Absent => {
-                                return Err(GateError::missing(&rp.index(i).key("name")))
-                            }
-                        };
-                        read.push((
-                            name,
-                            ToolResult {
-                                tool_call_id: Str::from(format!("r{i}")),
-                                status: r.status,
-                                artifact: r.artifact,
-                            },
-                        ));
-                    }
-                    g.fold_event_results(&read, &key, &now, &rp)?;
+                    g.fold_event_results(named, &key, &now, &rp)?;
                 }
                 "direct" => {
                     let outcomes: Vec<DirectOutcome> = records(&p, 1)?;

@@ -23,8 +23,10 @@ use super::context::{self, BuiltContext, CallScope, DirectFields, RequestContext
 use super::fold::{
     apply, prepare_direct, prepare_event, DirectOutcome, FoldRequest, RequestMap, ToolResult,
 };
+use super::input::NamedResult;
 use crate::core::config::{GateConfig, Profile};
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
+use crate::core::files::Field;
 use crate::core::json::{JsonMap, RawJson, RawText, Str};
 use crate::core::sessions::baseline::Baseline;
 use crate::core::sessions::merge::update_code_session;
@@ -269,34 +271,42 @@ impl Gate {
         Ok(())
     }
 
-    /// The event fold over results whose requests are known only by name (`None` = request not found),
-    /// without baselines — what `storeCodeSessionFromResults` does when called directly.
+    /// The event fold over results whose requests are known only by name (`name: null` = request not
+    /// found; a missing `name` is refused), without baselines — what `storeCodeSessionFromResults` does
+    /// when called directly. Each result stands for its own request.
     pub fn fold_event_results(
         &mut self,
-        results: &[(Option<Str<'_>>, ToolResult<'_>)],
+        named: Vec<NamedResult<'_>>,
         key: &str,
         now: &RawText<'_>,
         path: &Path<'_>,
     ) -> GateResult<()> {
-        let requests = RequestMap::new(
-            results
-                .iter()
-                .filter_map(|(name, r)| {
-                    name.as_ref().map(|n| FoldRequest {
-                        id: r.tool_call_id.clone(),
-                        name: n.clone(),
-                        retain_inputs: false,
-                        context: None,
-                        baseline_id: None,
-                        retention_baseline: None,
-                        context_as_given: false,
-                    })
-                })
-                .collect(),
-        );
-        let flat: Vec<ToolResult<'_>> = results.iter().map(|(_, r)| r.clone()).collect();
+        let mut requests = Vec::with_capacity(named.len());
+        let mut results = Vec::with_capacity(named.len());
+        for (i, r) in named.into_iter().enumerate() {
+            let id = Str::from(format!("r{i}"));
+            match r.name {
+                Field::Set(name) => requests.push(FoldRequest {
+                    id: id.clone(),
+                    name,
+                    retain_inputs: false,
+                    context: None,
+                    baseline_id: None,
+                    retention_baseline: None,
+                    context_as_given: false,
+                }),
+                Field::Null => {}
+                Field::Absent => return Err(GateError::missing(&path.index(i).key("name"))),
+            }
+            results.push(ToolResult {
+                tool_call_id: id,
+                status: r.status,
+                artifact: r.artifact,
+            });
+        }
+        let requests = RequestMap::new(requests);
         let profile = self.config.profile;
-        let steps = prepare_event(&flat, &requests, &self.config.tools, profile, path)?;
+        let steps = prepare_event(&results, &requests, &self.config.tools, profile, path)?;
         if let Some(sessions) = self.sessions.as_mut() {
             apply(sessions, key, steps, None, profile, now);
         }
