@@ -21,7 +21,7 @@ MITATA_VERSION=1.0.34          # bench/: the timer of the side-by-side benchmark
 
 # Size of pkg/code_session_gate_bg.wasm (after wasm-opt), checked by scripts/size-check.sh:
 #   - the budget (issue 5: 128 KiB / 48 KiB now, on the way to 64 KiB / 24 KiB), reported against;
-#   - the ceiling, a ratchet just above the last measured size (432,688 / 181,367 bytes), which fails the
+#   - the ceiling, a ratchet just above the last measured size (431,751 / 181,542 bytes), which fails the
 #     test command: the module may shrink towards the budget, never grow back. Lower it as it shrinks.
 WASM_BUDGET_RAW=131072         # <= 128 KiB
 WASM_BUDGET_GZIP=49152         # <= 48 KiB, gzip -9
