@@ -18,7 +18,7 @@ use crate::core::sessions::SessionPairs;
 use crate::core::tools::bits;
 
 /// The parameters of each gate operation, in the order of [`super::GATE_OPS`].
-pub const PARAMS: [&[&str]; 22] = [
+pub const PARAMS: [&[&str]; 24] = [
     &["name"],
     &["name"],
     &["name", "options"],
@@ -41,6 +41,8 @@ pub const PARAMS: [&[&str]; 22] = [
     &["batch"],
     &[],
     &[],
+    &[],
+    &["snapshot", "config"],
 ];
 
 /// `new Gate(config)`: the gate, and what the JavaScript layer keeps of it (`profile` and the verdict of
@@ -299,8 +301,46 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
         20 => Ok(answers::verdict_table(g)),
         // describe: the profile and every name with a verdict
         21 => Ok(answers::created(g)),
+        // snapshot: the document's text, as a JSON string (so its bytes reach the host unchanged)
+        22 => Ok(crate::core::json::to_text(&g.snapshot())),
+        // restore: the gate becomes the snapshot's (validated first; nothing changes on a refusal)
+        23 => {
+            let restored = restore(&p)?;
+            *s = GateSession::new(restored);
+            Ok(answers::created(&s.gate))
+        }
         _ => Err(unknown_op(op)),
     }
+}
+
+/// `Gate.fromSnapshot(snapshot, config?)`: the snapshot as its JSON text (a string) or as the parsed
+/// document; `config`, when given, must be the one the snapshot was written under.
+fn restore(p: &Params<'_>) -> GateResult<Gate> {
+    let text = p
+        .text(0)
+        .ok_or_else(|| GateError::expected(&Path::root("snapshot"), "a snapshot", "undefined"))?;
+    let inner: Str<'_>;
+    let document = if text.starts_with('"') {
+        inner = p.string(0)?;
+        inner.as_str()
+    } else {
+        text
+    };
+    let expected = match p.text(1) {
+        None => None,
+        Some(_) => {
+            let Obj(c): Obj<ConfigInput<'_, serde::de::IgnoredAny>> = p.present(1)?;
+            if !matches!(c.sessions, Field::Absent) {
+                return Err(GateError::new(
+                    ErrorCode::InvalidValue,
+                    &Path::root("config").key("sessions"),
+                    "sessions come from the snapshot",
+                ));
+            }
+            Some(c.config())
+        }
+    };
+    Gate::from_snapshot(document, expected.as_ref())
 }
 
 /// `contextForCall`: the answer, `{"same":1}` when the caller's answer (which depended on the

@@ -20,6 +20,7 @@ use crate::core::calls::gate::Gate;
 use crate::core::error::{ErrorCode, GateError, GateResult};
 use crate::core::files::narrow::CODE_ENV_KINDS;
 use crate::core::json;
+use crate::core::sandbox::trusted::TRUSTED_FIELDS;
 use crate::core::tools::{bits, CODE_EXECUTION_TOOLS};
 use lists::Lists;
 
@@ -29,7 +30,7 @@ pub use gate_ops::new_gate;
 pub const NEW_PARAMS: [&str; 1] = ["config"];
 
 /// The operations on a gate, in the order of their numbers.
-pub const GATE_OPS: [&str; 22] = [
+pub const GATE_OPS: [&str; 24] = [
     "verdict",
     "classify",
     "isEagerExcluded",
@@ -52,14 +53,19 @@ pub const GATE_OPS: [&str; 22] = [
     "abandon",
     "verdictTable",
     "describe",
+    "snapshot",
+    "restore",
 ];
 
 /// The operations without a gate, in the order of their numbers.
-pub const STATIC_OPS: [&str; 4] = [
+pub const STATIC_OPS: [&str; 7] = [
     "toInjectedFileRef",
     "planToolRequests",
     "buildExecRequest",
     "readExecResponse",
+    "buildSandboxRequest",
+    "readSandboxResponse",
+    "stripTrustedFields",
 ];
 
 /// A gate and what the gate remembers of the answers it gave (the file lists it wrote).
@@ -103,19 +109,17 @@ pub fn static_params(op: u32) -> &'static [&'static str] {
 /// Splits the arguments of a call: `bytes` holds their UTF-8 JSON texts one after the other, `lens`
 /// their byte lengths (0: `undefined`).
 pub fn split_args<'a>(bytes: &'a [u8], lens: &[u32]) -> GateResult<Vec<Option<&'a str>>> {
-    let text = std::str::from_utf8(bytes).map_err(|_| GateError {
-        code: ErrorCode::InvalidJson,
-        path: String::new(),
-        message: "arguments are not UTF-8 text".to_owned(),
-    })?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| GateError::general(ErrorCode::InvalidJson, "arguments are not UTF-8 text"))?;
     let mut at = 0usize;
     let mut out = Vec::with_capacity(lens.len());
     for &len in lens {
         let end = at + len as usize;
-        let arg = text.get(at..end).ok_or_else(|| GateError {
-            code: ErrorCode::InvalidJson,
-            path: String::new(),
-            message: "argument lengths do not match the text".to_owned(),
+        let arg = text.get(at..end).ok_or_else(|| {
+            GateError::general(
+                ErrorCode::InvalidJson,
+                "argument lengths do not match the text",
+            )
         })?;
         out.push((len > 0).then_some(arg));
         at = end;
@@ -135,6 +139,7 @@ pub fn constants() -> String {
         code_env_kinds: &'static [&'static str],
         verdict_bits: Vec<(&'static str, u32)>,
         max_depth: usize,
+        trusted_fields: &'static [&'static str],
     }
     json::to_text(&Constants {
         gate_ops: &GATE_OPS,
@@ -143,31 +148,36 @@ pub fn constants() -> String {
         code_env_kinds: &CODE_ENV_KINDS,
         verdict_bits: bits::SITES.to_vec(),
         max_depth: json::MAX_DEPTH,
+        trusted_fields: &TRUSTED_FIELDS,
     })
 }
 
-/// A refusal as JSON: `{"code","path","message"}`.
+/// A refusal as JSON: `{"code","path","message"}`, plus `"status"` and `"retryAfterSeconds"` for a
+/// sandbox's refusal.
 pub fn error_text(e: &GateError) -> String {
     #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
     struct Out<'a> {
         code: &'a str,
         path: &'a str,
         message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        status: Option<u16>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        retry_after_seconds: Option<u64>,
     }
     json::to_text(&Out {
         code: e.code.as_str(),
         path: &e.path,
         message: e.to_string(),
+        status: e.sandbox.map(|s| s.status),
+        retry_after_seconds: e.sandbox.and_then(|s| s.retry_after_seconds),
     })
 }
 
 /// The refusal for an operation number that does not exist.
 fn unknown_op(op: u32) -> GateError {
-    GateError {
-        code: ErrorCode::InvalidValue,
-        path: String::new(),
-        message: format!("unknown operation {op}"),
-    }
+    GateError::general(ErrorCode::InvalidValue, format!("unknown operation {op}"))
 }
 
 /// `null` as an answer.

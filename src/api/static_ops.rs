@@ -10,15 +10,20 @@ use crate::core::files::narrow::to_injected_file_ref;
 use crate::core::files::{Field, FileRef};
 use crate::core::json::{self, Json, JsonMap, Obj, RawJson, RawText, Str};
 use crate::core::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
+use crate::core::sandbox::trusted::strip_trusted;
+use crate::core::sandbox::{build_sandbox_request, read_sandbox_response, Dialect};
 use crate::core::wire::{build_exec_request, read_exec_response, ExecOutcome};
 
 /// The parameters of each static operation, in the order of [`super::STATIC_OPS`]. The exec-wire
 /// functions take one options object whose keys are the roots of their paths (`factory.workspaceId`).
-pub const PARAMS: [&[&str]; 4] = [
+pub const PARAMS: [&[&str]; 7] = [
     &["file", "execSessionId"],
     &["calls", "options"],
     &[""],
     &[""],
+    &[""],
+    &[""],
+    &["modelArgs"],
 ];
 
 /// Runs static operation `op` (its place in [`super::STATIC_OPS`]).
@@ -33,6 +38,9 @@ pub fn call(op: u32, args: &[Option<&str>]) -> GateResult<String> {
         1 => plan(&p),
         2 => exec_request(&p),
         3 => exec_response(&p),
+        4 => sandbox_request(&p),
+        5 => sandbox_response(&p),
+        6 => strip_model_args(&p),
         _ => Err(unknown_op(op)),
     }
 }
@@ -255,4 +263,88 @@ fn exec_response(p: &Params<'_>) -> GateResult<String> {
         }
     }
     Ok(json::to_text(&out))
+}
+
+/// `buildSandboxRequest(options)`: `{ endpoint, headers, body, droppedFields, refs }`.
+fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
+    let text = p
+        .text(0)
+        .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
+    let request = build_sandbox_request(&json::parse(text, &Path::root(""))?)?;
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Out<'a> {
+        endpoint: &'a str,
+        headers: JsonMap,
+        body: &'a JsonMap,
+        dropped_fields: &'a [String],
+        refs: &'a [crate::core::sandbox::refs::RefNote],
+    }
+    Ok(json::to_text(&Out {
+        endpoint: request.endpoint,
+        headers: request
+            .headers
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), Json::String(v.clone())))
+            .collect(),
+        body: &request.body,
+        dropped_fields: &request.dropped_fields,
+        refs: &request.refs,
+    }))
+}
+
+/// The options of `readSandboxResponse`; unknown keys are refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct ResponseOptions<'a> {
+    #[serde(borrow)]
+    dialect: Str<'a>,
+    status: u16,
+    #[serde(borrow)]
+    body: Str<'a>,
+    #[serde(default, borrow)]
+    retry_after: Option<Str<'a>>,
+}
+
+/// `readSandboxResponse({ dialect, status, body, retryAfter? })`: `{ artifact, stdout, stderr,
+/// exitCode? }`, or the sandbox's refusal.
+fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
+    let o: Obj<ResponseOptions<'_>> = p.present(0)?;
+    let o = o.0;
+    Dialect::parse(&o.dialect, &Path::root("dialect"))?;
+    if !(100..=599).contains(&o.status) {
+        return Err(GateError::new(
+            crate::core::error::ErrorCode::InvalidValue,
+            &Path::root("status"),
+            format!("{} is not an HTTP status", o.status),
+        ));
+    }
+    let answer = read_sandbox_response(o.status, &o.body, o.retry_after.as_deref())?;
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Out<'a> {
+        artifact: &'a JsonMap,
+        stdout: &'a str,
+        stderr: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        exit_code: Option<&'a Json>,
+    }
+    Ok(json::to_text(&Out {
+        artifact: &answer.artifact,
+        stdout: &answer.stdout,
+        stderr: &answer.stderr,
+        exit_code: answer.exit_code.as_ref(),
+    }))
+}
+
+/// `stripTrustedFields(modelArgs)`: `{ args, dropped }`.
+fn strip_model_args(p: &Params<'_>) -> GateResult<String> {
+    let args: Obj<JsonMap> = p.present(0)?;
+    let (args, dropped) = strip_trusted(&args.0);
+    #[derive(serde::Serialize)]
+    struct Out {
+        args: JsonMap,
+        dropped: Vec<String>,
+    }
+    Ok(json::to_text(&Out { args, dropped }))
 }

@@ -105,6 +105,67 @@ pub struct GateConfig {
     pub eager_exclude_tool_names: Vec<String>,
 }
 
+impl GateConfig {
+    /// A digest of [`GateConfig`]'s canonical JSON form (FNV-1a, 64 bits, as `fnv1a64:<hex>`): equal
+    /// for configurations that make a gate behave the same, whatever key order or ignored keys the
+    /// host wrote them with.
+    pub fn fingerprint(&self) -> String {
+        let text = json::to_text(self);
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("fnv1a64:{h:016x}")
+    }
+}
+
+impl serde::Serialize for GateConfig {
+    /// The canonical form, as a host writes a configuration: `profile`, `codeSessionToolNames`,
+    /// `codeSessionKey` (when set), `toolExecution.sandbox` and `eagerEventToolExecution`.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Sandbox<'a> {
+            stateful_sessions: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            runtime_session_hint: Option<&'a str>,
+        }
+        #[derive(serde::Serialize)]
+        struct ToolExecution<'a> {
+            sandbox: Sandbox<'a>,
+        }
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Eager<'a> {
+            exclude_tool_names: &'a [String],
+        }
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("profile", &self.profile)?;
+        m.serialize_entry("codeSessionToolNames", self.tools.declared())?;
+        if let Some(k) = &self.code_session_key {
+            m.serialize_entry("codeSessionKey", k)?;
+        }
+        m.serialize_entry(
+            "toolExecution",
+            &ToolExecution {
+                sandbox: Sandbox {
+                    stateful_sessions: self.sandbox.stateful_sessions,
+                    runtime_session_hint: self.sandbox.runtime_session_hint.as_deref(),
+                },
+            },
+        )?;
+        m.serialize_entry(
+            "eagerEventToolExecution",
+            &Eager {
+                exclude_tool_names: &self.eager_exclude_tool_names,
+            },
+        )?;
+        m.end()
+    }
+}
+
 /// `toolExecution` as the gates read it: keys other than `sandbox` are the host's and are ignored.
 #[derive(Deserialize)]
 struct ToolExecutionInput<'a> {

@@ -33,6 +33,24 @@ pub enum ErrorCode {
     SandboxError,
     /// The module trapped earlier; the gate refuses every call from then on.
     Poisoned,
+    /// The sandbox refused the request as malformed (HTTP 400 or 422).
+    InvalidRequest,
+    /// The sandbox refused the credentials (HTTP 401).
+    Unauthorized,
+    /// The sandbox refused a file reference of the request (HTTP 403).
+    ForbiddenFileRef,
+    /// The sandbox runs another execution profile than the request expects (HTTP 409).
+    ProfileMismatch,
+    /// The sandbox asks the caller to slow down (HTTP 429), possibly saying for how long.
+    RateLimited,
+    /// The sandbox is failing or unreachable for now (HTTP 5xx, or an error body after a keep-alive).
+    Unavailable,
+    /// The sandbox's answer is not one the gate can read (not JSON, truncated, wrong shape, odd status).
+    BadResponse,
+    /// A snapshot was written under another configuration than the one it is loaded with.
+    ConfigMismatch,
+    /// A snapshot of a format version this build does not read.
+    UnsupportedVersion,
 }
 
 impl ErrorCode {
@@ -52,6 +70,15 @@ impl ErrorCode {
             ErrorCode::InvalidModelArgs => "invalid_model_args",
             ErrorCode::SandboxError => "sandbox_error",
             ErrorCode::Poisoned => "poisoned",
+            ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::Unauthorized => "unauthorized",
+            ErrorCode::ForbiddenFileRef => "forbidden_file_ref",
+            ErrorCode::ProfileMismatch => "profile_mismatch",
+            ErrorCode::RateLimited => "rate_limited",
+            ErrorCode::Unavailable => "unavailable",
+            ErrorCode::BadResponse => "bad_response",
+            ErrorCode::ConfigMismatch => "config_mismatch",
+            ErrorCode::UnsupportedVersion => "unsupported_version",
         }
     }
 
@@ -66,7 +93,7 @@ impl ErrorCode {
 }
 
 /// Every code, in declaration order.
-pub const ALL_CODES: [ErrorCode; 13] = [
+pub const ALL_CODES: [ErrorCode; 22] = [
     ErrorCode::InvalidType,
     ErrorCode::MissingField,
     ErrorCode::InvalidValue,
@@ -80,6 +107,15 @@ pub const ALL_CODES: [ErrorCode; 13] = [
     ErrorCode::InvalidModelArgs,
     ErrorCode::SandboxError,
     ErrorCode::Poisoned,
+    ErrorCode::InvalidRequest,
+    ErrorCode::Unauthorized,
+    ErrorCode::ForbiddenFileRef,
+    ErrorCode::ProfileMismatch,
+    ErrorCode::RateLimited,
+    ErrorCode::Unavailable,
+    ErrorCode::BadResponse,
+    ErrorCode::ConfigMismatch,
+    ErrorCode::UnsupportedVersion,
 ];
 
 /// A refused input: `code`, the dotted `path` of the offending value (`"sessions[0][1].files[2].id"`),
@@ -92,6 +128,17 @@ pub struct GateError {
     pub path: String,
     /// What is wrong, in words.
     pub message: String,
+    /// For a sandbox's refusal: what it answered (HTTP status, retry-after).
+    pub sandbox: Option<SandboxFailure>,
+}
+
+/// The HTTP facts of a sandbox's refusal, carried on its [`GateError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SandboxFailure {
+    /// The HTTP status (200 for an error body that arrived after a keep-alive).
+    pub status: u16,
+    /// Whole seconds to wait before retrying, when the sandbox said (rounded up).
+    pub retry_after_seconds: Option<u64>,
 }
 
 impl GateError {
@@ -101,6 +148,17 @@ impl GateError {
             code,
             path: path.render(),
             message: message.into(),
+            sandbox: None,
+        }
+    }
+
+    /// An error of `code` that concerns a call as a whole (no path).
+    pub fn general(code: ErrorCode, message: impl Into<String>) -> Self {
+        GateError {
+            code,
+            path: String::new(),
+            message: message.into(),
+            sandbox: None,
         }
     }
 

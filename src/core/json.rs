@@ -555,6 +555,7 @@ fn decode_error(text: &str, root: &str, e: &serde_json::Error) -> GateError {
         code,
         path,
         message,
+        sandbox: None,
     }
 }
 

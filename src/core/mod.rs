@@ -7,6 +7,7 @@
 //! - [`calls`]: a call's life — context building, folding, batches and the [`calls::gate::Gate`];
 //! - [`plan`]: the SDK's tool request planner and its schema coercion;
 //! - [`wire`]: the exec wire of the built-in code tools (requests, artifacts);
+//! - [`sandbox`]: forwarding a call to a sandbox server in its dialect, and reading its answer;
 //! - [`config`], [`json`], [`error`]: configuration, JSON in and out, typed refusals.
 
 pub mod calls;
@@ -15,6 +16,7 @@ pub mod error;
 pub mod files;
 pub mod json;
 pub mod plan;
+pub mod sandbox;
 pub mod sessions;
 pub mod tools;
 pub mod wire;

@@ -253,6 +253,102 @@ export interface CodeSessionGateError extends Error {
   code: string;
   /** Where in the input, e.g. "sessions[0][1].files[2].id" ("" for the call as a whole). */
   path: string;
+  /** For a sandbox's refusal (`readSandboxResponse`): the HTTP status it answered. */
+  status?: number;
+  /** For code "rate_limited": whole seconds the sandbox asked to wait, when it said. */
+  retryAfterSeconds?: number;
+}
+
+/** The sandbox server a request is built for (`buildSandboxRequest`). */
+export type SandboxDialect = "codeapi" | "librecodeinterpreter";
+
+/** What a call runs in the sandbox. */
+export interface SandboxRun {
+  /** codeapi: one of `execute_code`'s languages ("py", "bash", …). */
+  lang: string;
+  code: string;
+  args?: string[];
+}
+
+/** `buildSandboxRequest`'s options. Unknown keys are refused. */
+export interface SandboxRequestOptions {
+  dialect: SandboxDialect;
+  /** The tool the model called (a built-in code tool or a host-declared one). */
+  tool: string;
+  /** What runs; optional for `execute_code` (`{lang, code, args?}`) and `bash_tool` (`{command, args?}`), read from `modelArgs`. */
+  run?: SandboxRun | null;
+  /** The model's arguments; trusted fields are dropped and named in `droppedFields`. */
+  modelArgs?: Record<string, unknown> | null;
+  /** The gate's context for the call: a direct injection or an event request (other keys ignored). */
+  context?: DirectInjection | RequestSessionFields | ToolCallRequest | null;
+  /** codeapi / LibreCodeInterpreter `user_id`. */
+  userId?: string | null;
+  /** LibreCodeInterpreter `entity_id`. */
+  entityId?: string | null;
+  /** Run timeout in ms (LibreCodeInterpreter: clamped to 1000–300000). */
+  timeoutMs?: number | null;
+  /** codeapi: the Bearer token; LibreCodeInterpreter: the API key. Absent: add your own auth header. */
+  credential?: string | null;
+  /** codeapi `X-CodeAPI-Expected-Profile`. */
+  executionProfile?: string | null;
+  /** `X-LibreChat-Code-Request-ID`. */
+  requestId?: string | null;
+}
+
+/** Why a ref was changed or left out of a request. */
+export type RefProblem =
+  | "missing_kind"
+  | "unknown_kind"
+  | "missing_resource_id"
+  | "skill_without_resource_id"
+  | "skill_without_version"
+  | "version_on_non_skill"
+  | "invalid_id"
+  | "invalid_storage_session_id"
+  | "invalid_resource_id"
+  | "invalid_name"
+  | "duplicate_name";
+
+/** One change `buildSandboxRequest` made to the refs it was given. */
+export interface RefNote {
+  /** The ref's place in the context's file list. */
+  index: number;
+  id: string;
+  name: string;
+  action: "repaired" | "dropped";
+  reason: RefProblem;
+  message: string;
+}
+
+/** A request to POST to `<baseUrl>/<endpoint>` with `headers` and `JSON.stringify(body)`. */
+export interface SandboxRequest {
+  endpoint: "exec";
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  /** Trusted fields dropped from the model's arguments. */
+  droppedFields: string[];
+  /** What was changed in the refs. */
+  refs: RefNote[];
+}
+
+/** `readSandboxResponse`'s options: what came back. */
+export interface SandboxResponseOptions {
+  dialect: SandboxDialect;
+  /** The HTTP status. */
+  status: number;
+  /** The body text (keep-alive whitespace and all). */
+  body: string;
+  /** The `Retry-After` header, if any. */
+  retryAfter?: string | null;
+}
+
+/** A sandbox's successful answer. */
+export interface SandboxAnswer {
+  /** `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`). */
+  artifact: SessionArtifact;
+  stdout: string;
+  stderr: string;
+  exitCode?: number;
 }
 
 /** A model tool call for `planToolRequests`. Other keys (`type`, `stepId`, …) are ignored. */
@@ -506,6 +602,13 @@ export declare class Gate {
   resetRun(): void;
   /** Forgets a pending batch or prestart without folding anything; `true` if there was one. */
   abandon(batch: number): boolean;
+  /** The gate's whole state as a versioned snapshot document (JSON text); batches in flight are not included. */
+  snapshot(): string;
+  /**
+   * A gate restored from a snapshot (its text or the parsed document). With `config`, the snapshot must have
+   * been written under it (code "config_mismatch"); everything is validated before the gate exists.
+   */
+  static fromSnapshot(snapshot: string | object, config?: Omit<GateConfig, "sessions"> | null): Gate;
   /** Releases the gate's memory in the module; later calls throw a `CodeSessionGateError` (code "freed"). */
   free(): void;
   /** `free()`, for `using gate = new Gate(…)`. */
@@ -531,6 +634,18 @@ export declare function buildExecRequest(options: ExecRequestOptions): ExecReque
 
 /** `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: what the tool makes of the sandbox's answer. */
 export declare function readExecResponse(options: ExecResponseOptions): ExecResponseOutcome;
+
+/** The `/exec` request of one call in a sandbox dialect, with the gate's session, files and hint. */
+export declare function buildSandboxRequest(options: SandboxRequestOptions): SandboxRequest;
+
+/** A sandbox's answer as an artifact to fold; a failed call throws a `CodeSessionGateError` with `status`. */
+export declare function readSandboxResponse(options: SandboxResponseOptions): SandboxAnswer;
+
+/** The model's arguments without the fields only the gate may set, and the keys dropped. */
+export declare function stripTrustedFields(modelArgs: Record<string, unknown>): { args: Record<string, unknown>; dropped: string[] };
+
+/** The keys only the gate may set on a sandbox request (a fresh array). */
+export declare function trustedFields(): string[];
 
 /** `CODE_EXECUTION_TOOLS`: the built-in code tools, in the SDK's order (a fresh array). */
 export declare function codeExecutionTools(): CodeExecutionToolName[];

@@ -61,8 +61,21 @@ function gateError(code, path, message, cause) {
 
 /** The refusal a U+0001-marked answer (or a thrown refusal text) carries. */
 function refusal(text) {
-  const { code, path, message } = JSON.parse(text);
-  return gateError(code, path, message);
+  const { code, path, message, status, retryAfterSeconds } = JSON.parse(text);
+  const err = gateError(code, path, message);
+  // A sandbox's refusal (readSandboxResponse) carries what the sandbox answered.
+  if (status !== undefined) {
+    Object.defineProperty(err, 'status', { value: status, enumerable: true, writable: true, configurable: true });
+  }
+  if (retryAfterSeconds !== undefined) {
+    Object.defineProperty(err, 'retryAfterSeconds', {
+      value: retryAfterSeconds,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return err;
 }
 
 /** Words for a thrown value that cannot throw again (a hostile `message` getter, a revoked Proxy…). */
@@ -714,6 +727,37 @@ export class Gate {
     return had;
   }
 
+  /**
+   * The gate's whole state as a versioned snapshot document (JSON text): profile, configuration and its
+   * fingerprint, every partition with its files, and the run's eager suppressions. Batches in flight
+   * are not included. `Gate.fromSnapshot(text)` restores it; saving again gives the same bytes.
+   */
+  snapshot() {
+    if (!live.open) guard.check('Gate.snapshot');
+    return this.#call('snapshot', [], false);
+  }
+
+  /**
+   * A gate restored from `snapshot` (the text of `gate.snapshot()`, or that document parsed). With
+   * `config` (without `sessions`), the snapshot must have been written under that configuration (code
+   * "config_mismatch"). Everything is validated before the gate exists: an unknown `version` is
+   * "unsupported_version"; wrong shapes, an edited fingerprint or a partition given twice are refused
+   * with their path under `snapshot`.
+   */
+  static fromSnapshot(snapshot, config) {
+    if (!live.open) guard.check('Gate.fromSnapshot');
+    const gate = new Gate();
+    try {
+      const info = gate.#call('restore', [['snapshot', snapshot], ['config', config]], true);
+      gate.#profile = info.profile;
+      gate.#verdicts = new Map(info.verdicts);
+    } catch (e) {
+      gate.free();
+      throw e;
+    }
+    return gate;
+  }
+
   /** Releases the gate's memory in the module; later calls throw (code "freed"). */
   free() {
     if (this.#freed || guard.poisoned) return;
@@ -765,6 +809,43 @@ export function buildExecRequest(options) {
 export function readExecResponse(options) {
   if (!live.open) guard.check('readExecResponse');
   return callStaticOp('readExecResponse', [['', options]]);
+}
+
+/**
+ * `buildSandboxRequest({ dialect, tool, run?, modelArgs?, context?, userId?, entityId?, timeoutMs?,
+ * credential?, executionProfile?, requestId? })`: the `/exec` request of one call in a sandbox dialect
+ * ("codeapi" | "librecodeinterpreter"), as `{ endpoint, headers, body, droppedFields, refs }`. The
+ * session, files and runtime hint come from `context` (what `contextForCall` or an event batch gave the
+ * call); trusted fields of `modelArgs` are dropped and named in `droppedFields`; refs the server would
+ * refuse are repaired or left out, each change described in `refs`.
+ */
+export function buildSandboxRequest(options) {
+  if (!live.open) guard.check('buildSandboxRequest');
+  return callStaticOp('buildSandboxRequest', [['', options]]);
+}
+
+/**
+ * `readSandboxResponse({ dialect, status, body, retryAfter? })`: the sandbox's answer (HTTP status, body
+ * text, `Retry-After` header) as `{ artifact, stdout, stderr, exitCode? }`, the artifact ready to fold.
+ * A failed call throws a `CodeSessionGateError` whose `code` says why ("invalid_request",
+ * "unauthorized", "forbidden_file_ref", "profile_mismatch", "rate_limited", "unavailable",
+ * "bad_response"), with the HTTP `status` and, when given, `retryAfterSeconds`.
+ */
+export function readSandboxResponse(options) {
+  if (!live.open) guard.check('readSandboxResponse');
+  return callStaticOp('readSandboxResponse', [['', options]]);
+}
+
+/** `stripTrustedFields(modelArgs)`: `{ args, dropped }`, the arguments without the fields only the gate sets. */
+export function stripTrustedFields(modelArgs) {
+  if (!live.open) guard.check('stripTrustedFields');
+  return callStaticOp('stripTrustedFields', [['modelArgs', modelArgs]]);
+}
+
+/** `TRUSTED_FIELDS`: the keys only the gate may set on a sandbox request (a fresh array). */
+export function trustedFields() {
+  if (!live.open) guard.check('trustedFields');
+  return [...C.trustedFields];
 }
 
 /** `CODE_EXECUTION_TOOLS`: the built-in code tools, in the SDK's order (a fresh array). */

@@ -12,6 +12,7 @@
 mod direct;
 mod eager;
 mod event;
+pub mod snapshot;
 
 use hashbrown::HashMap;
 use std::rc::Rc;
