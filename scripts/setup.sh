@@ -21,7 +21,7 @@ check_pins() {
       || die "Cargo.lock has wasm-bindgen $locked, scripts/versions.sh wants $WASM_BINDGEN_VERSION"
   fi
   local pkg var want have
-  for pkg in binaryen:BINARYEN_VERSION typescript:TYPESCRIPT_VERSION deno:DENO_VERSION workerd:WORKERD_VERSION mitata:MITATA_VERSION; do
+  for pkg in binaryen:BINARYEN_VERSION typescript:TYPESCRIPT_VERSION deno:DENO_VERSION workerd:WORKERD_VERSION mitata:MITATA_VERSION wrangler:WRANGLER_VERSION; do
     var="${pkg#*:}"
     want="${!var}"
     have="$(node -e 'const p=require(process.argv[1]);process.stdout.write(String((p.devDependencies||{})[process.argv[2]]||""))' \

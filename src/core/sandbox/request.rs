@@ -366,6 +366,14 @@ fn context_files_path(context: Option<&Json>) -> Path<'static> {
     }
 }
 
+/// The keys of an event request's session fields, and of a direct injection.
+const EVENT_KEYS: [&str; 3] = [
+    "codeSessionContext",
+    "runtimeSessionHint",
+    "codeSessionBaselineId",
+];
+const DIRECT_KEYS: [&str; 3] = ["session_id", "_injected_files", "_runtime_session_hint"];
+
 fn read_context(context: Option<&Json>) -> GateResult<Context<'_>> {
     let at = Path::root("context");
     let c = match context {
@@ -379,53 +387,62 @@ fn read_context(context: Option<&Json>) -> GateResult<Context<'_>> {
             ))
         }
     };
-    let event = c.get("codeSessionContext");
-    if event.is_some() && (c.contains_key("session_id") || c.contains_key("_injected_files")) {
+    let event = EVENT_KEYS.iter().any(|k| c.contains_key(*k));
+    if event && DIRECT_KEYS.iter().any(|k| c.contains_key(*k)) {
         return Err(GateError::new(
             ErrorCode::InvalidValue,
             &at,
-            "holds both an event context (codeSessionContext) and a direct injection (session_id, _injected_files)",
+            "holds both an event request's fields (codeSessionContext, runtimeSessionHint) and a direct \
+             injection's (session_id, _injected_files, _runtime_session_hint)",
         ));
     }
-    let (session_holder, files_key, holder_path, hint_key) = match event {
-        Some(Json::Object(e)) => (
-            e,
-            "files",
-            at.key("codeSessionContext"),
-            "runtimeSessionHint",
-        ),
-        Some(Json::Null) => {
-            return Ok(Context {
-                hint: hint_of(c, "runtimeSessionHint")?,
-                ..Context::default()
-            })
-        }
-        Some(other) => {
-            return Err(GateError::expected(
-                &at.key("codeSessionContext"),
-                "an object",
-                json::type_name(other),
-            ))
-        }
-        None => (c, "_injected_files", at, "_runtime_session_hint"),
-    };
-    let session_id = match session_holder.get("session_id") {
+    if !event {
+        return session_fields(
+            c,
+            "_injected_files",
+            &at,
+            hint_of(c, "_runtime_session_hint")?,
+        );
+    }
+    let hint = hint_of(c, "runtimeSessionHint")?;
+    match c.get("codeSessionContext") {
+        None | Some(Json::Null) => Ok(Context {
+            hint,
+            ..Context::default()
+        }),
+        Some(Json::Object(e)) => session_fields(e, "files", &at.key("codeSessionContext"), hint),
+        Some(other) => Err(GateError::expected(
+            &at.key("codeSessionContext"),
+            "an object",
+            json::type_name(other),
+        )),
+    }
+}
+
+/// `session_id` and the file list (under `files_key`) of `holder`.
+fn session_fields<'v>(
+    holder: &'v JsonMap,
+    files_key: &'static str,
+    at: &Path<'_>,
+    hint: Option<(&'v str, &'static str)>,
+) -> GateResult<Context<'v>> {
+    let session_id = match holder.get("session_id") {
         None | Some(Json::Null) => None,
         Some(Json::String(s)) => Some(s.as_str()),
         Some(other) => {
             return Err(GateError::expected(
-                &holder_path.key("session_id"),
+                &at.key("session_id"),
                 "a string",
                 json::type_name(other),
             ))
         }
     };
-    let files = match session_holder.get(files_key) {
+    let files = match holder.get(files_key) {
         None | Some(Json::Null) => &[][..],
         Some(Json::Array(items)) => items.as_slice(),
         Some(other) => {
             return Err(GateError::expected(
-                &holder_path.key(files_key),
+                &at.key(files_key),
                 "an array of file refs",
                 json::type_name(other),
             ))
@@ -434,7 +451,7 @@ fn read_context(context: Option<&Json>) -> GateResult<Context<'_>> {
     Ok(Context {
         session_id,
         files,
-        hint: hint_of(c, hint_key)?,
+        hint,
     })
 }
 

@@ -82,6 +82,18 @@ fn librecodeinterpreter_reuses_the_exec_session_and_sends_no_hint() {
 }
 
 #[test]
+fn an_event_request_without_a_session_still_carries_its_hint() {
+    let r = ok(
+        r#"{"dialect":"codeapi","tool":"create_file","run":{"lang":"py","code":"1"},
+        "context":{"id":"c1","name":"create_file","args":{},"runtimeSessionHint":"conv-1"}}"#,
+    );
+    assert_eq!(
+        body(&r),
+        r#"{"lang":"py","code":"1","runtime_session_hint":"conv-1"}"#
+    );
+}
+
+#[test]
 fn trusted_fields_never_reach_the_body_and_are_named() {
     let r = ok(
         r#"{"dialect":"codeapi","tool":"execute_code","modelArgs":{"lang":"py","code":"print(1)",

@@ -1,0 +1,157 @@
+// Runs the worker in workerd (the npm `workerd` binary, no wrangler), the way Cloudflare runs it: ES
+// modules, the package imported by its name through its `workerd` entry with the `.wasm` as a compiled
+// module, one Durable Object namespace with SQLite storage on local disk, outbound fetch allowed to
+// 127.0.0.1 (where the test sandbox listens). Used by the end-to-end tests and by scripts/run.sh.
+//
+//   const w = await startWorker({ env: { SANDBOX_URL, SANDBOX_DIALECT, GATE_CONFIG }, stateDir });
+//   await fetch(`${w.url}/conversations/c1/tool-calls`, …); await w.stop();
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..', '..');
+const PKG_NAME = 'code-session-gate';
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export function freePort() {
+  return new Promise((done, fail) => {
+    const srv = createServer();
+    srv.once('error', fail);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => done(port));
+    });
+  });
+}
+
+/** The package's files reachable from `entry` by relative imports. */
+function reachable(pkgDir, entry) {
+  const seen = new Set();
+  const todo = [entry];
+  while (todo.length) {
+    const file = todo.pop();
+    if (seen.has(file)) continue;
+    seen.add(file);
+    if (!file.endsWith('.js')) continue;
+    for (const m of readFileSync(join(pkgDir, file), 'utf8').matchAll(/\bfrom\s+['"]\.\/([^'"]+)['"]/g)) todo.push(m[1]);
+  }
+  return [...seen];
+}
+
+/** A capnp text literal. */
+const text = (s) => JSON.stringify(String(s));
+
+/**
+ * Writes the workerd config for the worker into `stateDir` and returns its path.
+ * @param {{ port: number, env: Record<string, string>, stateDir: string, pkgDir: string }} o
+ */
+function writeConfig({ port, env, stateDir, pkgDir }) {
+  const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
+  const entry = manifest.exports['.'].workerd.replace(/^\.\//, '');
+  const emb = (file) => text(relative(stateDir, file));
+  const workerFiles = readdirSync(join(HERE, 'src')).filter((f) => f.endsWith('.js')).sort();
+  // workerd resolves a bare specifier beside the importing module, so the worker's modules sit at the
+  // root of the module tree with the package's entry (their names do not clash with the package's).
+  const modules = [
+    // The main module first.
+    `(name = "index.js", esModule = embed ${emb(join(HERE, 'src', 'index.js'))})`,
+    ...workerFiles.filter((f) => f !== 'index.js').map((f) => `(name = "${f}", esModule = embed ${emb(join(HERE, 'src', f))})`),
+    `(name = "${PKG_NAME}", esModule = embed ${emb(join(pkgDir, entry))})`,
+    ...reachable(pkgDir, entry)
+      .filter((f) => f !== entry)
+      .map((f) => `(name = "${f}", ${f.endsWith('.wasm') ? 'wasm' : 'esModule'} = embed ${emb(join(pkgDir, f))})`),
+  ];
+  const bindings = [
+    ...Object.entries(env).map(([k, v]) => `(name = ${text(k)}, text = ${text(v)})`),
+    `(name = "CONVERSATIONS", durableObjectNamespace = "Conversation")`,
+  ];
+  const disk = join(stateDir, 'durable-objects');
+  mkdirSync(disk, { recursive: true });
+  const config = `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "net", network = (allow = ["public", "private", "local"])),
+    (name = "do-disk", disk = (path = ${text(disk)}, writable = true)),
+  ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [
+    ${modules.join(',\n    ')}
+  ],
+  compatibilityDate = "2025-01-01",
+  bindings = [
+    ${bindings.join(',\n    ')}
+  ],
+  durableObjectNamespaces = [
+    (className = "Conversation", uniqueKey = "code-session-gate-conversation", enableSql = true),
+  ],
+  durableObjectStorage = (localDisk = "do-disk"),
+  globalOutbound = "net",
+);
+`;
+  const file = join(stateDir, 'worker.capnp');
+  writeFileSync(file, config);
+  return file;
+}
+
+/**
+ * Starts the worker in workerd on 127.0.0.1 and waits until it answers.
+ * @param {{ env: Record<string, string>, stateDir?: string, port?: number, pkgDir?: string, log?: (line: string) => void }} options
+ * `stateDir` holds the config and the Durable Objects' storage: start again with the same one to find
+ * the same conversations.
+ * @returns {Promise<{ url: string, port: number, stateDir: string, output: () => string, stop(): Promise<void> }>}
+ */
+export async function startWorker({ env, stateDir, port, pkgDir = join(ROOT, 'pkg'), log } = {}) {
+  const bin = join(ROOT, 'node_modules', '.bin', 'workerd');
+  if (!existsSync(bin)) throw new Error(`${bin} missing: run scripts/setup.sh`);
+  if (!existsSync(join(pkgDir, 'package.json'))) throw new Error(`${pkgDir} has no package: run scripts/build.sh`);
+  const dir = stateDir ?? mkdtempSync(join(tmpdir(), 'csg-worker-'));
+  mkdirSync(dir, { recursive: true });
+  const at = port ?? (await freePort());
+  const config = writeConfig({ port: at, env, stateDir: dir, pkgDir });
+  let output = '';
+  const child = spawn(bin, ['serve', config, '--experimental'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const take = (d) => {
+    output += d;
+    if (log) for (const line of String(d).split('\n')) if (line.trim()) log(line);
+  };
+  child.stdout.on('data', take);
+  child.stderr.on('data', take);
+  const url = `http://127.0.0.1:${at}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`workerd exited (${child.exitCode}):\n${output}`);
+    try {
+      await fetch(`${url}/`, { signal: AbortSignal.timeout(1000) });
+      break;
+    } catch {
+      if (i > 150) {
+        child.kill('SIGKILL');
+        throw new Error(`workerd did not answer on ${url}:\n${output}`);
+      }
+      await sleep(100);
+    }
+  }
+  return {
+    url,
+    port: at,
+    stateDir: dir,
+    output: () => output,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const quick = await Promise.race([exited.then(() => true), sleep(3000).then(() => false)]);
+      if (!quick) {
+        child.kill('SIGKILL');
+        await exited;
+      }
+    },
+  };
+}

@@ -1,0 +1,162 @@
+// An edge worker that gates an LLM's tool calls and forwards them to a code sandbox.
+//
+//   POST /conversations/:id/tool-calls   { calls: [{ id, name, args }], agent?: { codeSessionKey? } }
+//   GET  /conversations/:id              the conversation's gate snapshot (for inspection)
+//
+// Each conversation is one Durable Object holding one `Gate`; its snapshot lives in the object's
+// storage (src/store.js), so the session survives restarts and is never shared between conversations.
+// Calls of one request form one event batch, as the SDK's ToolNode dispatches them: every call sees the
+// session as it was before the batch, and the answers are folded together once all are back.
+import { Gate } from 'code-session-gate';
+import { forward } from './forward.js';
+import { load, save } from './store.js';
+
+const ROUTE = /^\/conversations\/([A-Za-z0-9._:-]{1,128})(\/tool-calls)?$/;
+
+/** A JSON error answer. */
+function problem(status, code, message) {
+  return Response.json({ error: { code, message } }, { status });
+}
+
+export default {
+  /** @param {Request} request @param {any} env */
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const m = ROUTE.exec(url.pathname);
+    if (!m) return problem(404, 'not_found', 'try POST /conversations/:id/tool-calls');
+    const wantsCalls = m[2] !== undefined;
+    if (wantsCalls ? request.method !== 'POST' : request.method !== 'GET') {
+      return problem(405, 'method_not_allowed', `${request.method} ${url.pathname}`);
+    }
+    const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(m[1]));
+    return stub.fetch(request);
+  },
+};
+
+/** The worker's settings, from its environment (wrangler.toml `[vars]` and secrets). */
+function settings(env) {
+  const config = env.GATE_CONFIG ? JSON.parse(env.GATE_CONFIG) : {};
+  const timeoutMs = Number(env.SANDBOX_TIMEOUT_MS ?? 30000);
+  return {
+    config,
+    sandbox: {
+      url: String(env.SANDBOX_URL ?? '').replace(/\/+$/, ''),
+      dialect: env.SANDBOX_DIALECT ?? 'codeapi',
+      credential: env.SANDBOX_CREDENTIAL || undefined,
+      userId: env.SANDBOX_USER_ID || undefined,
+      timeoutMs,
+      deadlineMs: Number(env.SANDBOX_DEADLINE_MS ?? timeoutMs + 5000),
+    },
+  };
+}
+
+/** One conversation: its gate, loaded from storage once, and a queue that runs its requests one by one. */
+export class Conversation {
+  /** @param {DurableObjectState} state @param {any} env */
+  constructor(state, env) {
+    this.state = state;
+    this.settings = settings(env);
+    /** @type {Gate | undefined} */
+    this.gate = undefined;
+    /** The snapshot text last written (nothing to write when it is unchanged). */
+    this.saved = undefined;
+    this.queue = Promise.resolve();
+  }
+
+  async fetch(request) {
+    const url = new URL(request.url);
+    const conversation = ROUTE.exec(url.pathname)?.[1] ?? '';
+    // Outbound fetches let other requests into the object; the queue keeps one request at a time, so
+    // no batch starts from a session another batch is about to change.
+    const run = this.queue.then(() => this.handle(request, conversation));
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  async open() {
+    if (this.gate) return this.gate;
+    const stored = await load(this.state.storage);
+    if (stored === undefined) {
+      this.gate = new Gate(this.settings.config);
+    } else {
+      // The configuration is checked against the one the snapshot was written under.
+      const { sessions: _ignored, ...config } = this.settings.config;
+      this.gate = Gate.fromSnapshot(stored, config);
+      this.saved = this.gate.snapshot();
+    }
+    return this.gate;
+  }
+
+  async persist() {
+    const text = this.gate.snapshot();
+    if (text === this.saved) return false;
+    await save(this.state.storage, JSON.parse(text));
+    this.saved = text;
+    return true;
+  }
+
+  async handle(request, conversation) {
+    let gate;
+    try {
+      gate = await this.open();
+    } catch (e) {
+      return problem(500, e.code ?? 'storage', `the stored session cannot be loaded: ${e.message}`);
+    }
+    if (request.method === 'GET') {
+      return new Response(gate.snapshot(), { headers: { 'content-type': 'application/json' } });
+    }
+    let input;
+    try {
+      input = await request.json();
+    } catch {
+      return problem(400, 'invalid_json', 'the body is not JSON');
+    }
+    const calls = input?.calls;
+    if (!Array.isArray(calls) || calls.length === 0) {
+      return problem(400, 'invalid_request', 'calls must be a non-empty array of { id, name, args }');
+    }
+    const codeSessionKey = input.agent?.codeSessionKey;
+    const options = { threadId: conversation, ...(codeSessionKey !== undefined ? { codeSessionKey } : {}) };
+
+    let batch;
+    try {
+      batch = gate.beginEventBatch(calls, options);
+    } catch (e) {
+      return problem(400, e.code ?? 'invalid_request', e.message);
+    }
+    const byId = new Map();
+    for (const r of batch.rejected) byId.set(r.id, { status: 'error', error: { code: 'invalid_model_args', message: r.errorMessage } });
+    for (const r of batch.eager) byId.set(r.id, { status: r.matched ? 'success' : 'error' });
+    const settled = await Promise.all(batch.dispatch.map((req) => forward(this.settings.sandbox, req)));
+    let end;
+    try {
+      end = gate.completeEventBatch(batch.id, {
+        requests: batch.dispatch,
+        results: settled.map((s) => s.result),
+        now: Date.now(),
+      });
+    } catch (e) {
+      gate.abandon(batch.id);
+      return problem(500, e.code ?? 'fold_failed', e.message);
+    }
+    batch.dispatch.forEach((req, i) => {
+      const s = settled[i];
+      byId.set(req.id, { status: s.result.status, sent: s.sent, output: s.output, error: s.error });
+    });
+    const persisted = await this.persist();
+    const partition = codeSessionKey ?? this.settings.config.codeSessionKey ?? 'execute_code';
+    return Response.json({
+      conversation,
+      batch: end,
+      persisted,
+      results: calls.map((c) => ({
+        id: c.id,
+        name: c.name,
+        verdict: gate.classify(c.name),
+        ...byId.get(c.id),
+      })),
+      partition,
+      session: gate.session(partition) ?? null,
+    });
+  }
+}
