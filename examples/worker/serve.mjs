@@ -5,7 +5,7 @@
 //
 //   const w = await startWorker({ env: { SANDBOX_URL, SANDBOX_DIALECT, GATE_CONFIG }, stateDir });
 //   await fetch(`${w.url}/conversations/c1/tool-calls`, …); await w.stop();
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,20 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
 const PKG_NAME = 'code-session-gate';
+
+/**
+ * Installs the worker's one dependency (the built package, `file:../../pkg`) into
+ * examples/worker/node_modules when it is missing: what wrangler and the plain-host runs (host.mjs) resolve
+ * `code-session-gate` from. Offline and idempotent.
+ */
+export function ensureWorkerDeps() {
+  if (existsSync(join(HERE, 'node_modules', PKG_NAME, 'package.json'))) return;
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+    cwd: HERE,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 120_000,
+  });
+}
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export function freePort() {

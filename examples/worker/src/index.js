@@ -1,6 +1,8 @@
 // An edge worker that gates an LLM's tool calls and forwards them to a code sandbox.
 //
 //   POST /conversations/:id/tool-calls   { calls: [{ id, name, args }], agent?: { codeSessionKey? } }
+//   POST /conversations/:id/files        { files: [FileRef], session_id?, agent? }  primes files (uploaded
+//                                        to the sandbox by the host) into the agent's partition
 //   GET  /conversations/:id              the conversation's gate snapshot (for inspection)
 //
 // Each conversation is one Durable Object holding one `Gate`; its snapshot lives in the object's
@@ -8,10 +10,10 @@
 // Calls of one request form one event batch, as the SDK's ToolNode dispatches them: every call sees the
 // session as it was before the batch, and the answers are folded together once all are back.
 import { Gate } from 'code-session-gate';
-import { forward } from './forward.js';
+import { runBatch } from './batch.js';
 import { load, save } from './store.js';
 
-const ROUTE = /^\/conversations\/([A-Za-z0-9._:-]{1,128})(\/tool-calls)?$/;
+const ROUTE = /^\/conversations\/([A-Za-z0-9._:-]{1,128})(\/tool-calls|\/files)?$/;
 
 /** A JSON error answer. */
 function problem(status, code, message) {
@@ -24,8 +26,8 @@ export default {
     const url = new URL(request.url);
     const m = ROUTE.exec(url.pathname);
     if (!m) return problem(404, 'not_found', 'try POST /conversations/:id/tool-calls');
-    const wantsCalls = m[2] !== undefined;
-    if (wantsCalls ? request.method !== 'POST' : request.method !== 'GET') {
+    const posts = m[2] !== undefined;
+    if (posts ? request.method !== 'POST' : request.method !== 'GET') {
       return problem(405, 'method_not_allowed', `${request.method} ${url.pathname}`);
     }
     const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(m[1]));
@@ -65,10 +67,10 @@ export class Conversation {
 
   async fetch(request) {
     const url = new URL(request.url);
-    const conversation = ROUTE.exec(url.pathname)?.[1] ?? '';
+    const [, conversation = '', action] = ROUTE.exec(url.pathname) ?? [];
     // Outbound fetches let other requests into the object; the queue keeps one request at a time, so
     // no batch starts from a session another batch is about to change.
-    const run = this.queue.then(() => this.handle(request, conversation));
+    const run = this.queue.then(() => this.handle(request, conversation, action));
     this.queue = run.catch(() => {});
     return run;
   }
@@ -95,7 +97,7 @@ export class Conversation {
     return true;
   }
 
-  async handle(request, conversation) {
+  async handle(request, conversation, action) {
     let gate;
     try {
       gate = await this.open();
@@ -111,52 +113,45 @@ export class Conversation {
     } catch {
       return problem(400, 'invalid_json', 'the body is not JSON');
     }
+    const codeSessionKey = input?.agent?.codeSessionKey;
+    const partition = codeSessionKey ?? this.settings.config.codeSessionKey ?? 'execute_code';
+    if (action === '/files') return this.prime(gate, input, partition);
     const calls = input?.calls;
     if (!Array.isArray(calls) || calls.length === 0) {
       return problem(400, 'invalid_request', 'calls must be a non-empty array of { id, name, args }');
     }
-    const codeSessionKey = input.agent?.codeSessionKey;
     const options = { threadId: conversation, ...(codeSessionKey !== undefined ? { codeSessionKey } : {}) };
 
-    let batch;
+    let outcome;
     try {
-      batch = gate.beginEventBatch(calls, options);
+      outcome = await runBatch(gate, this.settings.sandbox, calls, options);
     } catch (e) {
       return problem(400, e.code ?? 'invalid_request', e.message);
     }
-    const byId = new Map();
-    for (const r of batch.rejected) byId.set(r.id, { status: 'error', error: { code: 'invalid_model_args', message: r.errorMessage } });
-    for (const r of batch.eager) byId.set(r.id, { status: r.matched ? 'success' : 'error' });
-    const settled = await Promise.all(batch.dispatch.map((req) => forward(this.settings.sandbox, req)));
-    let end;
-    try {
-      end = gate.completeEventBatch(batch.id, {
-        requests: batch.dispatch,
-        results: settled.map((s) => s.result),
-        now: Date.now(),
-      });
-    } catch (e) {
-      gate.abandon(batch.id);
-      return problem(500, e.code ?? 'fold_failed', e.message);
-    }
-    batch.dispatch.forEach((req, i) => {
-      const s = settled[i];
-      byId.set(req.id, { status: s.result.status, sent: s.sent, output: s.output, error: s.error });
-    });
     const persisted = await this.persist();
-    const partition = codeSessionKey ?? this.settings.config.codeSessionKey ?? 'execute_code';
     return Response.json({
       conversation,
-      batch: end,
+      batch: outcome.end,
       persisted,
-      results: calls.map((c) => ({
-        id: c.id,
-        name: c.name,
-        verdict: gate.classify(c.name),
-        ...byId.get(c.id),
-      })),
+      results: outcome.results,
       partition,
       session: gate.session(partition) ?? null,
     });
+  }
+
+  /** Seeds files the host uploaded (a skill's bundle, a user's attachment) into `partition`. */
+  async prime(gate, input, partition) {
+    const files = input?.files;
+    if (!Array.isArray(files) || files.length === 0) {
+      return problem(400, 'invalid_request', 'files must be a non-empty array of file refs');
+    }
+    const session_id = input.session_id ?? files[0]?.storage_session_id;
+    try {
+      gate.seedRun([[partition, { session_id, files }]]);
+    } catch (e) {
+      return problem(400, e.code ?? 'invalid_request', e.message);
+    }
+    const persisted = await this.persist();
+    return Response.json({ partition, persisted, session: gate.session(partition) ?? null });
   }
 }

@@ -1,0 +1,113 @@
+// Shared by the end-to-end tests: the sandbox (in-process), workers in workerd, and small HTTP helpers.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox } from '../../examples/sandbox/server.mjs';
+import { startWorker } from '../../examples/worker/serve.mjs';
+
+export const DIALECTS = ['codeapi', 'librecodeinterpreter'];
+/** The sandbox's LibreCodeInterpreter key, and the codeapi user (its Bearer token is the user). */
+export const LCI_KEY = 'test-key';
+export const USER = 'user-e2e';
+/** How long a worker waits for the sandbox (the timeout test makes the sandbox slower than this). */
+export const DEADLINE_MS = 2500;
+
+/** Starts the sandbox with a short keep-alive (the LCI quirk shows within a test's time). */
+export async function sandbox() {
+  return startSandbox({ keepaliveMs: 300, log: () => {} });
+}
+
+/** The base URL of `dialect` on sandbox `sb`. */
+export const baseOf = (sb, dialect) => (dialect === 'codeapi' ? sb.codeapiUrl : sb.lciUrl);
+
+/**
+ * A worker in workerd forwarding to `dialect` with gate configuration `config`.
+ * @returns {Promise<Awaited<ReturnType<typeof startWorker>>>}
+ */
+export async function worker(sb, dialect, config, stateDir) {
+  return startWorker({
+    stateDir,
+    env: {
+      SANDBOX_URL: baseOf(sb, dialect),
+      SANDBOX_DIALECT: dialect,
+      SANDBOX_CREDENTIAL: dialect === 'codeapi' ? USER : LCI_KEY,
+      SANDBOX_USER_ID: USER,
+      SANDBOX_TIMEOUT_MS: '20000',
+      SANDBOX_DEADLINE_MS: String(DEADLINE_MS),
+      GATE_CONFIG: JSON.stringify(config),
+    },
+  });
+}
+
+/** A fresh directory, removed by `cleanup()`. */
+export function tempDir(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** POSTs tool calls; returns the parsed answer (and fails on a non-200). */
+export async function call(w, conversation, calls, agent) {
+  const res = await fetch(`${w.url}/conversations/${conversation}/tool-calls`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(agent === undefined ? { calls } : { calls, agent }),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`POST tool-calls: ${res.status} ${text}\n${w.output()}`);
+  return JSON.parse(text);
+}
+
+/** One call; returns its outcome and the answer. */
+export async function one(w, conversation, name, args, agent) {
+  const answer = await call(w, conversation, [{ id: `call_${name}_${Math.random().toString(36).slice(2, 8)}`, name, args }], agent);
+  return { ...answer.results[0], answer };
+}
+
+/** The conversation's snapshot text as the worker has it. */
+export async function snapshotText(w, conversation) {
+  const res = await fetch(`${w.url}/conversations/${conversation}`);
+  if (res.status !== 200) throw new Error(`GET conversation: ${res.status} ${await res.text()}`);
+  return res.text();
+}
+
+/** Primes uploaded files into a conversation. */
+export async function prime(w, conversation, files, agent) {
+  const res = await fetch(`${w.url}/conversations/${conversation}/files`, {
+    method: 'POST',
+    body: JSON.stringify(agent === undefined ? { files } : { files, agent }),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`POST files: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** Queues a fault on the sandbox. */
+export async function fault(sb, spec) {
+  const res = await fetch(`${sb.url}/__control/faults`, { method: 'POST', body: JSON.stringify(spec) });
+  if (res.status !== 200) throw new Error(`fault: ${res.status} ${await res.text()}`);
+}
+
+/** The exec requests the sandbox received (last 100). */
+export async function execRequests(sb) {
+  const res = await fetch(`${sb.url}/__control/stats`);
+  return (await res.json()).execRequests;
+}
+
+/** Uploads `text` as a file to the sandbox in `dialect`, with codeapi identity `fields`. */
+export async function upload(sb, dialect, filename, text, fields = {}) {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.append(k, String(v));
+  form.append('file', new Blob([text]), filename);
+  const headers = dialect === 'codeapi' ? { authorization: `Bearer ${USER}` } : { 'x-api-key': LCI_KEY };
+  const res = await fetch(`${baseOf(sb, dialect)}/upload`, { method: 'POST', body: form, headers });
+  const out = await res.json();
+  if (res.status !== 200) throw new Error(`upload: ${res.status} ${JSON.stringify(out)}`);
+  return out;
+}
+
+/** The names of the files a partition holds in a snapshot document. */
+export function partitionNames(snapshot, key = 'execute_code') {
+  const doc = typeof snapshot === 'string' ? JSON.parse(snapshot) : snapshot;
+  const entry = (doc.partitions ?? []).find(([k]) => k === key)?.[1];
+  return (entry?.files ?? []).map((f) => f.name).sort();
+}
