@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The main command: installs what is missing, builds the npm package into pkg/, then runs the demo
-# (www/demo/replay.mjs) when it exists; otherwise says where the package is.
+# The main command: installs what is missing, builds the npm package into pkg/, then starts the local
+# sandbox and the edge worker (workerd) on 127.0.0.1, replays the seed scenario through them over HTTP,
+# prints the timeline and keeps serving (examples/demo.mjs).
 #
-#   scripts/run.sh [arguments for the demo]
+#   scripts/run.sh [--once] [--dialect codeapi|librecodeinterpreter] [--port N]
+#
+# --once: replay and exit 0 when the scenario behaved as expected.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -11,10 +14,5 @@ cd "$ROOT"
 scripts/setup.sh
 scripts/build.sh
 
-if [ -f www/demo/replay.mjs ]; then
-  log "node www/demo/replay.mjs $*"
-  exec node www/demo/replay.mjs "$@"
-fi
-log "built the npm package code-session-gate into $ROOT/pkg"
-note "use it from another project: npm install $ROOT/pkg"
-note "or pack it: npm pack $ROOT/pkg"
+log "node examples/demo.mjs $*"
+exec node examples/demo.mjs "$@"

@@ -7,7 +7,8 @@
 #
 # Steps: setup, build, cargo fmt --check, cargo clippy, cargo test (native), the wasm-bindgen-test
 # suites in Node and in headless Chromium, tests/conformance/run (shared and own vectors), node --test
-# tests/js/, tsc on tests/types, the benchmark in quick mode (bench/run.mjs --quick, after bench/setup.sh
+# tests/js/, tsc on tests/types, the local sandbox's tests, the edge worker end to end in workerd
+# (tests/e2e/), the demo replay (examples/demo.mjs --once), the benchmark in quick mode (bench/run.mjs --quick, after bench/setup.sh
 # installs the SDK it compares with), and the .wasm size (fails above its ceiling; budget reported).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -19,7 +20,7 @@ for arg in "$@"; do
   case "$arg" in
     --keep-going) keep_going=1 ;;
     -h | --help)
-      sed -n '2,11p' "$0"
+      sed -n '2,13p' "$0"
       exit 0
       ;;
     *) die "unknown argument: $arg (try --help)" ;;
@@ -96,6 +97,11 @@ step conformance tests/conformance/run
 step conformance-own env CSG_SKIP_BUILD=1 tests/conformance/run tests/conformance/vectors.json
 step js-package node --test tests/js/
 step types node_modules/.bin/tsc -p tests/types --noEmit
+# The local two-dialect sandbox, then the worker in workerd against it (and Node / Deno hosts, and
+# wrangler's bundle), then the main command's replay as a check.
+step sandbox node --test tests/sandbox/
+step edge-e2e node --test --test-concurrency=1 tests/e2e/
+step demo node examples/demo.mjs --once
 # The side-by-side benchmark in quick mode: checks that it runs and that gate, SDK and the JS port
 # agree (its self-check); timings are printed, not asserted. bench/setup.sh installs the SDK side.
 step bench-setup bench/setup.sh

@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+// The main demo (scripts/run.sh): starts the local sandbox and the edge worker (workerd) on 127.0.0.1,
+// replays the seed scenario through the worker over HTTP, and prints a timeline: each call, the gate's
+// verdict, the session and files sent, what the sandbox answered, and the session after the fold.
+//
+//   node examples/demo.mjs [--dialect codeapi|librecodeinterpreter] [--once] [--port N]
+//
+// --once: replay, then exit 0 when the scenario behaved as expected (1 otherwise). Without it the sandbox
+// and the worker keep serving until Ctrl-C, and their URLs are printed.
+import { parseArgs } from 'node:util';
+import { startSandbox } from './sandbox/server.mjs';
+import { DECLARED, SEED_STEPS, judgeSeed } from './worker/scenario.js';
+import { startWorker } from './worker/serve.mjs';
+
+const { values: opts } = parseArgs({
+  options: {
+    dialect: { type: 'string', default: 'codeapi' },
+    once: { type: 'boolean', default: false },
+    port: { type: 'string', default: '0' },
+  },
+});
+if (!['codeapi', 'librecodeinterpreter'].includes(opts.dialect)) {
+  console.error(`--dialect must be codeapi or librecodeinterpreter, not ${opts.dialect}`);
+  process.exit(2);
+}
+
+const tty = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code) => (s) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
+const bold = paint(1);
+const dim = paint(2);
+const green = paint(32);
+const red = paint(31);
+const cyan = paint(36);
+const short = (id) => (typeof id === 'string' && id.length > 10 ? `${id.slice(0, 8)}…` : String(id));
+const clip = (s, n = 60) => (s.length > n ? `${s.slice(0, n)}… (${s.length} chars)` : s);
+const yes = (b) => (b ? 'yes' : 'no');
+
+function describeArgs(args) {
+  return Object.entries(args)
+    .map(([k, v]) => `${k}=${JSON.stringify(typeof v === 'string' ? clip(v.replace(/\n/g, '⏎'), 50) : v)}`)
+    .join(' ');
+}
+
+/** What changed between two file lists of a partition. */
+function changes(before, after) {
+  const old = new Map((before ?? []).map((f) => [f.name, f]));
+  const out = [];
+  for (const f of after ?? []) {
+    const prev = old.get(f.name);
+    old.delete(f.name);
+    const what = !prev ? green('added') : prev.id === f.id && prev.storage_session_id === f.storage_session_id ? dim('kept') : cyan('replaced');
+    const kind = f.kind ? `${f.kind}${f.version !== undefined ? ` v${f.version}` : ''}` : 'user (by default)';
+    out.push(`${f.name} [${what}] ${dim(`id ${short(f.id)} · storage ${short(f.storage_session_id)} · ${kind}`)}`);
+  }
+  for (const name of old.keys()) out.push(`${name} [${red('deleted')}]`);
+  return out;
+}
+
+const sb = await startSandbox({ port: 0, log: () => {} });
+const base = opts.dialect === 'codeapi' ? sb.codeapiUrl : sb.lciUrl;
+const w = await startWorker({
+  port: opts.port === '0' ? undefined : Number(opts.port),
+  env: {
+    SANDBOX_URL: base,
+    SANDBOX_DIALECT: opts.dialect,
+    SANDBOX_CREDENTIAL: opts.dialect === 'codeapi' ? 'demo-user' : 'test-key',
+    SANDBOX_USER_ID: 'demo-user',
+    GATE_CONFIG: JSON.stringify(DECLARED),
+  },
+});
+const stop = async () => {
+  await w.stop();
+  await sb.close();
+};
+
+console.log(bold(`code-session-gate: the seed scenario through the edge worker (${opts.dialect})`));
+console.log(dim(`sandbox ${base} · worker ${w.url} (workerd) · declared session tools: ${DECLARED.codeSessionToolNames.join(', ')}`));
+const conversation = `demo-${Date.now().toString(36)}`;
+const outcomes = [];
+let previous = [];
+try {
+  for (const [i, step] of SEED_STEPS.entries()) {
+    const res = await fetch(`${w.url}/conversations/${conversation}/tool-calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ calls: [step] }),
+    });
+    const answer = await res.json();
+    if (res.status !== 200) throw new Error(`worker answered ${res.status}: ${JSON.stringify(answer)}`);
+    const r = answer.results[0];
+    outcomes.push(r);
+    const v = r.verdict;
+    console.log(`\n${bold(`── ${i + 1}. ${step.name}`)} ${dim(describeArgs(step.args))}`);
+    console.log(`   gate     session tool: ${yes(v.participates)} · gets the session: ${yes(v.eventContext)} · its answer moves the session: ${yes(v.eventFold)} · runtime hint: ${yes(v.eventRuntimeHint)}`);
+    if (r.sent) {
+      const files = r.sent.files.length ? r.sent.files.map((f) => `${f.name} (${f.kind}${f.version !== undefined ? ` v${f.version}` : ''}, storage ${short(f.storage_session_id)})`).join(', ') : '(none)';
+      const session = r.sent.session_id
+        ? short(r.sent.session_id)
+        : opts.dialect === 'codeapi'
+          ? dim('(codeapi mints a fresh one: the files carry the session)')
+          : '(none)';
+      console.log(`   sent     session_id: ${session} · hint: ${r.sent.runtime_session_hint ?? '(none)'} · files: ${files}`);
+      if (r.sent.droppedFields.length) console.log(`            dropped from the model's args: ${r.sent.droppedFields.join(', ')}`);
+      for (const n of r.sent.refs) console.log(`            ref ${n.name}: ${n.action} (${n.reason})`);
+    }
+    if (r.output) {
+      const exit = r.output.exitCode ?? 0;
+      console.log(`   sandbox  exit ${exit === 0 ? green(exit) : red(exit)}`);
+      for (const line of r.output.stdout.trimEnd().split('\n')) if (line) console.log(`            ${line}`);
+      for (const line of r.output.stderr.trimEnd().split('\n')) if (line) console.log(`            ${red(line)}`);
+    }
+    if (r.error) console.log(`   sandbox  ${red(`${r.error.code}: ${r.error.message}`)}`);
+    const files = answer.session?.files ?? [];
+    console.log(`   session  ${answer.partition}: exec ${short(answer.session?.session_id ?? '(none)')} · persisted: ${yes(answer.persisted)}`);
+    for (const line of changes(previous, files)) console.log(`            ${line}`);
+    previous = files;
+  }
+} catch (e) {
+  console.error(red(`\nthe replay failed: ${e.message}`));
+  await stop();
+  process.exit(1);
+}
+
+const judged = judgeSeed(outcomes);
+const ok = Object.values(judged).every(Boolean);
+console.log(`\n${ok ? green('✔ as expected') : red('✘ not as expected')}: mandelbrot.py ${judged.listed ? 'listed' : 'NOT listed'} by bash_tool, the edited file ${judged.ranEdited ? 'ran' : 'did NOT run'}`);
+
+if (opts.once) {
+  await stop();
+  process.exit(ok ? 0 : 1);
+}
+console.log(`\nserving until Ctrl-C:
+  worker   ${w.url}/conversations/<id>/tool-calls   (POST { calls: [{ id, name, args }], agent? })
+           ${w.url}/conversations/${conversation}              (GET: this conversation's snapshot)
+  sandbox  ${sb.codeapiUrl}   (codeapi)
+           ${sb.lciUrl}       (librecodeinterpreter)`);
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, async () => {
+    await stop();
+    process.exit(0);
+  });
+}
