@@ -43,8 +43,8 @@ export function freePort() {
   });
 }
 
-/** The package's files reachable from `entry` by relative imports. */
-function reachable(pkgDir, entry) {
+/** The package's files reachable from `entry` by relative imports (our files only use `from './x'`). */
+export function reachable(pkgDir, entry) {
   const seen = new Set();
   const todo = [entry];
   while (todo.length) {

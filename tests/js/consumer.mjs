@@ -4,7 +4,6 @@
 // dependencies).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,17 +49,6 @@ export function makeConsumer() {
   };
 }
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-export function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolvePort(port));
-    });
-  });
-}
 
 /**
  * Runs a command to completion, with a timeout; resolves to { code, signal, stdout, stderr }.

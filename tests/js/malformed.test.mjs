@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as pkg from '../../pkg/node.js';
+import { refuses } from './refuses.mjs';
 
 const { Gate, toInjectedFileRef, planToolRequests } = pkg;
 
@@ -22,21 +23,6 @@ const SEED = [
 ];
 
 const freshGate = (config = {}) => new Gate({ sessions: structuredClone(SEED), codeSessionToolNames: ['create_file'], ...config });
-
-/** Asserts `fn` throws a CodeSessionGateError with `code` (and `path` when given). */
-function refuses(fn, code, path) {
-  let thrown;
-  try {
-    fn();
-  } catch (e) {
-    thrown = e;
-  }
-  assert.ok(thrown instanceof Error, `expected a throw with code ${code}`);
-  assert.equal(thrown.name, 'CodeSessionGateError', thrown.message);
-  assert.equal(thrown.code, code, thrown.message);
-  if (path !== undefined) assert.equal(thrown.path, path, thrown.message);
-  return thrown;
-}
 
 /** Runs a refused call on a fresh gate and checks that sessions and verdicts read back unchanged. */
 function refusesWithoutChange(call, code, path, config) {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as pkg from '../../pkg/node.js';
+import { refuses } from './refuses.mjs';
 
 const { Gate, buildSandboxRequest, readSandboxResponse, stripTrustedFields, trustedFields } = pkg;
 
@@ -19,20 +20,6 @@ const SEED = [
   ['execute_code', { session_id: E0, files: [{ id: F0, name: 'a.py', storage_session_id: E0, note: { keep: [1, 2.5] } }], lastUpdated: 1 }],
   ['agent-b', { session_id: E1, files: [{ id: F1, name: 'SKILL.md', storage_session_id: E1, kind: 'skill', version: 2, resource_id: 'skill_x' }], lastUpdated: 2 }],
 ];
-
-function refuses(fn, code, path) {
-  let thrown;
-  try {
-    fn();
-  } catch (e) {
-    thrown = e;
-  }
-  assert.ok(thrown, `expected a refusal with code ${code}`);
-  assert.equal(thrown.name, 'CodeSessionGateError', thrown.stack);
-  assert.equal(thrown.code, code, thrown.message);
-  if (path !== undefined) assert.equal(thrown.path, path, thrown.message);
-  return thrown;
-}
 
 describe('snapshots', () => {
   test('save, load and save again give the same bytes, and the restored gate behaves the same', () => {

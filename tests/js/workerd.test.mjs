@@ -8,7 +8,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BIN, EXPECTED_REF, PKG_NAME, freePort, makeConsumer } from './consumer.mjs';
+import { freePort, reachable } from '../../examples/worker/serve.mjs';
+import { BIN, EXPECTED_REF, PKG_NAME, makeConsumer } from './consumer.mjs';
 
 let consumer;
 let workerd;
@@ -19,22 +20,6 @@ after(() => {
   if (workerd && workerd.exitCode === null) workerd.kill('SIGKILL');
   consumer?.cleanup();
 });
-
-// The package's modules reachable from `entry` through relative imports (our files only use
-// `from './x'`), so exactly what the worker loads is listed.
-function reachable(pkgDir, entry) {
-  const seen = new Set();
-  const todo = [entry];
-  while (todo.length) {
-    const file = todo.pop();
-    if (seen.has(file)) continue;
-    seen.add(file);
-    if (!file.endsWith('.js')) continue;
-    const src = readFileSync(join(pkgDir, file), 'utf8');
-    for (const m of src.matchAll(/\bfrom\s+['"]\.\/([^'"]+)['"]/g)) todo.push(m[1]);
-  }
-  return [...seen];
-}
 
 test('workerd: the workerd entry with the .wasm as a compiled module answers toInjectedFileRef', async () => {
   const bin = join(BIN, 'workerd');
