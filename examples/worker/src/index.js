@@ -35,10 +35,25 @@ export default {
   },
 };
 
+/** A worker setting that is missing or unusable. */
+class SettingsError extends Error {}
+
 /** The worker's settings, from its environment (wrangler.toml `[vars]` and secrets). */
 function settings(env) {
-  const config = env.GATE_CONFIG ? JSON.parse(env.GATE_CONFIG) : {};
+  let config = {};
+  if (env.GATE_CONFIG) {
+    try {
+      config = JSON.parse(env.GATE_CONFIG);
+    } catch (e) {
+      throw new SettingsError(`GATE_CONFIG is not JSON: ${e.message}`);
+    }
+  }
+  if (!env.SANDBOX_URL) throw new SettingsError('SANDBOX_URL is not set');
+  if (!['codeapi', 'librecodeinterpreter'].includes(env.SANDBOX_DIALECT ?? 'codeapi')) {
+    throw new SettingsError(`SANDBOX_DIALECT must be codeapi or librecodeinterpreter, not ${env.SANDBOX_DIALECT}`);
+  }
   const timeoutMs = Number(env.SANDBOX_TIMEOUT_MS ?? 30000);
+  if (!(timeoutMs > 0)) throw new SettingsError(`SANDBOX_TIMEOUT_MS must be a positive number, not ${env.SANDBOX_TIMEOUT_MS}`);
   return {
     config,
     sandbox: {
@@ -57,7 +72,9 @@ export class Conversation {
   /** @param {DurableObjectState} state @param {any} env */
   constructor(state, env) {
     this.state = state;
-    this.settings = settings(env);
+    this.env = env;
+    /** @type {ReturnType<typeof settings> | undefined} */
+    this.settings = undefined;
     /** @type {Gate | undefined} */
     this.gate = undefined;
     /** The snapshot text last written (nothing to write when it is unchanged). */
@@ -98,6 +115,11 @@ export class Conversation {
   }
 
   async handle(request, conversation, action) {
+    try {
+      this.settings ??= settings(this.env);
+    } catch (e) {
+      return problem(500, 'worker_settings', e.message);
+    }
     let gate;
     try {
       gate = await this.open();
