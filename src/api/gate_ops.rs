@@ -14,6 +14,7 @@ use crate::core::config::ConfigInput;
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::files::Field;
 use crate::core::json::{Obj, RawText, Str};
+use crate::core::limits;
 use crate::core::sessions::SessionPairs;
 use crate::core::tools::bits;
 
@@ -102,6 +103,17 @@ fn records<'a, T: serde::Deserialize<'a>>(p: &Params<'a>, i: usize) -> GateResul
         .collect())
 }
 
+/// A batch's calls within [`limits::MAX_CALLS_PER_BATCH`].
+fn check_calls(count: usize) -> GateResult<()> {
+    limits::check_count(
+        count,
+        limits::MAX_CALLS_PER_BATCH,
+        "maxCallsPerBatch",
+        "calls",
+        &Path::root("calls"),
+    )
+}
+
 /// Runs gate operation `op` (its place in [`super::GATE_OPS`]).
 pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<String> {
     let names = PARAMS
@@ -178,6 +190,7 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
         7 => {
             let options = Options::read(p.text(1))?;
             let calls: Vec<DirectCall> = records(&p, 0)?;
+            check_calls(calls.len())?;
             let scope = Scope::read(g, &options)?;
             let list = p.get(2)?.unwrap_or(0);
             let (id, fields) = g.begin_direct_batch(&calls, scope.scope());
@@ -196,6 +209,7 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
         9 => {
             let options = Options::read(p.text(1))?;
             let calls: Vec<EventCall> = records(&p, 0)?;
+            check_calls(calls.len())?;
             let scope = Scope::read(g, &options)?;
             let schemas = options.tool_schemas()?;
             let list = p.get(2)?.unwrap_or(0);
@@ -226,6 +240,7 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
         11 => {
             let options = Options::read(p.text(1))?;
             let calls: Vec<EventCall> = records(&p, 0)?;
+            check_calls(calls.len())?;
             let key = Scope::read(g, &options)?.key;
             let schemas = options.tool_schemas()?;
             let list = p.get(2)?.unwrap_or(0);

@@ -20,6 +20,7 @@ use crate::core::calls::gate::Gate;
 use crate::core::error::{ErrorCode, GateError, GateResult};
 use crate::core::files::narrow::CODE_ENV_KINDS;
 use crate::core::json;
+use crate::core::limits;
 use crate::core::sandbox::trusted::TRUSTED_FIELDS;
 use crate::core::tools::{bits, CODE_EXECUTION_TOOLS};
 use lists::Lists;
@@ -109,6 +110,13 @@ pub fn static_params(op: u32) -> &'static [&'static str] {
 /// Splits the arguments of a call: `bytes` holds their UTF-8 JSON texts one after the other, `lens`
 /// their byte lengths (0: `undefined`).
 pub fn split_args<'a>(bytes: &'a [u8], lens: &[u32]) -> GateResult<Vec<Option<&'a str>>> {
+    limits::check_count(
+        bytes.len(),
+        limits::MAX_INPUT_BYTES,
+        "maxInputBytes",
+        "bytes of arguments",
+        &crate::core::error::Path::root(""),
+    )?;
     let text = std::str::from_utf8(bytes)
         .map_err(|_| GateError::general(ErrorCode::InvalidJson, "arguments are not UTF-8 text"))?;
     let mut at = 0usize;
@@ -140,6 +148,7 @@ pub fn constants() -> String {
         verdict_bits: Vec<(&'static str, u32)>,
         max_depth: usize,
         trusted_fields: &'static [&'static str],
+        limits: &'static [(&'static str, usize)],
     }
     json::to_text(&Constants {
         gate_ops: &GATE_OPS,
@@ -149,6 +158,7 @@ pub fn constants() -> String {
         verdict_bits: bits::SITES.to_vec(),
         max_depth: json::MAX_DEPTH,
         trusted_fields: &TRUSTED_FIELDS,
+        limits: &limits::LIMITS,
     })
 }
 

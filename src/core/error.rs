@@ -51,6 +51,8 @@ pub enum ErrorCode {
     ConfigMismatch,
     /// A snapshot of a format version this build does not read.
     UnsupportedVersion,
+    /// An input over one of the gate's limits ([`crate::core::limits`]).
+    LimitExceeded,
 }
 
 impl ErrorCode {
@@ -79,6 +81,7 @@ impl ErrorCode {
             ErrorCode::BadResponse => "bad_response",
             ErrorCode::ConfigMismatch => "config_mismatch",
             ErrorCode::UnsupportedVersion => "unsupported_version",
+            ErrorCode::LimitExceeded => "limit_exceeded",
         }
     }
 
@@ -93,7 +96,7 @@ impl ErrorCode {
 }
 
 /// Every code, in declaration order.
-pub const ALL_CODES: [ErrorCode; 22] = [
+pub const ALL_CODES: [ErrorCode; 23] = [
     ErrorCode::InvalidType,
     ErrorCode::MissingField,
     ErrorCode::InvalidValue,
@@ -116,6 +119,7 @@ pub const ALL_CODES: [ErrorCode; 22] = [
     ErrorCode::BadResponse,
     ErrorCode::ConfigMismatch,
     ErrorCode::UnsupportedVersion,
+    ErrorCode::LimitExceeded,
 ];
 
 /// A refused input: `code`, the dotted `path` of the offending value (`"sessions[0][1].files[2].id"`),

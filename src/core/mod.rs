@@ -8,13 +8,14 @@
 //! - [`plan`]: the SDK's tool request planner and its schema coercion;
 //! - [`wire`]: the exec wire of the built-in code tools (requests, artifacts);
 //! - [`sandbox`]: forwarding a call to a sandbox server in its dialect, and reading its answer;
-//! - [`config`], [`json`], [`error`]: configuration, JSON in and out, typed refusals.
+//! - [`config`], [`json`], [`error`], [`limits`]: configuration, JSON in and out, typed refusals, input limits.
 
 pub mod calls;
 pub mod config;
 pub mod error;
 pub mod files;
 pub mod json;
+pub mod limits;
 pub mod plan;
 pub mod sandbox;
 pub mod sessions;

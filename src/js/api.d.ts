@@ -647,6 +647,19 @@ export declare function stripTrustedFields(modelArgs: Record<string, unknown>): 
 /** The keys only the gate may set on a sandbox request (a fresh array). */
 export declare function trustedFields(): string[];
 
+/** The gate's input limits; a call over one is refused with code "limit_exceeded" and changes nothing. */
+export interface GateLimits {
+  /** Bytes of JSON text in one call's arguments together. */
+  readonly maxInputBytes: number;
+  /** Items of any one array in a call's arguments. */
+  readonly maxArrayItems: number;
+  /** Tool calls in one batch or eager prestart. */
+  readonly maxCallsPerBatch: number;
+}
+
+/** The gate's input limits (frozen). */
+export declare function limits(): GateLimits;
+
 /** `CODE_EXECUTION_TOOLS`: the built-in code tools, in the SDK's order (a fresh array). */
 export declare function codeExecutionTools(): CodeExecutionToolName[];
 

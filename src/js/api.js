@@ -26,6 +26,8 @@ let C;
 let OP;
 /** Static operation numbers by name. */
 let SOP;
+/** The module's input limits by name (`maxInputBytes`, `maxArrayItems`, `maxCallsPerBatch`). */
+let LIMIT;
 
 function loaded(exports) {
   ready = true;
@@ -33,6 +35,7 @@ function loaded(exports) {
     C = JSON.parse(rawConstants());
     OP = Object.fromEntries(C.gateOps.map((n, i) => [n, i]));
     SOP = Object.fromEntries(C.staticOps.map((n, i) => [n, i]));
+    LIMIT = Object.freeze({ maxInputBytes: Infinity, maxArrayItems: Infinity, ...Object.fromEntries(C.limits ?? []) });
   }
   return exports;
 }
@@ -139,11 +142,13 @@ function check(value, path, depth, key) {
   let keys;
   let n;
   const array = Array.isArray(v);
-  try {
-    if (array) n = v.length;
-    else keys = Object.keys(v);
-  } catch (e) {
-    throw gateError('invalid_value', path, `${path || 'the value'}: reading it threw: ${describe(e)}`, e);
+  if (array) n = lengthOf(v, path);
+  else {
+    try {
+      keys = Object.keys(v);
+    } catch (e) {
+      throw gateError('invalid_value', path, `${path || 'the value'}: reading it threw: ${describe(e)}`, e);
+    }
   }
   if (array) {
     for (let i = 0; i < n; i++) {
@@ -180,13 +185,40 @@ function plain(v, depth) {
   if (v === null) return true;
   if (depth >= C.maxDepth || typeof v.toJSON === 'function') return false;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!plain(v[i], depth + 1)) return false;
+    const n = v.length;
+    // Over the limit (or a Proxy's odd length): `check` names it without walking it.
+    if (!(n <= LIMIT.maxArrayItems)) return false;
+    for (let i = 0; i < n; i++) if (!plain(v[i], depth + 1)) return false;
     return true;
   }
   if (v instanceof Number || v instanceof String || v instanceof Boolean) return false;
   const keys = Object.keys(v);
   for (let i = 0; i < keys.length; i++) if (!plain(v[keys[i]], depth + 1)) return false;
   return true;
+}
+
+/**
+ * The length of array `v`, read once: a refusal if reading it throws or gives something no array has
+ * (a Proxy may claim anything), `limit_exceeded` above the gate's item limit, before any item is read.
+ */
+function lengthOf(v, path) {
+  let n;
+  try {
+    n = v.length;
+  } catch (e) {
+    throw gateError('invalid_value', path, `${path || 'the value'}: reading its length threw: ${describe(e)}`, e);
+  }
+  if (!Number.isInteger(n) || n < 0 || n > 2 ** 32 - 1) {
+    throw gateError('invalid_value', path, `${path || 'the value'}: an array whose length is ${typeof n === 'number' ? n : typeof n}`);
+  }
+  if (n > LIMIT.maxArrayItems) {
+    throw gateError(
+      'limit_exceeded',
+      path,
+      `${path || 'the value'}: ${n} items, more than the limit of ${LIMIT.maxArrayItems} (maxArrayItems)`,
+    );
+  }
+  return n;
 }
 
 /** `obj[key]`, as a refusal at `path` if a getter or Proxy trap throws. */
@@ -233,6 +265,14 @@ function encode(args) {
     }
     texts[i] = text === undefined ? 'null' : text;
     total += texts[i].length;
+    // UTF-16 units: at most the bytes; the module checks the bytes again.
+    if (total > LIMIT.maxInputBytes) {
+      throw gateError(
+        'limit_exceeded',
+        name,
+        `${name || 'the arguments'}: more than ${LIMIT.maxInputBytes} bytes of JSON text in one call (maxInputBytes)`,
+      );
+    }
   }
   // UTF-8 takes at most three bytes per UTF-16 unit.
   if (scratch.length < total * 3) scratch = new Uint8Array(Math.max(total * 3, scratch.length * 2));
@@ -635,16 +675,22 @@ export class Gate {
       return out;
     }
     const handed = typeof batch === 'number' ? this.#handed.get(batch) : undefined;
-    out.requests = requests.map((r, i) => {
-      if (!isRecord(r)) return r;
+    const n = lengthOf(requests, 'options.requests');
+    out.requests = new Array(n);
+    for (let i = 0; i < n; i++) {
       const at = `options.requests[${i}]`;
+      const r = read(requests, i, at);
+      if (!isRecord(r)) {
+        out.requests[i] = r;
+        continue;
+      }
       const id = member(r, 'id', at);
       const ctx = member(r, 'codeSessionContext', at);
-      if (handed !== undefined && typeof id === 'string' && handed.has(id) && handed.get(id) === ctx) {
-        return { id, unchanged: true };
-      }
-      return { id, codeSessionContext: ctx };
-    });
+      out.requests[i] =
+        handed !== undefined && typeof id === 'string' && handed.has(id) && handed.get(id) === ctx
+          ? { id, unchanged: true }
+          : { id, codeSessionContext: ctx };
+    }
     return out;
   }
 
@@ -840,6 +886,15 @@ export function readSandboxResponse(options) {
 export function stripTrustedFields(modelArgs) {
   if (!live.open) guard.check('stripTrustedFields');
   return callStaticOp('stripTrustedFields', [['modelArgs', modelArgs]]);
+}
+
+/**
+ * The gate's input limits (frozen): `maxInputBytes` of JSON text per call, `maxArrayItems` per array,
+ * `maxCallsPerBatch`. A call over one is refused with code "limit_exceeded" and changes nothing.
+ */
+export function limits() {
+  if (!live.open) guard.check('limits');
+  return LIMIT;
 }
 
 /** `TRUSTED_FIELDS`: the keys only the gate may set on a sandbox request (a fresh array). */

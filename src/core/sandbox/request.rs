@@ -10,8 +10,8 @@ use crate::core::tools::{
     BASH_PROGRAMMATIC_TOOL_CALLING, BASH_TOOL, EXECUTE_CODE, PROGRAMMATIC_TOOL_CALLING,
 };
 use crate::core::wire::{
-    CONTENT_TYPE, EXEC_ENDPOINT, EXPECTED_PROFILE_HEADER, REQUEST_ID_HEADER, SUPPORTED_LANGUAGES,
-    USER_AGENT,
+    check_header_value, CONTENT_TYPE, EXEC_ENDPOINT, EXPECTED_PROFILE_HEADER, REQUEST_ID_HEADER,
+    SUPPORTED_LANGUAGES, USER_AGENT,
 };
 
 /// The longest runtime hint codeapi accepts.
@@ -210,15 +210,11 @@ fn optional_str<'v>(o: &'v JsonMap, key: &'static str) -> GateResult<Option<&'v 
     }
 }
 
-/// A string that goes into an HTTP header: CR, LF and NUL would split or end the header.
+/// A string that goes into an HTTP header.
 fn header_value<'v>(o: &'v JsonMap, key: &'static str) -> GateResult<Option<&'v str>> {
     let v = optional_str(o, key)?;
-    if v.is_some_and(|s| s.contains(['\r', '\n', '\0'])) {
-        return Err(GateError::new(
-            ErrorCode::InvalidValue,
-            &Path::root(key),
-            "a header value must not hold CR, LF or NUL",
-        ));
+    if let Some(s) = v {
+        check_header_value(s, &Path::root(key))?;
     }
     Ok(v)
 }

@@ -37,6 +37,9 @@ impl<'a> Factory<'a> {
             .as_object()
             .ok_or_else(|| GateError::expected(path, "an object", json::type_name(v)))?;
         let execution_profile = optional_str(params, "executionProfile", path)?;
+        if let Some(p) = execution_profile {
+            super::check_header_value(p, &path.key("executionProfile"))?;
+        }
         let runtime_session_hint = optional_str(params, "runtimeSessionHint", path)?;
         // Only the programmatic tools read runTimeoutMs; the others spread it into the body untouched.
         let run_timeout_cap = if tool.is_programmatic() {

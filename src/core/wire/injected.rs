@@ -67,6 +67,9 @@ impl<'a> Injected<'a> {
         };
         let runtime_session_hint = optional_str(call, "_runtime_session_hint", path)?;
         let request_id = optional_str(call, "requestId", path)?;
+        if let Some(r) = request_id {
+            super::check_header_value(r, &path.key("requestId"))?;
+        }
         if request_id == Some("") {
             return Err(GateError::new(
                 ErrorCode::InvalidValue,

@@ -82,6 +82,20 @@ pub const MAX_RUN_TIMEOUT_SCHEMA_MS: f64 = 300000.0;
 /// The first line of the SDK's answer to an unusable programmatic status.
 const UNAVAILABLE_MESSAGE: &str = "Code execution is temporarily unavailable. Please retry.";
 
+/// Refuses a header value holding CR, LF or NUL: sent as is it would end the header and let the value
+/// write headers (or a body) of its own.
+pub fn check_header_value(value: &str, path: &Path<'_>) -> GateResult<()> {
+    if value.contains(['\r', '\n', '\0']) {
+        Err(GateError::new(
+            ErrorCode::InvalidValue,
+            path,
+            "a header value must not hold CR, LF or NUL",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 /// One of the four built-in code tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExecTool {

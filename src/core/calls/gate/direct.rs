@@ -1,14 +1,14 @@
 //! Direct (in-process) batches: every call of a batch reads the pre-batch partition; the tool messages
 //! fold in call order, each with what its call was given (3.9).
 
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::{unknown_batch, Gate, PendingBatch};
 use crate::core::calls::context::{CallScope, DirectFields};
 use crate::core::calls::fold::{apply, prepare_direct, DirectOutcome};
 use crate::core::calls::input::DirectCall;
-use crate::core::error::{GateResult, Path};
+use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::json::{RawText, Str};
 use crate::core::sessions::baseline::Baseline;
 
@@ -41,9 +41,19 @@ impl Gate {
             }
             map
         });
+        let calls = calls
+            .iter()
+            .map(|c| (c.id.as_ref().map(Str::to_owned_str), c.name.to_owned_str()))
+            .collect();
         let id = self.fresh_id();
-        self.pending
-            .push((id, PendingBatch::Direct { key, baselines }));
+        self.pending.push((
+            id,
+            PendingBatch::Direct {
+                key,
+                baselines,
+                calls,
+            },
+        ));
         (id, fields)
     }
 
@@ -61,15 +71,60 @@ impl Gate {
             .iter()
             .position(|(b, p)| *b == batch && matches!(p, PendingBatch::Direct { .. }))
         else {
-            return Err(unknown_batch(batch, "direct", path));
+            return Err(unknown_batch(batch, "direct"));
         };
-        let steps = prepare_direct(outcomes, &self.config.tools, profile, &path.key("outcomes"))?;
+        let outcomes_path = path.key("outcomes");
+        if let Some((_, PendingBatch::Direct { calls, .. })) = self.pending.get(at) {
+            check_outcomes(batch, calls, outcomes, &outcomes_path)?;
+        }
+        let steps = prepare_direct(outcomes, &self.config.tools, profile, &outcomes_path)?;
         let (_, pending) = self.pending.remove(at);
-        if let (PendingBatch::Direct { key, baselines }, Some(sessions)) =
+        if let (PendingBatch::Direct { key, baselines, .. }, Some(sessions)) =
             (pending, self.sessions.as_mut())
         {
             apply(sessions, &key, steps, baselines.as_ref(), profile, now);
         }
         Ok(())
     }
+}
+
+/// Each outcome answers a call of the batch, under that call's name, and no call is answered twice: an
+/// outcome for another call would fold a result the batch never dispatched.
+fn check_outcomes(
+    batch: u32,
+    calls: &HashMap<Option<Str<'static>>, Str<'static>>,
+    outcomes: &[DirectOutcome<'_>],
+    path: &Path<'_>,
+) -> GateResult<()> {
+    let mut answered: HashSet<Option<&str>> = HashSet::with_capacity(outcomes.len());
+    for (i, o) in outcomes.iter().enumerate() {
+        let at = path.index(i);
+        let id = o.id.as_ref().map(Str::to_owned_str);
+        let shown = o.id.as_deref().unwrap_or("(none)");
+        let Some(name) = calls.get(&id) else {
+            return Err(GateError::new(
+                ErrorCode::InvalidValue,
+                &at.key("id"),
+                format!("call {shown} is not a call of direct batch {batch}"),
+            ));
+        };
+        if name.as_str() != o.name.as_str() {
+            return Err(GateError::new(
+                ErrorCode::InvalidValue,
+                &at.key("name"),
+                format!(
+                    "call {shown} of direct batch {batch} is {name:?}, not {:?}",
+                    o.name.as_str()
+                ),
+            ));
+        }
+        if !answered.insert(o.id.as_deref()) {
+            return Err(GateError::new(
+                ErrorCode::InvalidValue,
+                &at.key("id"),
+                format!("call {shown} of direct batch {batch} is answered twice"),
+            ));
+        }
+    }
+    Ok(())
 }

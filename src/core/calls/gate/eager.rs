@@ -94,7 +94,7 @@ impl Gate {
         path: &Path<'_>,
     ) -> GateResult<()> {
         let Some(p) = self.prestarts.iter_mut().find(|p| p.id == prestart) else {
-            return Err(unknown_batch(prestart, "prestart", path));
+            return Err(unknown_batch(prestart, "prestart"));
         };
         if p.outcome.is_some() {
             return Err(GateError::new(

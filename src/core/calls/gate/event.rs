@@ -171,7 +171,7 @@ impl Gate {
             .iter()
             .position(|(b, p)| *b == batch && matches!(p, PendingBatch::Event { .. }))
         else {
-            return Err(unknown_batch(batch, "event", path));
+            return Err(unknown_batch(batch, "event"));
         };
         let Some((
             _,
@@ -182,7 +182,7 @@ impl Gate {
             },
         )) = self.pending.get(at)
         else {
-            return Err(unknown_batch(batch, "event", path));
+            return Err(unknown_batch(batch, "event"));
         };
         let by_id: HashMap<&str, &HostContext<'_>> = host_contexts
             .iter()
@@ -211,7 +211,7 @@ impl Gate {
                 }
                 Disposition::Eager { matched } => {
                     let Some(record) = consumed.iter().find(|e| e.id == r.id) else {
-                        return Err(unknown_batch(batch, "event", path));
+                        return Err(unknown_batch(batch, "event"));
                     };
                     let prestart = self.prestarts.iter().find(|p| p.id == record.prestart);
                     let settled = prestart.and_then(|p| p.outcome.as_ref());

@@ -16,6 +16,10 @@ pub mod snapshot;
 
 use hashbrown::HashMap;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The next batch or prestart id, shared by every gate of the module (see [`Gate::fresh_id`]).
+static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
 pub use eager::PrestartBatch;
 
@@ -61,6 +65,8 @@ enum PendingBatch {
     Direct {
         key: String,
         baselines: Option<HashMap<Str<'static>, Rc<Baseline>>>,
+        /// The batch's calls: id (absent as `None`) → name; an outcome answers one of them, once.
+        calls: HashMap<Option<Str<'static>>, Str<'static>>,
     },
     Event {
         key: String,
@@ -90,7 +96,6 @@ pub struct Gate {
     eager: Vec<EagerRecord>,
     prestarts: Vec<Prestart>,
     pending: Vec<(u32, PendingBatch)>,
-    next_id: u32,
 }
 
 impl Gate {
@@ -106,7 +111,6 @@ impl Gate {
             eager: Vec::new(),
             prestarts: Vec::new(),
             pending: Vec::new(),
-            next_id: 1,
         }
     }
 
@@ -161,10 +165,19 @@ impl Gate {
         }
     }
 
-    fn fresh_id(&mut self) -> u32 {
-        let id = self.next_id;
-        self.next_id = self.next_id.wrapping_add(1).max(1);
-        id
+    /// A batch or prestart id no gate of this module has handed out before (until 2^32 ids have been
+    /// drawn), so that an id kept from another gate is unknown here instead of completing one of this
+    /// gate's batches. Never 0, never an id still pending on this gate.
+    fn fresh_id(&self) -> u32 {
+        loop {
+            let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+            if id != 0
+                && !self.pending.iter().any(|(p, _)| *p == id)
+                && !self.prestarts.iter().any(|p| p.id == id)
+            {
+                return id;
+            }
+        }
     }
 
     // ---- names ------------------------------------------------------------------------------------
@@ -347,10 +360,16 @@ impl Gate {
     }
 }
 
-fn unknown_batch(id: u32, kind: &str, path: &Path<'_>) -> GateError {
+fn unknown_batch(id: u32, kind: &str) -> GateError {
+    // The offending value is the id argument itself.
+    let argument = if kind == "prestart" {
+        "prestart"
+    } else {
+        "batch"
+    };
     GateError::new(
         ErrorCode::UnknownBatch,
-        path,
-        format!("no pending {kind} batch {id} (never begun, already completed, or abandoned)"),
+        &Path::root(argument),
+        format!("no pending {kind} batch {id} (never begun, already completed, abandoned, or another gate's)"),
     )
 }

@@ -75,3 +75,38 @@ const GUARD: &str = ": &\nwait \"$!\"\n";
 mod answers;
 mod bodies;
 mod programmatic;
+
+#[test]
+fn header_values_cannot_carry_line_breaks() {
+    let cases = [
+        (
+            r#"{"executionProfile":"default\r\nX-Evil: 1"}"#,
+            "{}",
+            "factory.executionProfile",
+        ),
+        (r#"{}"#, r#"{"requestId":"r\n1"}"#, "toolCall.requestId"),
+        (
+            r#"{"executionProfile":"a\u0000"}"#,
+            "{}",
+            "factory.executionProfile",
+        ),
+    ];
+    for profile in [Profile::V3_6, Profile::V3_9] {
+        for (factory, call, path) in cases {
+            let e = err(profile, "bash_tool", factory, call, r#"{"command":"ls"}"#);
+            assert_eq!(
+                (e.code, e.path.as_str()),
+                (ErrorCode::InvalidValue, path),
+                "{factory} {call}"
+            );
+        }
+    }
+    let fine = ok(
+        Profile::V3_9,
+        "bash_tool",
+        r#"{"executionProfile":"stateful"}"#,
+        r#"{"requestId":"r-1"}"#,
+        r#"{"command":"ls"}"#,
+    );
+    assert_eq!(header(&fine, EXPECTED_PROFILE_HEADER), Some("stateful"));
+}
