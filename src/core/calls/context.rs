@@ -86,6 +86,32 @@ impl BuiltContext {
         }
     }
 
+    /// The context as 3.9's retention reads it when the host left it as given: its session and only the
+    /// files its own `baseline` did not record (a later file of the same name took the first one's
+    /// place), since retention skips every file the baseline saw. Usually no file at all, so a batch of
+    /// many calls over a large partition costs nothing per call here. Without a baseline (3.6) retention
+    /// never runs, and no file is kept.
+    pub fn unseen_by(&self, baseline: Option<&Baseline>) -> RequestContext<'static> {
+        let files = match (baseline, &self.files) {
+            (Some(b), Some(fs)) => Some(
+                fs.iter()
+                    .map(CodeEnvFile::to_file_ref)
+                    .filter(|f| !b.saw(&f.name, &f.identity("")))
+                    .map(FileRef::into_owned)
+                    .collect(),
+            ),
+            (Some(_), None) => None,
+            (None, _) => Some(Vec::new()),
+        };
+        RequestContext {
+            session_id: match &self.session_id {
+                Some(s) => Field::Set(s.clone()),
+                None => Field::Absent,
+            },
+            files,
+        }
+    }
+
     /// The request's baseline: each file's identity under its name, the context's session as fallback.
     pub fn baseline(&self) -> Baseline {
         let fallback = self.session_id.as_deref().unwrap_or("");

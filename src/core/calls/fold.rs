@@ -15,7 +15,7 @@ use crate::core::error::{GateResult, Path};
 use crate::core::files::{FileRef, Identity};
 use crate::core::json::{self, RawJson, RawText, Str};
 use crate::core::sessions::baseline::Baseline;
-use crate::core::sessions::merge::{update_code_session, Artifact};
+use crate::core::sessions::merge::{update_code_session_many, Artifact};
 use crate::core::sessions::{CodeSession, SessionMap};
 use crate::core::tools::{bits, ToolSet, READ_FILE, SKILL_TOOL};
 
@@ -175,8 +175,9 @@ pub struct FoldRequest<'a> {
     pub name: Str<'a>,
     /// `retainCodeSessionInputs` (set on an eager mismatch).
     pub retain_inputs: bool,
-    /// The request's `codeSessionContext` now (after the host handled it).
-    pub context: Option<RequestContext<'a>>,
+    /// The request's `codeSessionContext` now (after the host handled it); requests that carry the same
+    /// context left as given share one.
+    pub context: Option<std::rc::Rc<RequestContext<'a>>>,
     /// `codeSessionBaselineId`.
     pub baseline_id: Option<Str<'a>>,
     /// The retention baseline (what the request was given; 3.9).
@@ -194,7 +195,7 @@ impl FoldRequest<'_> {
             Some(b) if self.context_as_given => b.clone(),
             _ => std::rc::Rc::new(
                 self.context
-                    .as_ref()
+                    .as_deref()
                     .map(RequestContext::baseline)
                     .unwrap_or_default(),
             ),
@@ -299,17 +300,14 @@ pub fn apply(
     profile: Profile,
     now: &RawText<'_>,
 ) {
-    for s in steps {
-        let baseline = baselines.and_then(|b| b.get(s.id.as_str()));
-        update_code_session(
-            sessions,
-            key,
-            s.artifact,
-            baseline.map(|b| &**b),
-            profile,
-            now,
-        );
-    }
+    let steps = steps
+        .into_iter()
+        .map(|s| {
+            let baseline = baselines.and_then(|b| b.get(s.id.as_str())).map(|b| &**b);
+            (s.artifact, baseline)
+        })
+        .collect();
+    update_code_session_many(sessions, key, steps, profile, now);
 }
 
 /// A completed in-process call (`{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }`).
@@ -384,6 +382,10 @@ pub fn retain_host_inputs(
     let mut file_session: Option<&Str<'_>> = None;
     let mut refreshed: Vec<&FileRef<'_>> = Vec::new();
     let mut refreshed_names: HashMap<&str, usize> = HashMap::new();
+    // A shared context read again with nothing written since its last reading would write the same
+    // files into the same places: skipped, so many calls carrying one context cost one reading.
+    let mut writes = 0usize;
+    let mut read_at: HashMap<*const RequestContext<'_>, usize> = HashMap::new();
     for r in requests.iter() {
         let counted = r.retain_inputs
             || tools.participates(&r.name)
@@ -399,6 +401,10 @@ pub fn retain_host_inputs(
         if r.baseline_id.as_deref() != Some(session_id.as_str()) {
             refreshed_session = Some(session_id);
         }
+        let shared = std::rc::Rc::as_ptr(ctx);
+        if read_at.get(&shared) == Some(&writes) {
+            continue;
+        }
         for file in ctx.files.as_deref().unwrap_or(&[]) {
             let storage_set = file.storage_session_id.get().is_some_and(|s| !s.is_empty());
             if file.id.is_empty() || file.name.is_empty() || !storage_set {
@@ -412,6 +418,7 @@ pub fn retain_host_inputs(
                 continue;
             }
             file_session = Some(session_id);
+            writes += 1;
             match refreshed_names.get(file.name.as_str()).copied() {
                 Some(i) => {
                     if let Some(slot) = refreshed.get_mut(i) {
@@ -424,6 +431,7 @@ pub fn retain_host_inputs(
                 }
             }
         }
+        read_at.insert(shared, writes);
     }
     let Some(session_id) = refreshed_session.or(file_session) else {
         return;
@@ -498,7 +506,7 @@ mod tests {
             name: Str::from("bash_tool"),
             retain_inputs: false,
             retention_baseline: Some(Rc::new(context.baseline())),
-            context: Some(context),
+            context: Some(Rc::new(context)),
             baseline_id: Some(Str::from("e1")),
             context_as_given,
         }
@@ -515,10 +523,10 @@ mod tests {
 
         // A context the host replaced is read afresh, whatever was recorded at dispatch.
         let mut replaced = request(false);
-        replaced.context = Some(RequestContext {
+        replaced.context = Some(Rc::new(RequestContext {
             session_id: Field::Set(Str::from("e2")),
             files: Some(vec![FileRef::new("f2", "a.txt")]),
-        });
+        }));
         let fresh = replaced.execution_baseline();
         assert!(!Rc::ptr_eq(
             &fresh,

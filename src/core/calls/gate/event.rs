@@ -189,6 +189,18 @@ impl Gate {
             .map(|(id, c)| (id.as_str(), c))
             .collect();
 
+        // A context left as given is read only through its retention baseline, which every request
+        // built from the same partition generation shares: what retention reads of it, once.
+        let mut as_given_cache: HashMap<u64, Rc<RequestContext<'static>>> = HashMap::new();
+        let mut given = |r: &PlannedEventRequest| -> Option<Rc<RequestContext<'static>>> {
+            let c = r.context.as_ref()?;
+            Some(
+                as_given_cache
+                    .entry(c.generation)
+                    .or_insert_with(|| Rc::new(c.unseen_by(r.retention_baseline.as_deref())))
+                    .clone(),
+            )
+        };
         // What every request carries now, and the results in the SDK's fold order.
         let mut fold_requests = Vec::with_capacity(requests.len());
         let mut rejected_results = Vec::new();
@@ -198,16 +210,18 @@ impl Gate {
             let own = || r.context.as_ref().map(BuiltContext::to_request_context);
             // Whether the request still carries the context the gate built (and its baseline).
             let mut as_given = false;
-            let context: Option<RequestContext<'_>> = match &r.disposition {
-                Disposition::Dispatch => {
-                    let host = by_id.get(r.id.as_str());
-                    as_given = host.is_none_or(|c| matches!(c, HostContext::Unchanged));
-                    host.map_or(own(), |c| c.resolve(r.context.as_ref()))
-                }
+            let context: Option<Rc<RequestContext<'_>>> = match &r.disposition {
+                Disposition::Dispatch => match by_id.get(r.id.as_str()) {
+                    None | Some(HostContext::Unchanged) => {
+                        as_given = true;
+                        given(r)
+                    }
+                    Some(c) => c.resolve(r.context.as_ref()).map(Rc::new),
+                },
                 Disposition::Rejected => {
                     as_given = true;
                     rejected_results.push(ToolResult::error(r.id.clone()));
-                    own()
+                    given(r)
                 }
                 Disposition::Eager { matched } => {
                     let Some(record) = consumed.iter().find(|e| e.id == r.id) else {
@@ -240,9 +254,9 @@ impl Gate {
                         .map_or(HostContext::Unchanged, |(_, c)| c.clone())
                         .resolve(record.context.as_ref());
                     if profile.is_3_9() && prestart_ctx.is_some() {
-                        prestart_ctx
+                        prestart_ctx.map(Rc::new)
                     } else {
-                        own()
+                        own().map(Rc::new)
                     }
                 }
             };

@@ -1,41 +1,18 @@
-//! `updateCodeSession`: folding one execution artifact (`session_id`, `files`, 3.9: `deleted_files`) into
-//! one partition.
-//!
-//! Both profiles: incoming files get the exec id as storage when they have none; an existing file with the
-//! same identity `(storage_session_id, id)` is overlaid *under* the incoming one (#156: worker echoes lack
-//! `kind`/`resource_id`/`version`); an existing file survives only if no incoming file has its **name**
-//! (retention is by name, not identity — upstream quirk kept on purpose: it drops a same-name file of
-//! another identity and duplicates a renamed one); the entry object is replaced, so extra keys are lost.
-//!
-//! 3.9 adds: existing storage-less files are pinned to the previous exec id; deletions scoped to the
-//! identities the request saw; echo storage taken from the request baseline; no resurrection of a file
-//! by an inherited echo once the partition lost it.
-//!
-//! The work is linear in the files involved: identities and names are looked up in hash maps, stored
-//! files are moved (not copied) into the new entry, and an echo equal to what is stored copies nothing.
+//! The merge as a whole-list rebuild, one artifact at a time: the rules as first written (quadratic
+//! over a batch), kept for the tests as the reference the indexed merge is checked against.
 
 use hashbrown::{HashMap, HashSet};
 
-use super::baseline::Baseline;
-use super::{CodeSession, SessionMap};
+use super::Artifact;
 use crate::core::config::Profile;
 use crate::core::files::{Field, FileRef, Identity, StoredFile};
 use crate::core::json::{RawText, Str};
-
-/// One artifact to fold.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Artifact<'a> {
-    /// `artifact.session_id`; callers have already skipped missing or empty ids.
-    pub exec_session_id: Str<'a>,
-    /// `artifact.files` (missing = none).
-    pub files: Vec<FileRef<'a>>,
-    /// `artifact.deleted_files` (3.9; ignored by 3.6).
-    pub deleted_files: Vec<Str<'a>>,
-}
+use crate::core::sessions::baseline::Baseline;
+use crate::core::sessions::{CodeSession, SessionMap};
 
 /// Folds `artifact` into partition `key`, stamping `now` as `lastUpdated`. `baseline` is what the request
 /// was given (3.9; `None` when the fold runs without request bookkeeping).
-pub fn update_code_session(
+pub fn update_code_session_reference(
     sessions: &mut SessionMap,
     key: &str,
     artifact: Artifact<'_>,
