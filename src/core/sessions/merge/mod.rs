@@ -235,7 +235,7 @@ fn overlay_touched(
         let key = key_of(e);
         let slot = slots.get(&key).copied();
         let survives = !names.contains(e.name.as_str())
-            && !deleted.get(e.name.as_str()).is_some_and(|k| *k == key);
+            && deleted.get(e.name.as_str()).is_none_or(|k| *k != key);
         let base = match (slot, survives) {
             (None, true) => continue,
             (None, false) => {
