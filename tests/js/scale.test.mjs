@@ -1,0 +1,89 @@
+// Scale: 10^5 files and 10^5 results through every merge, fold, deletion and seeding path, and 1,000
+// calls over 10,000 files through an event batch, through the wasm package. The bounds follow from the
+// complexity: each path is linear (or n log n) in what it is handed, about a microsecond or two per file
+// here; the limits below are ten times the figures measured on this 2-core machine (printed with each
+// test), so a quadratic path — minutes at this size — fails, and a slow machine does not. Wasm linear
+// memory must stay under 1 GiB all along (the quadratic paths reached the 4 GiB limit and trapped).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import * as pkg from '../../pkg/node.js';
+
+const { Gate } = pkg;
+const memory = /** @type {WebAssembly.Memory} */ (pkg.initSync(/** @type {any} */ ({ module: undefined })).memory);
+const N = 100_000;
+const MEMORY_BOUND = 1 << 30;
+
+const files = (prefix, storage = 's') =>
+  Array.from({ length: N }, (_, i) => ({ id: `${prefix}${i}`, name: `f${i}.txt`, storage_session_id: storage }));
+
+/** Runs `fn`, prints its time, and checks it against `boundMs` and the memory bound. */
+function timed(label, boundMs, fn) {
+  const started = performance.now();
+  const out = fn();
+  const ms = performance.now() - started;
+  console.log(`${label}: ${ms.toFixed(0)} ms (bound ${boundMs} ms), wasm memory ${(memory.buffer.byteLength / 2 ** 20).toFixed(0)} MiB`);
+  assert.ok(ms < boundMs, `${label} took ${ms.toFixed(0)} ms (bound ${boundMs} ms)`);
+  assert.ok(memory.buffer.byteLength < MEMORY_BOUND, `wasm memory ${memory.buffer.byteLength} bytes`);
+  return out;
+}
+
+for (const profile of ['3.6', '3.9']) {
+  test(`${profile}: 10^5 files through merge, deletion, seeding and context`, () => {
+    const gate = new Gate({ profile, sessions: [['execute_code', { session_id: 's', files: files('a'), lastUpdated: 1 }]] });
+    timed(`${profile} fold of 10^5 files over 10^5 of the same names`, 8000, () =>
+      gate.updateSession('execute_code', { session_id: 's2', files: files('b', 's2') }, { now: 2 }),
+    );
+    assert.equal(gate.session('execute_code').files.length, N);
+    assert.ok(gate.session('execute_code').files.every((f, i) => f.id === `b${i}`), 'every name superseded by the new file');
+    if (profile === '3.9') {
+      const names = files('b').map((f) => f.name);
+      const b = gate.beginEventBatch([{ id: 'd', name: 'bash_tool', args: {} }], {});
+      timed(`${profile} deleted_files naming 10^5 files`, 5000, () =>
+        gate.completeEventBatch(b.id, {
+          requests: b.dispatch,
+          results: [{ toolCallId: 'd', status: 'success', artifact: { session_id: 's3', deleted_files: names } }],
+          now: 3,
+        }),
+      );
+      assert.equal(gate.session('execute_code').files.length, 0, 'every file the request saw is deleted');
+    }
+    timed(`${profile} seeding 10^5 files into the partition`, 5000, () => gate.seedRun([['execute_code', { session_id: 'q', files: files('c', 'q') }]]));
+    const count = timed(`${profile} context of the seeded partition`, 5000, () => gate.contextForCall('event', 'bash_tool').codeSessionContext.files.length);
+    assert.equal(count, profile === '3.9' ? N : 2 * N);
+    gate.free();
+  });
+
+  test(`${profile}: 10^5 results folded in one batch, direct and event`, () => {
+    const gate = new Gate({ profile, sessions: [['execute_code', { session_id: 's', files: [], lastUpdated: 1 }]] });
+    const results = Array.from({ length: N }, (_, i) => ({
+      id: `c${i}`,
+      name: 'bash_tool',
+      status: 'success',
+      artifact: { session_id: `e${i}`, files: [{ id: `x${i}`, name: `n${i}` }] },
+    }));
+    timed(`${profile} event fold of 10^5 results`, 8000, () => gate.foldResults('event', results, { now: 2 }));
+    assert.equal(gate.session('execute_code').files.length, N);
+    timed(`${profile} direct fold of 10^5 results (the same names again)`, 8000, () => gate.foldResults('direct', results, { now: 3 }));
+    assert.equal(gate.session('execute_code').files.length, N);
+    gate.free();
+  });
+
+  test(`${profile}: 1,000 calls over 10,000 files in one event batch`, () => {
+    const stored = files('a').slice(0, 10_000);
+    const gate = new Gate({ profile, sessions: [['execute_code', { session_id: 's', files: stored, lastUpdated: 1 }]] });
+    const calls = Array.from({ length: 1000 }, (_, i) => ({ id: `c${i}`, name: 'bash_tool', args: {} }));
+    const batch = timed(`${profile} beginEventBatch of 1,000 calls`, 3000, () => gate.beginEventBatch(calls, {}));
+    assert.equal(batch.dispatch.length, 1000);
+    assert.ok(batch.dispatch.every((r) => r.codeSessionContext.files.length === 10_000));
+    const results = batch.dispatch.map((r, i) => ({
+      toolCallId: r.id,
+      status: 'success',
+      artifact: { session_id: `e${i}`, files: [...r.codeSessionContext.files.slice(0, 5).map((f) => ({ ...f, inherited: true })), { id: `n${i}`, name: `new${i}` }] },
+    }));
+    timed(`${profile} completeEventBatch of 1,000 results`, 5000, () =>
+      gate.completeEventBatch(batch.id, { requests: batch.dispatch, results, now: 2 }),
+    );
+    assert.equal(gate.session('execute_code').files.length, 11_000);
+    gate.free();
+  });
+}
