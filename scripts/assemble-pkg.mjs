@@ -4,7 +4,8 @@
 //
 //   node scripts/assemble-pkg.mjs <wasm-bindgen out dir> <package dir to create>
 //
-// - the glue is copied as is; src/js/api.js (the API over it) checks that it has the exports it uses;
+// - the glue is copied with one addition, `__csgReset()` (see 1b), and must have the exports
+//   src/js/api.js uses;
 // - the package.json template gets the crate's version from Cargo.toml;
 // - `files` of the template must list exactly the files produced (checked both ways).
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -46,9 +47,58 @@ for (const f of [`${NAME}.js`, `${NAME}.d.ts`, `${NAME}_bg.wasm`, `${NAME}_bg.wa
 
 if (existsSync(join(glueDir, 'snippets'))) fail('the glue has inline JavaScript (snippets/), which the package does not ship');
 
+// 1b. Recovery after a trap (api.js `recover`): the glue keeps its instance in module variables and
+// would never instantiate again. `__csgReset()` forgets the instance and the views of its memory, and
+// the finalizer of `RawGate` objects is bound to the instance they were made in, so that an object of
+// the trapped instance collected later frees nothing in the new one. The exact generated lines are
+// required (wasm-bindgen is pinned): any other glue fails the build here.
+{
+  const file = join(outDir, `${NAME}.js`);
+  let text = readFileSync(file, 'utf8');
+  const registry =
+    "const RawGateFinalization = (typeof FinalizationRegistry === 'undefined')\n" +
+    '    ? { register: () => {}, unregister: () => {} }\n' +
+    '    : new FinalizationRegistry(ptr => wasm.__wbg_rawgate_free(ptr, 1));';
+  if (!text.includes(registry)) fail('the glue does not create its RawGate finalizer as expected (see 1b)');
+  text = text.replace(
+    registry,
+    [
+      '// code-session-gate: the finalizer frees only in the instance the object was made in (__csgReset).',
+      'let __csgInstance = 0;',
+      'function __csgRegistry() {',
+      "    if (typeof FinalizationRegistry === 'undefined') return { register: () => {}, unregister: () => {} };",
+      '    const made = __csgInstance;',
+      '    return new FinalizationRegistry(ptr => { if (made === __csgInstance) wasm.__wbg_rawgate_free(ptr, 1); });',
+      '}',
+      'let RawGateFinalization = __csgRegistry();',
+    ].join('\n'),
+  );
+  const caches = [...text.matchAll(/^let (cached\w+Memory0) = null;$/gm)].map((m) => m[1]);
+  if (caches.length === 0 || !/^let wasmModule, wasmInstance, wasm;$/m.test(text) || !/^let __wbg_init_promise;$/m.test(text)) {
+    fail('the glue does not keep its instance where __csgReset expects it (see 1b)');
+  }
+  text += [
+    '',
+    '/** code-session-gate: forgets the instance (after a trap) so that initSync / init instantiate afresh. */',
+    'export function __csgReset() {',
+    '    __csgInstance += 1;',
+    '    RawGateFinalization = __csgRegistry();',
+    '    wasm = undefined;',
+    '    wasmModule = undefined;',
+    '    wasmInstance = undefined;',
+    '    __wbg_init_promise = undefined;',
+    ...caches.map((c) => `    ${c} = null;`),
+    '}',
+    '',
+  ].join('\n');
+  writeFileSync(file, text);
+  const dts = join(outDir, `${NAME}.d.ts`);
+  writeFileSync(dts, `${readFileSync(dts, 'utf8')}\n/** code-session-gate: forgets the instance after a trap (api.js recover). */\nexport function __csgReset(): void;\n`);
+}
+
 // 2. The glue must export exactly what src/js/api.js imports.
 const glue = await import(pathToFileURL(join(outDir, `${NAME}.js`)).href);
-for (const n of ['default', 'initSync', 'RawGate', 'callStatic', 'constants']) {
+for (const n of ['default', 'initSync', 'RawGate', 'callStatic', 'constants', '__csgReset']) {
   if (typeof glue[n] !== 'function') fail(`the wasm-bindgen glue has no ${n} export`);
 }
 

@@ -660,6 +660,13 @@ export interface GateLimits {
 /** The gate's input limits (frozen). */
 export declare function limits(): GateLimits;
 
+/**
+ * Replaces a trapped instance without restarting the process: retires every gate of the old instance
+ * (their calls throw code "poisoned": restore them with `Gate.fromSnapshot`) and instantiates the module
+ * afresh from `options.module`. `false`, doing nothing, when the instance is not poisoned.
+ */
+export declare function recover(options: { module: SyncInitInput }): boolean;
+
 /** `CODE_EXECUTION_TOOLS`: the built-in code tools, in the SDK's order (a fresh array). */
 export declare function codeExecutionTools(): CodeExecutionToolName[];
 

@@ -10,11 +10,13 @@
 // call whose partition was not written since is answered without entering the wasm. File lists and
 // contexts are frozen, built once per partition state and shared; a new list reuses the objects of the
 // refs it has in common with one already built.
-import initGlue, { initSync as initSyncGlue, RawGate, callStatic, constants } from './code_session_gate.js';
+import initGlue, { initSync as initSyncGlue, RawGate, callStatic, constants, __csgReset } from './code_session_gate.js';
 import { ERROR_NAME, createGuard } from './guard.js';
 
 let ready = false;
 const guard = createGuard(() => ready);
+// Before the guard wraps the class: detaching a gate of a trapped instance must not enter it.
+const detachRaw = RawGate.prototype.__destroy_into_raw;
 const live = guard.live;
 const Raw = guard.wrap(RawGate, 'RawGate');
 const rawStatic = guard.wrap(callStatic, 'callStatic');
@@ -421,6 +423,20 @@ function member(obj, key, path) {
 
 const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** Every gate not yet freed (weakly): `recover()` retires them. Swept of collected ones as it grows. */
+const liveGates = new Set();
+let sweepAt = 1024;
+/** Set by `Gate`'s static block: retires every live gate. */
+let retireAllGates = () => {};
+
+function trackGate(ref) {
+  liveGates.add(ref);
+  if (liveGates.size >= sweepAt) {
+    for (const r of liveGates) if (r.deref() === undefined) liveGates.delete(r);
+    sweepAt = Math.max(1024, liveGates.size * 2);
+  }
+}
+
 /**
  * The code-session gate of one conversation: the SDK's session-aware tool set, its session map and its
  * batch bookkeeping, without any runtime of its own (no fetch, no timers, no clock: writers take `now`).
@@ -441,6 +457,28 @@ export class Gate {
   #shared = new Shared();
   /** batch id → (request id → the context object handed out). */
   #handed = new Map();
+  /** Set when the instance this gate lived in trapped and was replaced (`recover()`). */
+  #retired = false;
+  /** This gate's entry in `liveGates`. */
+  #ref;
+
+  static {
+    retireAllGates = () => {
+      for (const ref of liveGates) ref.deref()?.#retire();
+      liveGates.clear();
+    };
+  }
+
+  /** Forgets everything held for the trapped instance; every later call throws code "poisoned". */
+  #retire() {
+    this.#retired = true;
+    this.#verdicts = new Map();
+    this.#last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
+    this.#answers.clear();
+    this.#handed.clear();
+    // Its memory went with the old instance; nothing to free, and its finalizer must not run.
+    if (this.#raw) detachRaw.call(this.#raw);
+  }
 
   /**
    * A gate for one conversation. `config` may set the SDK `profile` ("3.9" default, or "3.6"),
@@ -460,10 +498,19 @@ export class Gate {
     const info = JSON.parse(this.#raw.call(OP.describe, new Uint8Array(0), new Uint32Array(0)));
     this.#profile = info.profile;
     this.#verdicts = new Map(info.verdicts);
+    this.#ref = new WeakRef(this);
+    trackGate(this.#ref);
   }
 
   /** Runs gate operation `op`; `writes`: whether it may change the session map. */
   #call(op, args, writes) {
+    if (this.#retired) {
+      throw gateError(
+        'poisoned',
+        '',
+        `Gate.${op}: this gate lived in the WebAssembly instance that trapped, which recover() replaced; restore it with Gate.fromSnapshot(its last snapshot)`,
+      );
+    }
     if (this.#freed) throw gateError('freed', '', `Gate.${op}: the gate was freed (free() or a using block ended)`);
     const [bytes, lens] = encode(args);
     if (writes) this.#version++;
@@ -806,8 +853,9 @@ export class Gate {
 
   /** Releases the gate's memory in the module; later calls throw (code "freed"). */
   free() {
-    if (this.#freed || guard.poisoned) return;
+    if (this.#freed || this.#retired || guard.poisoned) return;
     this.#freed = true;
+    liveGates.delete(this.#ref);
     // No cached answer may outlive the gate: later calls reach #call, which refuses them (code "freed").
     this.#last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
     this.#answers.clear();
@@ -886,6 +934,24 @@ export function readSandboxResponse(options) {
 export function stripTrustedFields(modelArgs) {
   if (!live.open) guard.check('stripTrustedFields');
   return callStaticOp('stripTrustedFields', [['modelArgs', modelArgs]]);
+}
+
+/**
+ * Replaces a trapped instance (should one ever trap: no input is meant to make it) without restarting
+ * the process: every gate of the old instance is retired (its calls throw code "poisoned"; restore it
+ * with `Gate.fromSnapshot`), the module is instantiated afresh from `options.module` (a compiled
+ * `WebAssembly.Module` or the `.wasm` bytes), and calls work again. Returns `false`, doing nothing, when
+ * the instance is not poisoned. The node and workerd entries' `recover()` and the browser entry's
+ * `await recover()` supply the module themselves.
+ */
+export function recover(options) {
+  if (!guard.poisoned) return false;
+  retireAllGates();
+  __csgReset();
+  guard.reset();
+  ready = false;
+  loaded(initSyncGlue(options));
+  return true;
 }
 
 /**

@@ -10,3 +10,9 @@ export * from './slim.js';
  * `CODE_EXECUTION_TOOLS` and `CODE_ENV_KINDS` are `undefined` and the functions throw.
  */
 export default function init(options?: { module_or_path: InitInput | Promise<InitInput> }): Promise<InitOutput>;
+
+/**
+ * Replaces a trapped instance with a fresh one, from `options.module` or the `.wasm` beside the entry
+ * (fetched); resolves to `false` when nothing was poisoned.
+ */
+export declare function recover(options?: { module?: import('./code_session_gate.js').SyncInitInput }): Promise<boolean>;

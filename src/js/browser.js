@@ -7,7 +7,7 @@
 //
 // CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are live bindings: `undefined` until `init()` resolves (or
 // `initSync()` returns), then frozen arrays read from the wasm.
-import initSlim from './slim.js';
+import initSlim, { recover as recoverWith } from './slim.js';
 
 export * from './slim.js';
 
@@ -17,4 +17,16 @@ export * from './slim.js';
  */
 export default function init(options) {
   return initSlim(options ?? { module_or_path: new URL('./code_session_gate_bg.wasm', import.meta.url) });
+}
+
+/**
+ * Replaces a trapped instance with a fresh one: from `options.module` (a compiled module or the bytes)
+ * or the `.wasm` beside this file. Resolves to `false` when nothing was poisoned.
+ * @param {{ module?: any }} [options]
+ */
+export async function recover(options) {
+  const module =
+    options?.module ??
+    (await WebAssembly.compile(await (await fetch(new URL('./code_session_gate_bg.wasm', import.meta.url))).arrayBuffer()));
+  return recoverWith({ module });
 }

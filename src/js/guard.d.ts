@@ -19,6 +19,8 @@ export interface Guard {
   check(what: string): void;
   /** `open` is true once the instance was found initialised and while no trap has poisoned it. */
   readonly live: { readonly open: boolean };
+  /** Forgets the trap once the poisoned instance has been replaced (the package's `recover()`). */
+  reset(): void;
 }
 
 /**

@@ -16,3 +16,6 @@ export declare function initSync(options?: { module: SyncInitInput }): InitOutpu
 
 /** Already initialised at import: resolves to the existing exports. */
 export default function init(options?: { module_or_path: InitInput | Promise<InitInput> }): Promise<InitOutput>;
+
+/** Replaces a trapped instance with a fresh one read from the `.wasm` beside the entry; `false` when nothing was poisoned. */
+export declare function recover(): boolean;

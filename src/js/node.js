@@ -2,9 +2,19 @@
 // no top-level await. CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are frozen arrays from the start.
 // `init()` / `initSync()` are kept for code shared with browsers: they return the existing exports.
 import { readFileSync } from 'node:fs';
-import { initSync } from './slim.js';
+import { initSync, recover as recoverWith } from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
 
-initSync({ module: new WebAssembly.Module(readFileSync(new URL('./code_session_gate_bg.wasm', import.meta.url))) });
+const load = () => new WebAssembly.Module(readFileSync(new URL('./code_session_gate_bg.wasm', import.meta.url)));
+
+initSync({ module: load() });
+
+/**
+ * Replaces a trapped instance with a fresh one read from the `.wasm` beside this file (see the API's
+ * `recover(options)`); `false` when nothing was poisoned.
+ */
+export function recover() {
+  return recoverWith({ module: load() });
+}

@@ -3,9 +3,14 @@
 // is disallowed there). No top-level await. CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are frozen arrays
 // from the start; `init()` / `initSync()` return the existing exports.
 import wasmModule from './code_session_gate_bg.wasm';
-import { initSync } from './slim.js';
+import { initSync, recover as recoverWith } from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
 
 initSync({ module: wasmModule });
+
+/** Replaces a trapped instance with a fresh one of the same compiled module; `false` when nothing was poisoned. */
+export function recover() {
+  return recoverWith({ module: wasmModule });
+}
