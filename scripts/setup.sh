@@ -115,6 +115,32 @@ setup_chromium() {
   fi
 }
 
+# Debian's Firefox ESR and geckodriver (crates.io, pinned) for the conformance vectors in Firefox.
+setup_firefox() {
+  if ! command -v firefox-esr >/dev/null && ! command -v firefox >/dev/null; then
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+      command -v sudo >/dev/null || die "firefox-esr missing and not root (no sudo)"
+      sudo="sudo"
+    fi
+    log "apt-get install firefox-esr"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! $sudo apt-get install -y --no-install-recommends firefox-esr; then
+      $sudo apt-get update
+      $sudo apt-get install -y --no-install-recommends firefox-esr
+    fi
+  else
+    note "firefox: present"
+  fi
+  if [ "$(geckodriver --version 2>/dev/null | head -1 | awk '{print $2}')" = "$GECKODRIVER_VERSION" ]; then
+    note "geckodriver $GECKODRIVER_VERSION: present"
+    return
+  fi
+  wait_for_cargo_install
+  log "cargo install geckodriver --version $GECKODRIVER_VERSION (about 4 minutes)"
+  cargo install --locked geckodriver --version "$GECKODRIVER_VERSION" --force
+}
+
 # ---------------------------------------------------------------------------------------------------
 # npm devDependencies: `npm ci` when node_modules is missing or does not match package-lock.json.
 setup_npm() {
@@ -125,7 +151,7 @@ setup_npm() {
   want="$(hash_files package.json package-lock.json)"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
     && [ -x node_modules/.bin/wasm-opt ] && [ -x node_modules/.bin/tsc ] \
-    && [ -x node_modules/.bin/deno ] && [ -x node_modules/.bin/workerd ]; then
+    && [ -x node_modules/.bin/deno ] && [ -x node_modules/.bin/workerd ] && [ -x node_modules/.bin/wrangler ]; then
     note "node_modules: up to date with package-lock.json"
   else
     log "npm ci"
@@ -142,5 +168,6 @@ setup_rust
 setup_wasm_bindgen
 setup_wasm_pack
 setup_chromium
+setup_firefox
 setup_npm
 log "setup: done"

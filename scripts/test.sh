@@ -6,7 +6,8 @@
 #   scripts/test.sh [--keep-going]
 #
 # Steps: setup, build, cargo fmt --check, cargo clippy, cargo test (native), the wasm-bindgen-test
-# suites in Node and in headless Chromium, tests/conformance/run (shared and own vectors), node --test
+# suites in Node and in headless Chromium, tests/conformance/run (shared and own vectors), the same
+# vectors inside headless Chromium and Firefox (wasm-pack test --headless), node --test
 # tests/js/, tsc on tests/types, the local sandbox's tests, the edge worker end to end in workerd
 # (tests/e2e/), the demo replay (examples/demo.mjs --once), the benchmark in quick mode (bench/run.mjs --quick, after bench/setup.sh
 # installs the SDK it compares with), and the .wasm size (fails above its ceiling; budget reported).
@@ -20,7 +21,7 @@ for arg in "$@"; do
   case "$arg" in
     --keep-going) keep_going=1 ;;
     -h | --help)
-      sed -n '2,13p' "$0"
+      sed -n '2,14p' "$0"
       exit 0
       ;;
     *) die "unknown argument: $arg (try --help)" ;;
@@ -85,6 +86,21 @@ wasm_test_browser() {
     wasm_test "$@"
 }
 
+# shellcheck disable=SC2317  # called through step()
+browser_conformance() {
+  # Every shared and own vector through the wasm build inside a real browser, the way this crate's users
+  # test: `wasm-pack test --headless` with Debian's drivers named explicitly (wasm-pack would otherwise
+  # try to download its own), the closed-network flags of tests/webdriver.json.
+  local browser="$1"
+  local driver
+  case "$browser" in
+    chrome) driver=(--chromedriver "$(command -v chromedriver)") ;;
+    firefox) driver=(--geckodriver "$(command -v geckodriver)") ;;
+  esac
+  WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests/webdriver.json" \
+    wasm-pack test --headless "--$browser" "${driver[@]}" -- --test browser_conformance
+}
+
 step setup scripts/setup.sh
 step build scripts/build.sh
 step fmt cargo fmt --all --check
@@ -93,6 +109,8 @@ step cargo-test cargo test
 step wasm-node wasm_test --test node
 step wasm-chromium wasm_test_browser --test web
 step conformance tests/conformance/run
+step conformance-chrome browser_conformance chrome
+step conformance-firefox browser_conformance firefox
 # Our own vectors (oracle-checked against the published SDK when written); pkg/ was built above.
 step conformance-own env CSG_SKIP_BUILD=1 tests/conformance/run tests/conformance/vectors.json
 step js-package node --test tests/js/

@@ -12,6 +12,9 @@ WASM_BINDGEN_VERSION=0.2.130
 # wasm-pack, from crates.io (the npm `wasm-pack` downloads from GitHub, which fails here). Not used by
 # the build; installed for developers who prefer `wasm-pack test`.
 WASM_PACK_VERSION=0.15.1
+# geckodriver, from crates.io (the npm package downloads from GitHub, which fails here): the conformance
+# vectors in headless Firefox (Debian's firefox-esr) under `wasm-pack test --firefox`.
+GECKODRIVER_VERSION=0.37.1
 # npm devDependencies (exact versions in package.json).
 BINARYEN_VERSION=132.0.0       # node_modules/.bin/wasm-opt; Debian's binaryen 108 cannot parse current output
 TYPESCRIPT_VERSION=7.0.2       # tsc for the type tests of the shipped .d.ts
