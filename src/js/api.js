@@ -15,8 +15,6 @@ import { ERROR_NAME, createGuard } from './guard.js';
 
 let ready = false;
 const guard = createGuard(() => ready);
-// Before the guard wraps the class: detaching a gate of a trapped instance must not enter it.
-const detachRaw = RawGate.prototype.__destroy_into_raw;
 const live = guard.live;
 const Raw = guard.wrap(RawGate, 'RawGate');
 const rawStatic = guard.wrap(callStatic, 'callStatic');
@@ -423,19 +421,11 @@ function member(obj, key, path) {
 
 const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** Every gate not yet freed (weakly): `recover()` retires them. Swept of collected ones as it grows. */
-const liveGates = new Set();
-let sweepAt = 1024;
-/** Set by `Gate`'s static block: retires every live gate. */
-let retireAllGates = () => {};
-
-function trackGate(ref) {
-  liveGates.add(ref);
-  if (liveGates.size >= sweepAt) {
-    for (const r of liveGates) if (r.deref() === undefined) liveGates.delete(r);
-    sweepAt = Math.max(1024, liveGates.size * 2);
-  }
-}
+/**
+ * Which instance of the module is current: `recover()` moves it on, and a gate made in an earlier one
+ * refuses every call (code "poisoned") without touching the new instance.
+ */
+let epoch = 0;
 
 /**
  * The code-session gate of one conversation: the SDK's session-aware tool set, its session map and its
@@ -457,27 +447,20 @@ export class Gate {
   #shared = new Shared();
   /** batch id → (request id → the context object handed out). */
   #handed = new Map();
-  /** Set when the instance this gate lived in trapped and was replaced (`recover()`). */
-  #retired = false;
-  /** This gate's entry in `liveGates`. */
-  #ref;
+  /** The instance this gate lives in (see `epoch`). */
+  #epoch = epoch;
 
-  static {
-    retireAllGates = () => {
-      for (const ref of liveGates) ref.deref()?.#retire();
-      liveGates.clear();
-    };
-  }
-
-  /** Forgets everything held for the trapped instance; every later call throws code "poisoned". */
-  #retire() {
-    this.#retired = true;
-    this.#verdicts = new Map();
-    this.#last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
-    this.#answers.clear();
-    this.#handed.clear();
-    // Its memory went with the old instance; nothing to free, and its finalizer must not run.
-    if (this.#raw) detachRaw.call(this.#raw);
+  /** What a call does before anything else when the fast check fails: refuse if the module is
+   * poisoned or not initialised, or if this gate's instance was replaced by `recover()`. */
+  #enter(what) {
+    guard.check(what);
+    if (this.#epoch !== epoch) {
+      throw gateError(
+        'poisoned',
+        '',
+        `${what}: this gate lived in the WebAssembly instance that trapped, which recover() replaced; restore it with Gate.fromSnapshot(its last snapshot)`,
+      );
+    }
   }
 
   /**
@@ -498,19 +481,11 @@ export class Gate {
     const info = JSON.parse(this.#raw.call(OP.describe, new Uint8Array(0), new Uint32Array(0)));
     this.#profile = info.profile;
     this.#verdicts = new Map(info.verdicts);
-    this.#ref = new WeakRef(this);
-    trackGate(this.#ref);
   }
 
   /** Runs gate operation `op`; `writes`: whether it may change the session map. */
   #call(op, args, writes) {
-    if (this.#retired) {
-      throw gateError(
-        'poisoned',
-        '',
-        `Gate.${op}: this gate lived in the WebAssembly instance that trapped, which recover() replaced; restore it with Gate.fromSnapshot(its last snapshot)`,
-      );
-    }
+    if (this.#epoch !== epoch) this.#enter(`Gate.${op}`);
     if (this.#freed) throw gateError('freed', '', `Gate.${op}: the gate was freed (free() or a using block ended)`);
     const [bytes, lens] = encode(args);
     if (writes) this.#version++;
@@ -519,13 +494,13 @@ export class Gate {
 
   /** The SDK profile this gate reproduces. */
   get profile() {
-    if (!live.open) guard.check('Gate.profile');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.profile');
     return this.#profile;
   }
 
   /** Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`). */
   verdict(name) {
-    if (!live.open) guard.check('Gate.verdict');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.verdict');
     if (typeof name === 'string') {
       const v = this.#verdicts.get(name);
       if (v !== undefined) return v;
@@ -546,19 +521,19 @@ export class Gate {
 
   /** Every gate site's verdict for `name`, as an object. */
   classify(name) {
-    if (!live.open) guard.check('Gate.classify');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.classify');
     return this.#call('classify', [['name', name]], false);
   }
 
   /** Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`. */
   isEagerExcluded(name, options) {
-    if (!live.open) guard.check('Gate.isEagerExcluded');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.isEagerExcluded');
     return this.#call('isEagerExcluded', [['name', name], ['options', options]], false);
   }
 
   /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
   suppressEagerTool(name) {
-    if (!live.open) guard.check('Gate.suppressEagerTool');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.suppressEagerTool');
     this.#call('suppressEagerTool', [['name', name]], false);
   }
 
@@ -569,7 +544,7 @@ export class Gate {
    * file lists are frozen and shared until the partition changes: replace them, never mutate them.
    */
   contextForCall(path, name, options) {
-    if (!live.open) guard.check('Gate.contextForCall');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.contextForCall');
     const last = this.#last;
     let key;
     let thread;
@@ -652,7 +627,7 @@ export class Gate {
    * `lastUpdated`.
    */
   updateSession(key, artifact, options) {
-    if (!live.open) guard.check('Gate.updateSession');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.updateSession');
     this.#call('updateSession', [['key', key], ['artifact', artifact], ['options', options]], true);
   }
 
@@ -662,7 +637,7 @@ export class Gate {
    * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`).
    */
   foldResults(path, results, options) {
-    if (!live.open) guard.check('Gate.foldResults');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.foldResults');
     this.#call('foldResults', [['path', path], ['results', results], ['options', options]], true);
   }
 
@@ -671,7 +646,7 @@ export class Gate {
    * read from the pre-batch partition.
    */
   beginDirectBatch(calls, options) {
-    if (!live.open) guard.check('Gate.beginDirectBatch');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.beginDirectBatch');
     const out = this.#call(
       'beginDirectBatch',
       [['calls', calls], ['options', options], ['list', this.#shared.last]],
@@ -685,7 +660,7 @@ export class Gate {
 
   /** Folds a direct batch's outcomes (in call order) with what each call was given. */
   completeDirectBatch(batch, outcomes, options) {
-    if (!live.open) guard.check('Gate.completeDirectBatch');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeDirectBatch');
     this.#call('completeDirectBatch', [['batch', batch], ['outcomes', outcomes], ['options', options]], true);
   }
 
@@ -695,7 +670,7 @@ export class Gate {
    * calls the planner refused, and the calls answered by eager prestarts.
    */
   beginEventBatch(calls, options) {
-    if (!live.open) guard.check('Gate.beginEventBatch');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.beginEventBatch');
     const out = this.#call(
       'beginEventBatch',
       [['calls', calls], ['options', options], ['list', this.#shared.last]],
@@ -747,7 +722,7 @@ export class Gate {
    * or "failed" when the dispatch or a consumed prestart was rejected.
    */
   completeEventBatch(batch, options) {
-    if (!live.open) guard.check('Gate.completeEventBatch');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeEventBatch');
     const end = this.#call('completeEventBatch', [['batch', batch], ['options', this.#returned(batch, options)]], true);
     this.#handed.delete(batch);
     return end;
@@ -758,7 +733,7 @@ export class Gate {
    * requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
    */
   prestartEager(calls, options) {
-    if (!live.open) guard.check('Gate.prestartEager');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.prestartEager');
     const out = this.#call('prestartEager', [['calls', calls], ['options', options], ['list', this.#shared.last]], false);
     if (out === null) return null;
     const contexts = out.contexts.map((c) => this.#shared.context(c));
@@ -769,52 +744,52 @@ export class Gate {
 
   /** Records the host's handling of a prestart: `options.requests`, and `options.results` or `rejected`. */
   settleEager(prestart, options) {
-    if (!live.open) guard.check('Gate.settleEager');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.settleEager');
     this.#call('settleEager', [['prestart', prestart], ['options', this.#returned(prestart, options)]], false);
     this.#handed.delete(prestart);
   }
 
   /** `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) into the session map. */
   seedRun(initialSessions, agents) {
-    if (!live.open) guard.check('Gate.seedRun');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.seedRun');
     this.#call('seedRun', [['initialSessions', initialSessions], ['agents', agents]], true);
   }
 
   /** `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`. */
   seedAgents(agents) {
-    if (!live.open) guard.check('Gate.seedAgents');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.seedAgents');
     this.#call('seedAgents', [['agents', agents]], true);
   }
 
   /** The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one. */
   sessions() {
-    if (!live.open) guard.check('Gate.sessions');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sessions');
     return this.#call('sessions', [], false);
   }
 
   /** The entry of partition `key` (a copy), or `undefined`. */
   session(key) {
-    if (!live.open) guard.check('Gate.session');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.session');
     return this.#call('session', [['key', key]], false);
   }
 
   /** Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store. */
   setSessions(sessions) {
-    if (!live.open) guard.check('Gate.setSessions');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.setSessions');
     this.#call('setSessions', [['sessions', sessions]], true);
     this.#shared.clear();
   }
 
   /** Ends the run: forgets eager prestarts, eager suppressions and pending batches (sessions stay). */
   resetRun() {
-    if (!live.open) guard.check('Gate.resetRun');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.resetRun');
     this.#call('resetRun', [], false);
     this.#handed.clear();
   }
 
   /** Forgets a pending batch or prestart without folding anything; `true` if there was one. */
   abandon(batch) {
-    if (!live.open) guard.check('Gate.abandon');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.abandon');
     const had = this.#call('abandon', [['batch', batch]], false);
     this.#handed.delete(batch);
     return had;
@@ -826,7 +801,7 @@ export class Gate {
    * are not included. `Gate.fromSnapshot(text)` restores it; saving again gives the same bytes.
    */
   snapshot() {
-    if (!live.open) guard.check('Gate.snapshot');
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.snapshot');
     return this.#call('snapshot', [], false);
   }
 
@@ -853,9 +828,9 @@ export class Gate {
 
   /** Releases the gate's memory in the module; later calls throw (code "freed"). */
   free() {
-    if (this.#freed || this.#retired || guard.poisoned) return;
+    // A gate of a replaced instance has nothing to free in the current one.
+    if (this.#freed || this.#epoch !== epoch || guard.poisoned) return;
     this.#freed = true;
-    liveGates.delete(this.#ref);
     // No cached answer may outlive the gate: later calls reach #call, which refuses them (code "freed").
     this.#last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
     this.#answers.clear();
@@ -946,7 +921,7 @@ export function stripTrustedFields(modelArgs) {
  */
 export function recover(options) {
   if (!guard.poisoned) return false;
-  retireAllGates();
+  epoch += 1;
   __csgReset();
   guard.reset();
   ready = false;
