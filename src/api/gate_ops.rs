@@ -114,6 +114,17 @@ fn check_calls(count: usize) -> GateResult<()> {
     )
 }
 
+/// Room for one more pending batch or prestart ([`limits::MAX_OPEN_BATCHES`]).
+fn check_open_batches(g: &Gate) -> GateResult<()> {
+    limits::check_count(
+        g.open_batches() + 1,
+        limits::MAX_OPEN_BATCHES,
+        "maxOpenBatches",
+        "batches and prestarts pending (complete, settle or abandon them)",
+        &Path::root(""),
+    )
+}
+
 /// Runs gate operation `op` (its place in [`super::GATE_OPS`]).
 pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<String> {
     let names = PARAMS
@@ -191,6 +202,7 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
             let options = Options::read(p.text(1))?;
             let calls: Vec<DirectCall> = records(&p, 0)?;
             check_calls(calls.len())?;
+            check_open_batches(g)?;
             let scope = Scope::read(g, &options)?;
             let list = p.get(2)?.unwrap_or(0);
             let (id, fields) = g.begin_direct_batch(&calls, scope.scope());
@@ -210,6 +222,7 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
             let options = Options::read(p.text(1))?;
             let calls: Vec<EventCall> = records(&p, 0)?;
             check_calls(calls.len())?;
+            check_open_batches(g)?;
             let scope = Scope::read(g, &options)?;
             let schemas = options.tool_schemas()?;
             let list = p.get(2)?.unwrap_or(0);
@@ -241,6 +254,7 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
             let options = Options::read(p.text(1))?;
             let calls: Vec<EventCall> = records(&p, 0)?;
             check_calls(calls.len())?;
+            check_open_batches(g)?;
             let key = Scope::read(g, &options)?.key;
             let schemas = options.tool_schemas()?;
             let list = p.get(2)?.unwrap_or(0);

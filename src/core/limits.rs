@@ -11,11 +11,16 @@ pub const MAX_ARRAY_ITEMS: usize = 1_000_000;
 /// Tool calls in one batch or eager prestart.
 pub const MAX_CALLS_PER_BATCH: usize = 10_000;
 
+/// Batches and eager prestarts a gate keeps pending at once: a host that never completes, settles or
+/// abandons them would otherwise grow the gate without bound.
+pub const MAX_OPEN_BATCHES: usize = 1024;
+
 /// Every limit by the name refusals use, for hosts and the JavaScript layer.
-pub const LIMITS: [(&str, usize); 3] = [
+pub const LIMITS: [(&str, usize); 4] = [
     ("maxInputBytes", MAX_INPUT_BYTES),
     ("maxArrayItems", MAX_ARRAY_ITEMS),
     ("maxCallsPerBatch", MAX_CALLS_PER_BATCH),
+    ("maxOpenBatches", MAX_OPEN_BATCHES),
 ];
 
 /// `count` items of `what` at `path`, refused when over `limit` (named `name`).

@@ -655,6 +655,8 @@ export interface GateLimits {
   readonly maxArrayItems: number;
   /** Tool calls in one batch or eager prestart. */
   readonly maxCallsPerBatch: number;
+  /** Batches and eager prestarts one gate keeps pending at once. */
+  readonly maxOpenBatches: number;
 }
 
 /** The gate's input limits (frozen). */

@@ -161,6 +161,20 @@ const SEMANTIC = [
     'outcomes[1].id',
   ],
   ['beginEventBatch over maxCallsPerBatch', (g) => g.beginEventBatch(Array.from({ length: 10_001 }, (_, i) => ({ id: `c${i}`, name: 'x', args: {} })), {}), 'limit_exceeded', 'calls'],
+  [
+    'beginEventBatch beyond maxOpenBatches pending',
+    (g) => {
+      const open = [];
+      try {
+        for (let i = 0; i < pkg.limits().maxOpenBatches; i++) open.push(g.beginDirectBatch([{ id: `c${i}`, name: 'web_search' }], {}).id);
+        return g.beginEventBatch([{ id: 'x', name: 'bash_tool', args: {} }], {});
+      } finally {
+        for (const id of open) g.abandon(id);
+      }
+    },
+    'limit_exceeded',
+    '',
+  ],
   ['beginEventBatch empty id aborts', (g) => g.beginEventBatch([{ id: '', name: 'bash_tool', args: {} }], {}), 'plan_aborted'],
   ['settleEager unknown prestart', (g) => g.settleEager(12345, { results: [] }), 'unknown_batch'],
   ['seedAgents not an array', (g) => g.seedAgents({}), 'invalid_type'],

@@ -114,6 +114,11 @@ impl Gate {
         }
     }
 
+    /// Batches and eager prestarts pending (begun, not yet completed, settled or abandoned).
+    pub fn open_batches(&self) -> usize {
+        self.pending.len() + self.prestarts.len()
+    }
+
     /// The configuration.
     pub fn config(&self) -> &GateConfig {
         &self.config
