@@ -67,6 +67,43 @@ impl Hash for Identity<'_> {
     }
 }
 
+/// An [`Identity`] that owns (shares) its text, for keys of maps that outlive a call: it compares and
+/// hashes as the borrowed one does, and costs two reference-count bumps, not a joined string.
+#[derive(Debug, Clone)]
+pub struct OwnedIdentity {
+    storage: crate::core::json::Str<'static>,
+    id: crate::core::json::Str<'static>,
+}
+
+impl OwnedIdentity {
+    /// The identity of file `id` in storage session `storage`.
+    pub fn new(
+        storage: crate::core::json::Str<'static>,
+        id: crate::core::json::Str<'static>,
+    ) -> Self {
+        OwnedIdentity { storage, id }
+    }
+
+    /// The borrowed view.
+    pub fn as_identity(&self) -> Identity<'_> {
+        Identity::new(&self.storage, &self.id)
+    }
+}
+
+impl PartialEq for OwnedIdentity {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_identity() == other.as_identity()
+    }
+}
+
+impl Eq for OwnedIdentity {}
+
+impl Hash for OwnedIdentity {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_identity().hash(state);
+    }
+}
+
 /// `` `${storage}\0${id}` ``: the SDK joins the pair with a NUL, and so do we, so that every comparison
 /// (including "does this identity end with `\0<id>`") behaves the same.
 pub fn identity_key(storage: &str, id: &str) -> String {

@@ -15,7 +15,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::json::{self, RawJson, RawText, Str};
-pub use identity::{identity_key, Identity};
+pub use identity::{identity_key, Identity, OwnedIdentity};
 
 /// An optional key that remembers whether it was absent or explicitly `null`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

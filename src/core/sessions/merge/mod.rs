@@ -27,7 +27,7 @@ use hashbrown::{HashMap, HashSet};
 use super::baseline::Baseline;
 use super::{CodeSession, SessionMap};
 use crate::core::config::Profile;
-use crate::core::files::{Field, FileRef, StoredFile};
+use crate::core::files::{Field, FileRef, OwnedIdentity, StoredFile};
 use crate::core::json::{RawText, Str};
 use working::{key_of, WorkingFiles};
 
@@ -78,7 +78,7 @@ pub fn update_code_session_many(
             f.fill_storage(&exec);
         }
     }
-    let mut files = WorkingFiles::new(existing);
+    let mut files = WorkingFiles::new(existing, steps.len() > 1);
     for (artifact, baseline) in steps {
         exec = artifact.exec_session_id.to_owned_str();
         match profile {
@@ -131,46 +131,51 @@ fn fold_3_9(
         .iter()
         .filter_map(|name| Some((name.as_str(), baseline?.get(name)?)))
         .collect();
-    let deleted_as = |name: &str, key: &str| deleted.get(name).is_some_and(|k| *k == key);
+    let deleted_as = |name: &str, key: &OwnedIdentity| {
+        deleted
+            .get(name)
+            .is_some_and(|k| key.as_identity().matches_key(k))
+    };
 
     if incoming.is_empty() {
-        let gone: Vec<usize> = deleted
-            .iter()
-            .flat_map(|(name, key)| {
-                files
-                    .named(name)
-                    .filter(|at| files.get(*at).is_some_and(|f| key_of(f) == *key))
-                    .collect::<Vec<_>>()
-            })
-            .collect();
-        for at in gone {
-            files.take(at);
+        let names: HashSet<&str> = deleted.keys().copied().collect();
+        for at in files.touched::<()>(&HashMap::new(), &names) {
+            let gone = files
+                .get(at)
+                .is_some_and(|f| deleted_as(&f.name, &key_of(f)));
+            if gone {
+                files.take(at);
+            }
         }
         return;
     }
 
-    let mut kept = Vec::with_capacity(incoming.len());
-    for mut file in incoming {
+    let mut incoming = incoming;
+    for file in &mut incoming {
         if file.storage_session_id.get().is_none() {
             let storage = baseline.and_then(|b| b.storage_for(&file.name, &file.id));
             match storage {
                 Some(s) => file.storage_session_id = Field::Set(Str::from(s.to_owned())),
-                None => fill_storage(&mut file, exec),
+                None => fill_storage(file, exec),
             }
         }
-        let identity = file.identity("");
-        let tracked_by_request = baseline.is_some_and(|b| b.saw(&file.name, &identity));
-        // An inherited echo of a file the request was given must not bring back what the partition lost or
-        // what this very execution deleted.
-        if file.is_inherited() && tracked_by_request {
-            let key = identity.to_key();
-            let stored = files.with_identity(&key).next().is_some();
-            if !stored || deleted_as(&file.name, &key) {
-                continue;
-            }
-        }
-        kept.push(file);
     }
+    // An inherited echo of a file the request was given must not bring back what the partition lost or
+    // what this very execution deleted.
+    let guarded = |f: &FileRef<'_>| {
+        f.is_inherited() && baseline.is_some_and(|b| b.saw(&f.name, &f.identity("")))
+    };
+    let stored = files.present(incoming.iter().filter(|f| guarded(f)).map(key_of).collect());
+    let kept = incoming
+        .into_iter()
+        .filter(|f| {
+            if !guarded(f) {
+                return true;
+            }
+            let key = key_of(f);
+            stored.contains(&key) && !deleted_as(&f.name, &key)
+        })
+        .collect();
     overlay_and_retain(files, kept, &deleted);
 }
 
@@ -183,24 +188,19 @@ fn overlay_and_retain(
     deleted: &HashMap<&str, &str>,
 ) {
     // The incoming slot of each identity (the last incoming file with it), and the incoming names.
-    let mut slots: HashMap<String, usize> = HashMap::with_capacity(incoming.len());
+    let mut slots: HashMap<OwnedIdentity, usize> = HashMap::with_capacity(incoming.len());
     let mut names: HashSet<&str> = HashSet::with_capacity(incoming.len());
     for (i, f) in incoming.iter().enumerate() {
-        let identity = f.identity("");
-        slots.insert(identity.to_key(), i);
+        slots.insert(key_of(f), i);
         names.insert(f.name.as_str());
     }
     // The stored files this fold touches, in partition order: those under an incoming slot, those an
     // incoming file supersedes by name, those deleted.
-    let mut touched: Vec<usize> = Vec::new();
-    for key in slots.keys() {
-        touched.extend(files.with_identity(key));
-    }
-    for name in names.iter().chain(deleted.keys()) {
-        touched.extend(files.named(name));
-    }
-    touched.sort_unstable();
-    touched.dedup();
+    let touched = {
+        let mut by_name = names.clone();
+        by_name.extend(deleted.keys().copied());
+        files.touched(&slots, &by_name)
+    };
 
     let mut merged: Vec<Option<StoredFile>> = Vec::new();
     merged.resize_with(incoming.len(), || None);
@@ -225,7 +225,7 @@ fn overlay_touched(
     files: &mut WorkingFiles,
     incoming: &[FileRef<'_>],
     touched: Vec<usize>,
-    slots: &HashMap<String, usize>,
+    slots: &HashMap<OwnedIdentity, usize>,
     names: &HashSet<&str>,
     deleted: &HashMap<&str, &str>,
     merged: &mut [Option<StoredFile>],
@@ -235,7 +235,9 @@ fn overlay_touched(
         let key = key_of(e);
         let slot = slots.get(&key).copied();
         let survives = !names.contains(e.name.as_str())
-            && deleted.get(e.name.as_str()).is_none_or(|k| *k != key);
+            && deleted
+                .get(e.name.as_str())
+                .is_none_or(|k| !key.as_identity().matches_key(k));
         let base = match (slot, survives) {
             (None, true) => continue,
             (None, false) => {

@@ -2,15 +2,50 @@
 //! and indexes by name and by identity, so that one fold costs what its artifact names (its files, the
 //! names it deletes, the stored files those touch), not the size of the partition. A batch of N results
 //! is then linear in what the results carry instead of N times the partition, and builds the stored list
-//! once, at the end.
+//! once, at the end. Building the indexes allocates nothing per file: keys share the stored text, and a
+//! key held by one file keeps its position inline. A single fold (the common case: one result per
+//! call) does not build them at all: one pass over the files finds what it touches, which is cheaper
+//! than indexing files that are looked up once.
 
-use hashbrown::HashMap;
+use hashbrown::{HashMap, HashSet};
 
-use crate::core::files::{identity_key, StoredFile};
+use crate::core::files::{Field, FileRef, OwnedIdentity, StoredFile};
 use crate::core::json::Str;
 
 /// Tombstones tolerated beyond the live files before the slots and indexes are rebuilt.
 const SLACK: usize = 1024;
+
+/// The positions of the files with one key, in order (one inline, the common case).
+#[derive(Debug)]
+enum Positions {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl Positions {
+    fn push(&mut self, at: usize) {
+        match self {
+            Positions::One(first) => *self = Positions::Many(vec![*first, at]),
+            Positions::Many(v) => v.push(at),
+        }
+    }
+
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            Positions::One(at) => std::slice::from_ref(at),
+            Positions::Many(v) => v,
+        }
+    }
+}
+
+/// The indexes of the files by name and by identity.
+#[derive(Debug, Default)]
+struct Index {
+    by_name: HashMap<Str<'static>, Positions>,
+    /// Every identity here uses the empty fallback: 3.9 fills storage-less files before the first fold;
+    /// 3.6 keys them with `""`, as its merge does.
+    by_identity: HashMap<OwnedIdentity, Positions>,
+}
 
 /// The files of one partition being folded into.
 #[derive(Debug, Default)]
@@ -18,18 +53,20 @@ pub(super) struct WorkingFiles {
     /// The files in partition order; `None` where one was removed (positions are never reused).
     slots: Vec<Option<StoredFile>>,
     live: usize,
-    by_name: HashMap<Str<'static>, Vec<usize>>,
-    /// Keyed by `` `${storage_session_id ?? ""}\0${id}` `` (every identity here uses the empty fallback:
-    /// 3.9 fills storage-less files before the first fold; 3.6 keys them with `""`, as its merge does).
-    by_identity: HashMap<String, Vec<usize>>,
+    /// `None` for a single fold, which scans instead.
+    index: Option<Index>,
 }
 
 impl WorkingFiles {
-    /// The files of a partition, in order.
-    pub(super) fn new(files: Vec<StoredFile>) -> Self {
+    /// The files of a partition, in order; `indexed` for a sequence of folds.
+    pub(super) fn new(files: Vec<StoredFile>, indexed: bool) -> Self {
         let mut w = WorkingFiles {
             slots: Vec::with_capacity(files.len()),
-            ..WorkingFiles::default()
+            live: 0,
+            index: indexed.then(|| Index {
+                by_name: HashMap::with_capacity(files.len()),
+                by_identity: HashMap::with_capacity(files.len()),
+            }),
         };
         for f in files {
             w.push(f);
@@ -40,8 +77,10 @@ impl WorkingFiles {
     /// Appends `file` after every other.
     pub(super) fn push(&mut self, file: StoredFile) {
         let at = self.slots.len();
-        self.by_name.entry(file.name.clone()).or_default().push(at);
-        self.by_identity.entry(key_of(&file)).or_default().push(at);
+        if let Some(index) = &mut self.index {
+            add(&mut index.by_name, file.name.clone(), at);
+            add(&mut index.by_identity, key_of(&file), at);
+        }
         self.slots.push(Some(file));
         self.live += 1;
     }
@@ -60,22 +99,64 @@ impl WorkingFiles {
         taken
     }
 
-    /// Positions of the files named `name`, in partition order.
-    pub(super) fn named(&self, name: &str) -> impl Iterator<Item = usize> + '_ {
-        self.live_positions(self.by_name.get(name))
+    /// Positions, in partition order, of the files whose identity is a key of `identities` or whose
+    /// name is in `names`.
+    pub(super) fn touched<V>(
+        &self,
+        identities: &HashMap<OwnedIdentity, V>,
+        names: &HashSet<&str>,
+    ) -> Vec<usize> {
+        match &self.index {
+            Some(index) => {
+                let mut out = Vec::new();
+                for key in identities.keys() {
+                    out.extend(self.live(index.by_identity.get(key)));
+                }
+                for name in names {
+                    out.extend(self.live(index.by_name.get(*name)));
+                }
+                out.sort_unstable();
+                out.dedup();
+                out
+            }
+            None => self
+                .slots
+                .iter()
+                .enumerate()
+                .filter_map(|(at, f)| {
+                    let f = f.as_ref()?;
+                    (names.contains(f.name.as_str()) || identities.contains_key(&key_of(f)))
+                        .then_some(at)
+                })
+                .collect(),
+        }
     }
 
-    /// Positions of the files whose identity key is `key`, in partition order.
-    pub(super) fn with_identity(&self, key: &str) -> impl Iterator<Item = usize> + '_ {
-        self.live_positions(self.by_identity.get(key))
+    /// Which of `identities` some file still has.
+    pub(super) fn present(&self, identities: HashSet<OwnedIdentity>) -> HashSet<OwnedIdentity> {
+        match &self.index {
+            Some(index) => identities
+                .into_iter()
+                .filter(|k| self.live(index.by_identity.get(k)).next().is_some())
+                .collect(),
+            None if identities.is_empty() => identities,
+            None => {
+                let mut found = HashSet::with_capacity(identities.len());
+                for f in self.slots.iter().flatten() {
+                    let key = key_of(f);
+                    if identities.contains(&key) {
+                        found.insert(key);
+                    }
+                }
+                found
+            }
+        }
     }
 
-    fn live_positions<'s>(
-        &'s self,
-        list: Option<&'s Vec<usize>>,
-    ) -> impl Iterator<Item = usize> + 's {
-        list.into_iter()
-            .flatten()
+    fn live<'s>(&'s self, list: Option<&'s Positions>) -> impl Iterator<Item = usize> + 's {
+        list.map(Positions::as_slice)
+            .unwrap_or(&[])
+            .iter()
             .copied()
             .filter(|at| self.get(*at).is_some())
     }
@@ -84,11 +165,12 @@ impl WorkingFiles {
     /// is paid for by the removals before it).
     pub(super) fn compact(&mut self) {
         if self.slots.len() - self.live > self.live + SLACK {
+            let indexed = self.index.is_some();
             let files: Vec<StoredFile> = std::mem::take(&mut self.slots)
                 .into_iter()
                 .flatten()
                 .collect();
-            *self = WorkingFiles::new(files);
+            *self = WorkingFiles::new(files, indexed);
         }
     }
 
@@ -100,7 +182,21 @@ impl WorkingFiles {
     }
 }
 
-/// A file's identity key with the empty fallback (see [`WorkingFiles::by_identity`]).
-pub(super) fn key_of(file: &StoredFile) -> String {
-    identity_key(file.storage_session_id.as_deref().unwrap_or(""), &file.id)
+fn add<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Positions>, key: K, at: usize) {
+    match map.get_mut(&key) {
+        Some(p) => p.push(at),
+        None => {
+            map.insert(key, Positions::One(at));
+        }
+    }
+}
+
+/// A file's identity with the empty fallback (see [`WorkingFiles::by_identity`]); sharing a stored
+/// file's text, copying an incoming one's.
+pub(super) fn key_of(file: &FileRef<'_>) -> OwnedIdentity {
+    let storage = match &file.storage_session_id {
+        Field::Set(s) => s.to_owned_str(),
+        Field::Absent | Field::Null => Str::Borrowed(""),
+    };
+    OwnedIdentity::new(storage, file.id.to_owned_str())
 }
