@@ -249,6 +249,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for FileRef<'a> {
                         VERSION => file.version = map.next_value::<Version<'de>>()?.0,
                         _ => {
                             let raw: &'de RawJson = map.next_value()?;
+                            // Carried unread, yet handed back to hosts: the same text rules apply.
+                            json::check_surrogates(raw)?;
                             file.extra.push((key, RawText::Borrowed(raw)));
                         }
                     }
@@ -270,7 +272,18 @@ impl<'de: 'a, 'a> Deserialize<'de> for Version<'a> {
         let raw = <&'de RawJson>::deserialize(d)?;
         match json::raw_type_name(raw) {
             "null" => Ok(Version(Field::Null)),
-            "number" => Ok(Version(Field::Set(RawText::Borrowed(raw)))),
+            // A number text beyond f64 (1E400) is valid JSON, but JavaScript reads it as Infinity.
+            "number" if raw.get().parse::<f64>().is_ok_and(f64::is_finite) => {
+                Ok(Version(Field::Set(RawText::Borrowed(raw))))
+            }
+            "number" => Err(json::refuse_at(
+                crate::core::error::ErrorCode::InvalidValue,
+                raw.get(),
+                format_args!(
+                    "expected a finite number, got {} (beyond a double)",
+                    raw.get()
+                ),
+            )),
             _ => Err(json::expected_raw("a finite number or null", raw)),
         }
     }

@@ -96,6 +96,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for CodeSession<'a> {
                         }
                         _ => {
                             let raw: &'de RawJson = map.next_value()?;
+                            // Carried unread, yet handed back to hosts: the same text rules apply.
+                            json::check_surrogates(raw)?;
                             s.extra.push((key, RawText::Borrowed(raw)));
                         }
                     }
