@@ -233,32 +233,56 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawText<'a> {
 }
 
 /// Refuses a raw value holding an escaped unpaired surrogate. Capturing a value does not look inside
-/// its strings, so a text with a surrogate escape (`\ud…`, which `JSON.stringify` writes only for
-/// unpaired ones) is parsed to find out.
+/// its strings, so the text is scanned for `\u` escapes: linear, without building a tree (a captured
+/// value can nest deeper than any recursion may go).
 pub fn check_surrogates<E: de::Error>(raw: &RawJson) -> Result<(), E> {
     let text = raw.get();
     // Most texts hold no escape at all: one fast byte search settles them.
     if !text.as_bytes().contains(&b'\\') {
         return Ok(());
     }
-    let suspicious = text
-        .as_bytes()
-        .windows(3)
-        .any(|w| matches!(w, [b'\\', b'u', b'd' | b'D']));
-    if !suspicious {
-        return Ok(());
-    }
-    // Capturing a value skipped over its strings; reading it as a tree looks inside them.
-    match parse_unchecked(text) {
-        Ok(_) => Ok(()),
-        Err(e) => {
-            let at = text.as_ptr() as usize + offset_of(text, e.line(), e.column());
+    match lone_surrogate_at(text.as_bytes()) {
+        None => Ok(()),
+        Some(offset) => {
+            let at = text.as_ptr() as usize + offset;
             Err(E::custom(format_args!(
                 "{TAG}{}{TAG}{at}{TAG}{LONE_SURROGATE}",
                 ErrorCode::LoneSurrogate.as_str()
             )))
         }
     }
+}
+
+/// The offset of the first `\uXXXX` escape in `text` (valid JSON) that is an unpaired surrogate: a
+/// high one not followed by an escaped low one, or a low one on its own.
+fn lone_surrogate_at(text: &[u8]) -> Option<usize> {
+    let unit = |at: usize| -> Option<u16> {
+        match (text.get(at), text.get(at + 1)) {
+            (Some(b'\\'), Some(b'u')) => {
+                let hex = text.get(at + 2..at + 6)?;
+                u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+            }
+            _ => None,
+        }
+    };
+    let mut i = 0;
+    while i < text.len() {
+        if text.get(i) != Some(&b'\\') {
+            i += 1;
+            continue;
+        }
+        match unit(i) {
+            Some(0xD800..=0xDBFF) => match unit(i + 6) {
+                Some(0xDC00..=0xDFFF) => i += 12,
+                _ => return Some(i),
+            },
+            Some(0xDC00..=0xDFFF) => return Some(i),
+            Some(_) => i += 6,
+            // Any other escape is two bytes (`\\`, `\"`, `\n`, …).
+            None => i += 2,
+        }
+    }
+    None
 }
 
 /// The message of every unpaired-surrogate refusal.
@@ -681,6 +705,26 @@ pub fn to_text<T: serde::Serialize + ?Sized>(value: &T) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lone_surrogates_are_found_by_a_linear_scan_at_any_depth() {
+        let cases: [(&str, Option<usize>); 8] = [
+            (r#""\ud83d\ude00""#, None),
+            (r#""\ud83d""#, Some(1)),
+            (r#""\ude00""#, Some(1)),
+            (r#""a\\ud800""#, None),
+            (r#"["\ud800x"]"#, Some(2)),
+            (r#""\u0041\n\"""#, None),
+            (r#""\ud83d\u0041""#, Some(1)),
+            (r#"{"k":"\uDBFF\uDFFF","l":"\uDC01"}"#, Some(25)),
+        ];
+        for (text, at) in cases {
+            assert_eq!(lone_surrogate_at(text.as_bytes()), at, "{text}");
+        }
+        // Deeper than any recursion could go: found all the same, without a stack.
+        let deep = format!("{}\"\\ud800\"{}", "[".repeat(200_000), "]".repeat(200_000));
+        assert_eq!(lone_surrogate_at(deep.as_bytes()), Some(200_001));
+    }
     use serde::Deserialize;
 
     #[derive(Debug, Deserialize)]

@@ -84,6 +84,14 @@ impl Gate {
     /// (an edited or corrupted snapshot), and a partition key given twice.
     pub fn from_snapshot(text: &str, expected: Option<&GateConfig>) -> GateResult<Gate> {
         let root = Path::root("snapshot");
+        // A stored text may come from anywhere: the gate's nesting limit holds for it as for any input.
+        if json::nests_deeper_than(text, json::MAX_DEPTH) {
+            return Err(GateError::new(
+                ErrorCode::InvalidValue,
+                &root,
+                format!("nests deeper than {} levels", json::MAX_DEPTH),
+            ));
+        }
         let head: Obj<Head<'_>> = json::decode(text, "snapshot")?;
         let head = head.0;
         match &head.format {
@@ -312,6 +320,19 @@ mod tests {
                 "snapshot.partitions[0][1].files[0].name",
             ),
             ("[]".to_owned(), None, ErrorCode::InvalidType, "snapshot"),
+            (
+                text.replace(
+                    r#""custom":null"#,
+                    &format!(
+                        r#""custom":{}"\ud83d\ude00"{}"#,
+                        "[".repeat(5000),
+                        "]".repeat(5000)
+                    ),
+                ),
+                None,
+                ErrorCode::InvalidValue,
+                "snapshot",
+            ),
         ];
         for (doc, expected, code, path) in cases {
             assert_eq!(refused(&doc, expected), (code, path.to_owned()), "{doc}");
