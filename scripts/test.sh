@@ -9,7 +9,8 @@
 # suites in Node and in headless Chromium, tests/conformance/run (shared and own vectors), the same
 # vectors inside headless Chromium and Firefox (wasm-pack test --headless), node --test
 # tests/js/, tsc on tests/types, the local sandbox's tests, the edge worker end to end in workerd
-# (tests/e2e/), the demo replay (examples/demo.mjs --once), the benchmark in quick mode (bench/run.mjs --quick, after bench/setup.sh
+# (tests/e2e/), the demo replay (examples/demo.mjs --once), a 5-second fuzz smoke run of every target
+# (scripts/fuzz-smoke.sh), the benchmark in quick mode (bench/run.mjs --quick, after bench/setup.sh
 # installs the SDK it compares with), and the .wasm size (fails above its ceiling; budget reported).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -122,6 +123,9 @@ step edge-e2e node --test --test-concurrency=1 tests/e2e/
 step demo node examples/demo.mjs --once
 # The side-by-side benchmark in quick mode: checks that it runs and that gate, SDK and the JS port
 # agree (its self-check); timings are printed, not asserted. bench/setup.sh installs the SDK side.
+# Every fuzz target for a few seconds, after replaying the kept crash inputs (fuzz/regressions/);
+# scripts/setup-fuzz.sh installs the nightly toolchain and cargo-fuzz the first time.
+step fuzz-smoke scripts/fuzz-smoke.sh 5
 step bench-setup bench/setup.sh
 step bench node bench/run.mjs --quick --json target/bench-quick.json
 # Fails above the ceiling (a ratchet at the last size); the budget is reported (README "Limits").
