@@ -95,40 +95,35 @@ setup_wasm_pack() {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# apt_install PACKAGE...: Debian packages, as root or through sudo; a fresh machine's package lists may
+# be stale or absent, so a failed install updates them once and retries.
+apt_install() {
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || die "$* missing and not root (no sudo)"
+    sudo="sudo"
+  fi
+  log "apt-get install $*"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! $sudo apt-get install -y --no-install-recommends "$@"; then
+    $sudo apt-get update
+    $sudo apt-get install -y --no-install-recommends "$@"
+  fi
+}
+
 # Debian's Chromium and ChromeDriver for the headless wasm-bindgen-test run.
 setup_chromium() {
   if command -v chromium >/dev/null && command -v chromedriver >/dev/null; then
     note "chromium + chromedriver: present"
     return
   fi
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || die "chromium/chromium-driver missing and not root (no sudo)"
-    sudo="sudo"
-  fi
-  log "apt-get install chromium chromium-driver"
-  export DEBIAN_FRONTEND=noninteractive
-  # A fresh machine's package lists may be stale or absent: update once and retry on failure.
-  if ! $sudo apt-get install -y --no-install-recommends chromium chromium-driver; then
-    $sudo apt-get update
-    $sudo apt-get install -y --no-install-recommends chromium chromium-driver
-  fi
+  apt_install chromium chromium-driver
 }
 
 # Debian's Firefox ESR and geckodriver (crates.io, pinned) for the conformance vectors in Firefox.
 setup_firefox() {
   if ! command -v firefox-esr >/dev/null && ! command -v firefox >/dev/null; then
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
-      command -v sudo >/dev/null || die "firefox-esr missing and not root (no sudo)"
-      sudo="sudo"
-    fi
-    log "apt-get install firefox-esr"
-    export DEBIAN_FRONTEND=noninteractive
-    if ! $sudo apt-get install -y --no-install-recommends firefox-esr; then
-      $sudo apt-get update
-      $sudo apt-get install -y --no-install-recommends firefox-esr
-    fi
+    apt_install firefox-esr
   else
     note "firefox: present"
   fi
