@@ -51,7 +51,7 @@ for t in "${TARGETS[@]}"; do
   fi
   dict=()
   case "$t" in boundary_static | snapshot_load) dict=(-dict="$ROOT/fuzz/json.dict") ;; esac
-  mkdir -p "$scratch/$t" "fuzz/artifacts/$t"
+  mkdir -p "$scratch/$t" "fuzz/artifacts/$t" "fuzz/corpus/$t"
   log "[$t] fuzzing for ${seconds}s"
   if nice -n 19 "$bin/$t" "${LIMITS[@]}" "${dict[@]}" -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$ROOT/fuzz/artifacts/$t/" "$scratch/$t" "fuzz/corpus/$t" >"$scratch/$t.log" 2>&1; then
