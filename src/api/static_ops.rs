@@ -5,7 +5,7 @@ use serde::Deserialize;
 use super::params::Params;
 use super::unknown_op;
 use crate::core::config::Profile;
-use crate::core::error::{GateError, GateResult, Path};
+use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::files::narrow::to_injected_file_ref;
 use crate::core::files::{Field, FileRef};
 use crate::core::json::{self, Json, JsonMap, Obj, RawJson, RawText, Str};
@@ -102,6 +102,18 @@ fn plan(p: &Params<'_>) -> GateResult<String> {
     let options: Option<Obj<PlanOptions>> = p.get::<Option<Obj<PlanOptions>>>(1)?.flatten();
     let options = options.map(|o| o.0).unwrap_or_default();
     let calls: Vec<Obj<PlanCallInput>> = p.present(0)?;
+    // A context is carried verbatim into the answer: the text rules hold for it as for any string.
+    for (i, Obj(c)) in calls.iter().enumerate() {
+        if let Some(r) = c.code_session_context {
+            json::check_surrogates::<serde_json::Error>(r).map_err(|_| {
+                GateError::new(
+                    ErrorCode::LoneSurrogate,
+                    &Path::root("calls").index(i).key("codeSessionContext"),
+                    "string holds an unpaired UTF-16 surrogate",
+                )
+            })?;
+        }
+    }
     let calls: Vec<PlanCall<'_, &RawJson>> = calls
         .into_iter()
         .map(|Obj(c)| PlanCall {
@@ -347,4 +359,24 @@ fn strip_model_args(p: &Params<'_>) -> GateResult<String> {
         dropped: Vec<String>,
     }
     Ok(json::to_text(&Out { args, dropped }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_carried_context_with_a_lone_surrogate_is_refused() {
+        let calls = r#"[{"id":"c","name":"bash_tool","args":{},"codeSessionContext":{"session_id":"\ud800"}}]"#;
+        let e = call(1, &[Some(calls), None]).err();
+        assert_eq!(
+            e.map(|e| (e.code, e.path)),
+            Some((
+                ErrorCode::LoneSurrogate,
+                "calls[0].codeSessionContext".to_owned()
+            ))
+        );
+        let fine = r#"[{"id":"c","name":"bash_tool","args":{},"codeSessionContext":{"session_id":"\ud83d\ude00"}}]"#;
+        assert!(call(1, &[Some(fine), None]).is_ok());
+    }
 }
