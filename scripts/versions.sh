@@ -25,7 +25,7 @@ WRANGLER_VERSION=4.86.0        # examples/worker: `wrangler deploy --dry-run` (t
 
 # Size of pkg/code_session_gate_bg.wasm (after wasm-opt), checked by scripts/size-check.sh:
 #   - the budget (issue 5: 128 KiB / 48 KiB now, on the way to 64 KiB / 24 KiB), reported against;
-#   - the ceiling, a ratchet just above the last measured size (524,115 / 218,642 bytes), which fails the
+#   - the ceiling, a ratchet just above the last measured size (525,510 / 218,859 bytes), which fails the
 #     test command: the module may shrink towards the budget, never grow back. Lower it as it shrinks.
 #     (Raised from 443,000 / 186,000 for the sandbox dialects and snapshots of the edge-middleware issue,
 #     +65 KB raw / +25 KB gzip, then for the input limits and the indexed merge of the reliability issue,
