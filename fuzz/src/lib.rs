@@ -1055,15 +1055,6 @@ pub fn answer_json(op: &str, text: &str, empty_ok: bool) -> Option<Value> {
     }
 }
 
-/// [`answer_json`] for an answer that may echo a lone surrogate the gate carried unread. Known
-/// (reported): `planToolRequests` copies a call's `codeSessionContext` verbatim, unchecked.
-pub fn answer_json_lenient(op: &str, text: &str) -> Option<Value> {
-    match parse_lenient(text) {
-        Ok(v) => Some(v),
-        Err(e) => panic!("{op}: answer is not JSON ({e}): {text:?}"),
-    }
-}
-
 /// `text` as JSON, reading escaped unpaired surrogates as other characters (JSON.parse accepts them;
 /// serde_json does not).
 pub fn parse_lenient(text: &str) -> Result<Value, serde_json::Error> {
