@@ -19,7 +19,7 @@ use crate::core::sessions::SessionPairs;
 use crate::core::tools::bits;
 
 /// The parameters of each gate operation, in the order of [`super::GATE_OPS`].
-pub const PARAMS: [&[&str]; 24] = [
+pub const PARAMS: [&[&str]; 25] = [
     &["name"],
     &["name"],
     &["name", "options"],
@@ -44,6 +44,7 @@ pub const PARAMS: [&[&str]; 24] = [
     &[],
     &[],
     &["snapshot", "config"],
+    &["name", "options"],
 ];
 
 /// `new Gate(config)`: the gate, and what the JavaScript layer keeps of it (`profile` and the verdict of
@@ -337,6 +338,17 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
             let restored = restore(&p)?;
             *s = GateSession::new(restored);
             Ok(answers::created(&s.gate))
+        }
+        // explain: every site's decision for a name, with its rule
+        24 => {
+            let name = p.string(0)?;
+            let options = Options::read(p.text(1))?;
+            let scope = Scope::read(g, &options)?;
+            Ok(answers::explanation(
+                g,
+                &name,
+                &g.explain(&name, scope.scope()),
+            ))
         }
         _ => Err(unknown_op(op)),
     }

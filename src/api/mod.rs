@@ -31,7 +31,7 @@ pub use gate_ops::new_gate;
 pub const NEW_PARAMS: [&str; 1] = ["config"];
 
 /// The operations on a gate, in the order of their numbers.
-pub const GATE_OPS: [&str; 24] = [
+pub const GATE_OPS: [&str; 25] = [
     "verdict",
     "classify",
     "isEagerExcluded",
@@ -56,10 +56,11 @@ pub const GATE_OPS: [&str; 24] = [
     "describe",
     "snapshot",
     "restore",
+    "explain",
 ];
 
 /// The operations without a gate, in the order of their numbers.
-pub const STATIC_OPS: [&str; 7] = [
+pub const STATIC_OPS: [&str; 9] = [
     "toInjectedFileRef",
     "planToolRequests",
     "buildExecRequest",
@@ -67,6 +68,8 @@ pub const STATIC_OPS: [&str; 7] = [
     "buildSandboxRequest",
     "readSandboxResponse",
     "stripTrustedFields",
+    "explainInjectedFileRef",
+    "diffSessions",
 ];
 
 /// A gate and what the gate remembers of the answers it gave (the file lists it wrote).

@@ -2,21 +2,24 @@
 
 use serde::Deserialize;
 
+use super::answers;
 use super::params::Params;
 use super::unknown_op;
 use crate::core::config::Profile;
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
-use crate::core::files::narrow::to_injected_file_ref;
+use crate::core::files::narrow::{self, to_injected_file_ref};
 use crate::core::files::{Field, FileRef};
 use crate::core::json::{self, Json, JsonMap, Obj, RawJson, RawText, Str};
 use crate::core::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
 use crate::core::sandbox::trusted::strip_trusted;
 use crate::core::sandbox::{build_sandbox_request, read_sandbox_response, Dialect};
+use crate::core::sessions::changes::session_changes;
+use crate::core::sessions::CodeSession;
 use crate::core::wire::{build_exec_request, read_exec_response, ExecOutcome};
 
 /// The parameters of each static operation, in the order of [`super::STATIC_OPS`]. The exec-wire
 /// functions take one options object whose keys are the roots of their paths (`factory.workspaceId`).
-pub const PARAMS: [&[&str]; 7] = [
+pub const PARAMS: [&[&str]; 9] = [
     &["file", "execSessionId"],
     &["calls", "options"],
     &[""],
@@ -24,6 +27,8 @@ pub const PARAMS: [&[&str]; 7] = [
     &[""],
     &[""],
     &["modelArgs"],
+    &["file", "execSessionId"],
+    &["before", "after"],
 ];
 
 /// Runs static operation `op` (its place in [`super::STATIC_OPS`]).
@@ -41,6 +46,8 @@ pub fn call(op: u32, args: &[Option<&str>]) -> GateResult<String> {
         4 => sandbox_request(&p),
         5 => sandbox_response(&p),
         6 => strip_model_args(&p),
+        7 => explain_narrowing(&p),
+        8 => diff_sessions(&p),
         _ => Err(unknown_op(op)),
     }
 }
@@ -50,6 +57,27 @@ fn narrow(p: &Params<'_>) -> GateResult<String> {
     let file: FileRef = p.required(0)?;
     let exec = p.string(1)?;
     Ok(json::to_text(&to_injected_file_ref(&file, Some(&exec))))
+}
+
+/// `explainInjectedFileRef(file, execSessionId)`: the narrowed file and why it narrowed so.
+fn explain_narrowing(p: &Params<'_>) -> GateResult<String> {
+    let file: FileRef = p.required(0)?;
+    let exec = p.string(1)?;
+    let narrowed = to_injected_file_ref(&file, Some(&exec));
+    let why = narrow::explain_narrowing(&file, Some(&exec));
+    Ok(answers::narrowing(&narrowed, &why))
+}
+
+/// `diffSessions(before, after)`: what a write did to one partition (`null`/`undefined`: no entry).
+fn diff_sessions(p: &Params<'_>) -> GateResult<String> {
+    let before: Option<CodeSession> = p.get::<Option<CodeSession>>(0)?.flatten();
+    let after: Option<CodeSession> = p.get::<Option<CodeSession>>(1)?.flatten();
+    let fates = session_changes(before.as_ref(), after.as_ref());
+    Ok(answers::session_changes(
+        before.as_ref(),
+        after.as_ref(),
+        &fates,
+    ))
 }
 
 /// A model tool call for the planner; other keys (`type`, `stepId`, …) are ignored.

@@ -80,12 +80,62 @@ impl SandboxConfig {
         &'a self,
         thread_id: Option<&'a str>,
     ) -> Option<&'a str> {
+        self.explain_runtime_session_hint(thread_id).0
+    }
+
+    /// [`Self::resolve_runtime_session_hint`] with the rule that decided it.
+    pub fn explain_runtime_session_hint<'a>(
+        &'a self,
+        thread_id: Option<&'a str>,
+    ) -> (Option<&'a str>, HintRule) {
         if !self.stateful_sessions {
-            return None;
+            return (None, HintRule::NotStateful);
         }
         match self.runtime_session_hint.as_deref() {
-            Some(h) if !h.is_empty() => Some(h),
-            _ => thread_id.filter(|t| !t.is_empty()),
+            Some(h) if !h.is_empty() => (Some(h), HintRule::Explicit),
+            _ => match thread_id.filter(|t| !t.is_empty()) {
+                Some(t) => (Some(t), HintRule::ThreadId),
+                None => (None, HintRule::NoThreadId),
+            },
+        }
+    }
+}
+
+/// The rule that resolved a runtime session hint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HintRule {
+    /// `statefulSessions` is not exactly `true`: never a hint.
+    NotStateful,
+    /// The non-empty `sandbox.runtimeSessionHint`.
+    Explicit,
+    /// No explicit hint: the call's non-empty `thread_id`.
+    ThreadId,
+    /// Neither an explicit hint nor a non-empty `thread_id`: no hint.
+    NoThreadId,
+}
+
+impl HintRule {
+    /// The rule's stable identifier (hosts may match on it).
+    pub fn id(self) -> &'static str {
+        match self {
+            HintRule::NotStateful => "not_stateful",
+            HintRule::Explicit => "explicit_hint",
+            HintRule::ThreadId => "thread_id",
+            HintRule::NoThreadId => "no_thread_id",
+        }
+    }
+
+    /// One sentence saying what the rule is.
+    pub fn text(self) -> &'static str {
+        match self {
+            HintRule::NotStateful => {
+                "hints exist only when sandbox.statefulSessions is exactly true"
+            }
+            HintRule::Explicit => "the non-empty sandbox.runtimeSessionHint wins",
+            HintRule::ThreadId => {
+                "without an explicit hint, the call's non-empty thread_id is the hint"
+            }
+            HintRule::NoThreadId => "no explicit hint and no non-empty thread_id: no hint",
         }
     }
 }

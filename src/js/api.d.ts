@@ -506,6 +506,77 @@ export type ExecResponseOutcome =
  * The code-session gate of one conversation: the SDK's session-aware tool set, its session map and its
  * batch bookkeeping, without any runtime of its own (no fetch, no timers, no clock: writers take `now`).
  */
+/** A rule's stable identifier and its sentence. */
+export interface RuleDecision<R extends string> {
+  rule: R;
+  because: string;
+}
+
+/** The rules of the gate sites (`participatesInCodeSession`, G1–G5, G7). */
+export type SiteRuleId =
+  | "empty_name" | "built_in" | "declared" | "skill_allowance" | "read_file_allowance"
+  | "stream_includes" | "skill_not_participant" | "read_file_not_participant" | "not_listed";
+
+/** The rules of the eager prestart exclusion (G6), in the order they are tried. */
+export type EagerRuleId =
+  | "empty_name" | "exclude_list" | "suppressed" | "declared" | "not_code_tool"
+  | "stateful_sessions" | "custom_partition" | "default_partition";
+
+/** The rules that resolve a runtime session hint. */
+export type HintRuleId = "not_stateful" | "explicit_hint" | "thread_id" | "no_thread_id";
+
+/** One gate site's decision for a name. */
+export interface SiteExplanation extends RuleDecision<SiteRuleId> {
+  /** The site as {@link GateVerdict} names it. */
+  site: keyof GateVerdict;
+  /** The SDK's name for it: `G1`…`G5`, `G7`, or `participatesInCodeSession`. */
+  sdk: string;
+  passes: boolean;
+}
+
+/** `gate.explain(name, options)`. */
+export interface GateExplanation {
+  name: string;
+  profile: SdkProfile;
+  /** The partition the call reads and writes. */
+  codeSessionKey: string;
+  threadId: string | null;
+  /** One of `CODE_EXECUTION_TOOLS`. */
+  builtIn: boolean;
+  /** In the gate's `codeSessionToolNames`. */
+  declared: boolean;
+  /** Every site, in the order of {@link verdictBits}. */
+  sites: SiteExplanation[];
+  /** G6: whether the stream layer would never prestart the call, and what it consulted. */
+  eager: RuleDecision<EagerRuleId> & {
+    site: "eagerExcluded";
+    sdk: "G6";
+    excluded: boolean;
+    excludeToolNames: string[];
+    suppressedToolNames: string[];
+    statefulSessions: boolean;
+  };
+  /** The runtime session hint a participant would carry (G1 `_runtime_session_hint`, G4). */
+  runtimeHint: RuleDecision<HintRuleId> & { value: string | null };
+}
+
+/** The rules that give a narrowed file its kind. */
+export type KindRuleId =
+  | "skill_with_version" | "skill_without_version" | "agent" | "user" | "missing_kind" | "unknown_kind";
+
+/** `explainInjectedFileRef(file, execSessionId)`. */
+export interface NarrowingExplanation {
+  /** Exactly what `toInjectedFileRef` returns. */
+  file: CodeEnvFile;
+  kind: RuleDecision<KindRuleId>;
+  /** `own`: the file's; `fallback`: its `id`. */
+  resourceId: "own" | "fallback";
+  /** `own`: the file's (`""` counts); `fallback`: the exec session id. */
+  storageSessionId: "own" | "fallback" | "missing";
+  /** The file's keys the wire shape does not carry, in the file's order. */
+  dropped: string[];
+}
+
 export declare class Gate {
   /**
    * A gate for one conversation. `config` may set the SDK `profile` ("3.9" default, or "3.6"),
@@ -530,6 +601,8 @@ export declare class Gate {
    * (absent = the gate's default; `""` is a custom partition).
    */
   isEagerExcluded(name: string, options?: CallOptions): boolean;
+  /** Why `name` passes or fails every gate site for a call with `options`, with the rule of each. */
+  explain(name: string, options?: CallOptions): GateExplanation;
   /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
   suppressEagerTool(name: string): void;
   /**
@@ -621,6 +694,29 @@ export declare class Gate {
  * other keys dropped).
  */
 export declare function toInjectedFileRef(file: FileRef, execSessionId: string): CodeEnvFile;
+
+/** How one file fared in a write to a partition. */
+export type FileChange = "added" | "kept" | "replaced" | "deleted";
+
+/** `diffSessions(before, after)`. */
+export interface SessionChanges {
+  /** The partition's exec session before and after the write. */
+  sessionId: { before: string | null; after: string | null };
+  /** The files after the write with their fate, then the deleted ones. */
+  files: Array<{ name: string; change: FileChange; file?: FileRef; previous?: FileRef }>;
+}
+
+/**
+ * What a write did to one partition: each file matched by name to the one before it, `kept` when its
+ * identity (`storage_session_id`, `id`) and narrowed kind are unchanged, `replaced` otherwise.
+ */
+export declare function diffSessions(
+  before: CodeSessionContext | null | undefined,
+  after: CodeSessionContext | null | undefined,
+): SessionChanges;
+
+/** `toInjectedFileRef` with its reasons (see {@link NarrowingExplanation}). */
+export declare function explainInjectedFileRef(file: FileRef, execSessionId: string): NarrowingExplanation;
 
 /**
  * `buildToolExecutionRequestPlan(calls)`: which calls become requests (with their parsed and, under

@@ -531,6 +531,16 @@ export class Gate {
     return this.#call('isEagerExcluded', [['name', name], ['options', options]], false);
   }
 
+  /**
+   * Why `name` passes or fails every gate site (G1–G7 and `participatesInCodeSession`) for a call with
+   * `options` (`codeSessionKey`, `threadId`): each site's rule, the eager exclusion's first deciding
+   * rule and what it consulted, and the runtime hint a participant would carry.
+   */
+  explain(name, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.explain');
+    return this.#call('explain', [['name', name], ['options', options]], false);
+  }
+
   /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
   suppressEagerTool(name) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.suppressEagerTool');
@@ -853,6 +863,26 @@ export class Gate {
 export function toInjectedFileRef(file, execSessionId) {
   if (!live.open) guard.check('toInjectedFileRef');
   return callStaticOp('toInjectedFileRef', [['file', file], ['execSessionId', execSessionId]]);
+}
+
+/**
+ * `toInjectedFileRef(file, execSessionId)` with its reasons: the narrowed file, the rule that gave its
+ * kind, where `resource_id` and `storage_session_id` came from (`own`, `fallback`, `missing`) and the
+ * keys the wire shape dropped.
+ */
+export function explainInjectedFileRef(file, execSessionId) {
+  if (!live.open) guard.check('explainInjectedFileRef');
+  return callStaticOp('explainInjectedFileRef', [['file', file], ['execSessionId', execSessionId]]);
+}
+
+/**
+ * `diffSessions(before, after)`: what a write did to one partition (entries as `gate.session(key)`
+ * returns them; `null` or `undefined` for no entry): the exec session before and after, and each
+ * file's fate (`added`, `kept`, `replaced`, `deleted`), matched by name.
+ */
+export function diffSessions(before, after) {
+  if (!live.open) guard.check('diffSessions');
+  return callStaticOp('diffSessions', [['before', before], ['after', after]]);
 }
 
 /**

@@ -62,19 +62,138 @@ pub fn to_injected_file_ref<'a>(
     file: &FileRef<'a>,
     exec_session_id: Option<&Str<'a>>,
 ) -> CodeEnvFile<'a> {
-    let kind = match (file.kind.as_deref(), file.version.get()) {
-        (Some("skill"), Some(version)) => CodeEnvKind::Skill {
-            version: version.clone(),
-        },
-        (Some("agent"), _) => CodeEnvKind::Agent,
-        _ => CodeEnvKind::User,
-    };
     CodeEnvFile {
         id: file.id.clone(),
         resource_id: file.resource_id.get().unwrap_or(&file.id).clone(),
         name: file.name.clone(),
         storage_session_id: file.storage_session_id.get().or(exec_session_id).cloned(),
+        kind: narrow_kind(file).0,
+    }
+}
+
+/// Why a narrowed file has the kind it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KindRule {
+    /// `kind: "skill"` with a version: a skill pinned to it.
+    Skill,
+    /// `kind: "skill"` without a version (absent or `null`): narrowed to `user`.
+    SkillWithoutVersion,
+    /// `kind: "agent"`: stays an agent file.
+    Agent,
+    /// `kind: "user"`: stays a user file.
+    User,
+    /// No kind (absent or `null`): a user file.
+    Missing,
+    /// A kind the wire does not know: narrowed to `user`.
+    Unknown,
+}
+
+impl KindRule {
+    /// The rule's stable identifier (hosts may match on it).
+    pub fn id(self) -> &'static str {
+        match self {
+            KindRule::Skill => "skill_with_version",
+            KindRule::SkillWithoutVersion => "skill_without_version",
+            KindRule::Agent => "agent",
+            KindRule::User => "user",
+            KindRule::Missing => "missing_kind",
+            KindRule::Unknown => "unknown_kind",
+        }
+    }
+
+    /// One sentence saying what the rule is.
+    pub fn text(self) -> &'static str {
+        match self {
+            KindRule::Skill => "a skill with a version stays a skill pinned to that version",
+            KindRule::SkillWithoutVersion => {
+                "a skill needs a non-null version to stay a skill, so it becomes a user file"
+            }
+            KindRule::Agent => "an agent file stays an agent file (its version is dropped)",
+            KindRule::User => "a user file stays a user file (its version is dropped)",
+            KindRule::Missing => "a file without a kind is a user file",
+            KindRule::Unknown => "a kind the wire does not know becomes user",
+        }
+    }
+}
+
+/// The narrowed kind of `file`, and the rule that gave it.
+pub fn narrow_kind<'a>(file: &FileRef<'a>) -> (CodeEnvKind<'a>, KindRule) {
+    match (file.kind.get().map(|k| k.as_str()), file.version.get()) {
+        (Some("skill"), Some(version)) => (
+            CodeEnvKind::Skill {
+                version: version.clone(),
+            },
+            KindRule::Skill,
+        ),
+        (Some("skill"), None) => (CodeEnvKind::User, KindRule::SkillWithoutVersion),
+        (Some("agent"), _) => (CodeEnvKind::Agent, KindRule::Agent),
+        (Some("user"), _) => (CodeEnvKind::User, KindRule::User),
+        (None, _) => (CodeEnvKind::User, KindRule::Missing),
+        (Some(_), _) => (CodeEnvKind::User, KindRule::Unknown),
+    }
+}
+
+/// Where a narrowed field's value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldSource {
+    /// The file's own value (`""` counts: only a nullish value falls back).
+    Own,
+    /// The file's value was absent or `null`: the fallback was used.
+    Fallback,
+    /// Neither the file nor the fallback had one: the key is left out.
+    Missing,
+}
+
+impl FieldSource {
+    /// `"own"`, `"fallback"` or `"missing"`.
+    pub fn id(self) -> &'static str {
+        match self {
+            FieldSource::Own => "own",
+            FieldSource::Fallback => "fallback",
+            FieldSource::Missing => "missing",
+        }
+    }
+}
+
+/// Why [`to_injected_file_ref`] narrowed a file the way it did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Narrowing<'f> {
+    /// The kind's rule.
+    pub kind: KindRule,
+    /// `resource_id`: the file's own, or its `id` (fallback).
+    pub resource_id: FieldSource,
+    /// `storage_session_id`: the file's own, the exec session id (fallback), or left out.
+    pub storage_session_id: FieldSource,
+    /// The keys of the file that the wire shape does not carry, in the file's order (`version` of a
+    /// non-skill, `path`, `inherited`, custom keys).
+    pub dropped: Vec<&'f str>,
+}
+
+/// The reasons behind `to_injected_file_ref(file, exec_session_id)`.
+pub fn explain_narrowing<'f>(
+    file: &'f FileRef<'_>,
+    exec_session_id: Option<&Str<'_>>,
+) -> Narrowing<'f> {
+    let kind = narrow_kind(file).1;
+    let resource_id = match file.resource_id.get() {
+        Some(_) => FieldSource::Own,
+        None => FieldSource::Fallback,
+    };
+    let storage_session_id = match (file.storage_session_id.get(), exec_session_id) {
+        (Some(_), _) => FieldSource::Own,
+        (None, Some(_)) => FieldSource::Fallback,
+        (None, None) => FieldSource::Missing,
+    };
+    let mut dropped = Vec::new();
+    if file.version.is_present() && kind != KindRule::Skill {
+        dropped.push("version");
+    }
+    dropped.extend(file.extra.iter().map(|(k, _)| k.as_str()));
+    Narrowing {
         kind,
+        resource_id,
+        storage_session_id,
+        dropped,
     }
 }
 
@@ -227,5 +346,39 @@ mod tests {
         assert!(!json::to_text(&r).contains("version"));
         a.kind = Field::Set(Str::from("system"));
         assert_eq!(to_injected_file_ref(&a, Some(&e)).kind, CodeEnvKind::User);
+    }
+
+    #[test]
+    fn the_narrowing_says_why() {
+        let e = Str::from("e");
+        let mut s = f();
+        s.kind = Field::Set(Str::from("skill"));
+        s.version = Field::Null;
+        s.extra
+            .push((Str::from("path"), raw("\"/mnt/data/a.txt\"")));
+        let n = explain_narrowing(&s, Some(&e));
+        assert_eq!(n.kind, KindRule::SkillWithoutVersion);
+        assert_eq!(n.resource_id, FieldSource::Fallback);
+        assert_eq!(n.storage_session_id, FieldSource::Fallback);
+        assert_eq!(n.dropped, ["version", "path"]);
+        s.version = Field::Set(raw("2"));
+        s.storage_session_id = Field::Set(Str::from(""));
+        let n = explain_narrowing(&s, None);
+        assert_eq!(
+            (n.kind, n.storage_session_id),
+            (KindRule::Skill, FieldSource::Own)
+        );
+        assert_eq!(n.dropped, ["path"]);
+        s.storage_session_id = Field::Null;
+        assert_eq!(
+            explain_narrowing(&s, None).storage_session_id,
+            FieldSource::Missing
+        );
+        s.kind = Field::Null;
+        assert_eq!(explain_narrowing(&s, None).kind, KindRule::Missing);
+        s.kind = Field::Set(Str::from("Skill"));
+        assert_eq!(explain_narrowing(&s, None).kind, KindRule::Unknown);
+        s.kind = Field::Set(Str::from("user"));
+        assert_eq!(explain_narrowing(&s, None).kind, KindRule::User);
     }
 }

@@ -6,6 +6,7 @@
 //! position and a new key is appended, as with a JavaScript `Map`.
 
 pub mod baseline;
+pub mod changes;
 pub mod merge;
 pub mod seed;
 

@@ -18,30 +18,99 @@ pub struct EagerExclusion<'a> {
     pub agent_code_session_key: Option<&'a str>,
 }
 
+/// The rule of the eager prestart exclusion that decided, in the order they are tried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EagerRule {
+    /// 1. `""` is never excluded (the planner refuses the whole candidate set instead).
+    EmptyName,
+    /// 2. Listed in `eagerEventToolExecution.excludeToolNames`.
+    ExcludeList,
+    /// 3. Suppressed for this run (a prestart of the name diverged from the final call).
+    Suppressed,
+    /// 4. Declared in `codeSessionToolNames`: host tools are never prestarted.
+    Declared,
+    /// 5. Not a built-in code tool: eligible.
+    NotCodeTool,
+    /// 6. Stateful sessions: the durable workspace must never see speculative writes.
+    StatefulSessions,
+    /// 7. The agent's partition is custom (set and not `execute_code`; `""` counts as custom).
+    CustomPartition,
+    /// 7. The agent uses the default partition: eligible.
+    DefaultPartition,
+}
+
+impl EagerRule {
+    /// The rule's stable identifier (hosts may match on it).
+    pub fn id(self) -> &'static str {
+        match self {
+            EagerRule::EmptyName => "empty_name",
+            EagerRule::ExcludeList => "exclude_list",
+            EagerRule::Suppressed => "suppressed",
+            EagerRule::Declared => "declared",
+            EagerRule::NotCodeTool => "not_code_tool",
+            EagerRule::StatefulSessions => "stateful_sessions",
+            EagerRule::CustomPartition => "custom_partition",
+            EagerRule::DefaultPartition => "default_partition",
+        }
+    }
+
+    /// One sentence saying what the rule is.
+    pub fn text(self) -> &'static str {
+        match self {
+            EagerRule::EmptyName => {
+                "the empty name is never excluded; the planner refuses the whole candidate set instead"
+            }
+            EagerRule::ExcludeList => "the name is in eagerEventToolExecution.excludeToolNames",
+            EagerRule::Suppressed => {
+                "a prestart of the name diverged from the final call earlier in this run"
+            }
+            EagerRule::Declared => "names in codeSessionToolNames are never prestarted",
+            EagerRule::NotCodeTool => "only the built-in code tools are subject to the session rules",
+            EagerRule::StatefulSessions => {
+                "stateful sessions: the durable workspace must never see speculative writes"
+            }
+            EagerRule::CustomPartition => {
+                "the agent's codeSessionKey is set and is not execute_code (\"\" counts as custom)"
+            }
+            EagerRule::DefaultPartition => "the agent uses the default execute_code partition",
+        }
+    }
+}
+
 impl EagerExclusion<'_> {
-    /// `isEagerExecutionExcludedTool`: the first rule that decides wins.
+    /// `isEagerExecutionExcludedTool`: whether the stream layer never prestarts `name`.
+    pub fn excludes(&self, name: &str) -> bool {
+        self.decide(name).0
+    }
+
+    /// The exclusion and the first rule that decides it:
     /// 1. `""` is never excluded (the planner then refuses the whole candidate set instead);
     /// 2. listed in `excludeToolNames`; 3. suppressed for this run; 4. host-declared → excluded;
     /// 5. not a built-in code tool → eligible; 6. stateful sessions → excluded;
     /// 7. excluded iff the agent's key is set and is not `execute_code` (`""` counts as custom).
-    pub fn excludes(&self, name: &str) -> bool {
+    pub fn decide(&self, name: &str) -> (bool, EagerRule) {
         if name.is_empty() {
-            return false;
+            return (false, EagerRule::EmptyName);
         }
-        if self.exclude_tool_names.iter().any(|n| n == name)
-            || self.suppressed_tool_names.iter().any(|n| n == name)
-            || self.tools.declares(name)
-        {
-            return true;
+        if self.exclude_tool_names.iter().any(|n| n == name) {
+            return (true, EagerRule::ExcludeList);
+        }
+        if self.suppressed_tool_names.iter().any(|n| n == name) {
+            return (true, EagerRule::Suppressed);
+        }
+        if self.tools.declares(name) {
+            return (true, EagerRule::Declared);
         }
         if !is_code_execution_tool(name) {
-            return false;
+            return (false, EagerRule::NotCodeTool);
         }
         if self.stateful_sessions {
-            return true;
+            return (true, EagerRule::StatefulSessions);
         }
-        self.agent_code_session_key
-            .is_some_and(|k| k != EXECUTE_CODE)
+        match self.agent_code_session_key {
+            Some(k) if k != EXECUTE_CODE => (true, EagerRule::CustomPartition),
+            _ => (false, EagerRule::DefaultPartition),
+        }
     }
 }
 
@@ -87,5 +156,41 @@ mod tests {
             ..base
         };
         assert!(!empty_listed.excludes(""));
+    }
+
+    #[test]
+    fn the_first_deciding_rule_is_named() {
+        let tools = set(&["bash_tool"]);
+        let listed = [String::from("bash_tool")];
+        let e = EagerExclusion {
+            exclude_tool_names: &listed,
+            suppressed_tool_names: &listed,
+            tools: &tools,
+            stateful_sessions: true,
+            agent_code_session_key: Some("custom"),
+        };
+        assert_eq!(e.decide("bash_tool"), (true, EagerRule::ExcludeList));
+        assert_eq!(
+            e.decide("execute_code"),
+            (true, EagerRule::StatefulSessions)
+        );
+        assert_eq!(e.decide("skill"), (false, EagerRule::NotCodeTool));
+        let e = EagerExclusion {
+            exclude_tool_names: &[],
+            stateful_sessions: false,
+            ..e
+        };
+        assert_eq!(e.decide("bash_tool"), (true, EagerRule::Suppressed));
+        assert_eq!(e.decide("execute_code"), (true, EagerRule::CustomPartition));
+        let e = EagerExclusion {
+            suppressed_tool_names: &[],
+            agent_code_session_key: None,
+            ..e
+        };
+        assert_eq!(e.decide("bash_tool"), (true, EagerRule::Declared));
+        assert_eq!(
+            e.decide("execute_code"),
+            (false, EagerRule::DefaultPartition)
+        );
     }
 }

@@ -6,6 +6,7 @@
 //! stream layer may prestart.
 
 pub mod eager;
+pub mod explain;
 
 /// `Constants.EXECUTE_CODE`; also the default partition key.
 pub const EXECUTE_CODE: &str = "execute_code";
@@ -98,7 +99,7 @@ impl ToolSet {
 
     /// `participatesInCodeSession(name)`: not `""`, and a built-in code tool or a declared name.
     pub fn participates(&self, name: &str) -> bool {
-        !name.is_empty() && (is_code_execution_tool(name) || self.declares(name))
+        self.membership(name).participates()
     }
 
     /// Every name whose verdict is not zero, with its verdict: the built-in code tools, `skill`,
@@ -119,32 +120,11 @@ impl ToolSet {
         out
     }
 
-    /// The verdict of every gate site for `name`.
+    /// The verdict of every gate site for `name`: the sites whose decision ([`Self::explain`]) passes.
     pub fn classify(&self, name: &str) -> Verdict {
-        let mut v = 0;
-        if self.participates(name) {
-            v |= bits::PARTICIPATES
-                | bits::DIRECT_INJECT
-                | bits::DIRECT_FOLD
-                | bits::EVENT_CONTEXT
-                | bits::EVENT_FOLD
-                | bits::EVENT_RUNTIME_HINT;
-        }
-        if name == SKILL_TOOL {
-            v |= bits::EVENT_CONTEXT | bits::EVENT_FOLD;
-        }
-        if name == READ_FILE {
-            v |= bits::EVENT_CONTEXT;
-        }
-        // The stream layer's builder has no empty-name guard and reads the raw list.
-        if is_code_execution_tool(name)
-            || name == SKILL_TOOL
-            || name == READ_FILE
-            || self.declares(name)
-        {
-            v |= bits::EAGER_CONTEXT;
-        }
-        Verdict(v)
+        let decisions = self.explain(name);
+        let passed = decisions.iter().filter(|d| d.passes);
+        Verdict(passed.fold(0, |acc, d| acc | d.bit))
     }
 }
 
@@ -154,6 +134,63 @@ mod tests {
 
     fn set(names: &[&str]) -> ToolSet {
         ToolSet::new(names.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    /// The gate table of the SDK (reference-sdk.md 4.1), written out independently of [`ToolSet::explain`].
+    fn table_verdict(t: &ToolSet, name: &str) -> Verdict {
+        let builtin = CODE_EXECUTION_TOOLS.contains(&name);
+        let declared = t.declared().iter().any(|d| d == name);
+        let participant = !name.is_empty() && (builtin || declared);
+        let mut v = 0;
+        if participant {
+            v |= bits::PARTICIPATES
+                | bits::DIRECT_INJECT
+                | bits::DIRECT_FOLD
+                | bits::EVENT_CONTEXT
+                | bits::EVENT_FOLD
+                | bits::EVENT_RUNTIME_HINT;
+        }
+        if participant || name == SKILL_TOOL || name == READ_FILE {
+            v |= bits::EVENT_CONTEXT;
+        }
+        if participant || name == SKILL_TOOL {
+            v |= bits::EVENT_FOLD;
+        }
+        if builtin || declared || name == SKILL_TOOL || name == READ_FILE {
+            v |= bits::EAGER_CONTEXT;
+        }
+        Verdict(v)
+    }
+
+    #[test]
+    fn classify_is_the_sdk_gate_table() {
+        for declared in [
+            &[][..],
+            &["create_file", "", "skill"][..],
+            &["read_file", "bash_tool"][..],
+        ] {
+            let t = set(declared);
+            for name in [
+                "execute_code",
+                "bash_tool",
+                "run_tools_with_code",
+                "run_tools_with_bash",
+                "skill",
+                "read_file",
+                "create_file",
+                "",
+                " ",
+                "Skill",
+                "bash_tool ",
+                "web_search",
+            ] {
+                assert_eq!(
+                    t.classify(name),
+                    table_verdict(&t, name),
+                    "{declared:?} {name:?}"
+                );
+            }
+        }
     }
 
     #[test]

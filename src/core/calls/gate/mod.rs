@@ -12,6 +12,7 @@
 mod direct;
 mod eager;
 mod event;
+mod explain;
 pub mod snapshot;
 
 use hashbrown::HashMap;
@@ -22,6 +23,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
 pub use eager::PrestartBatch;
+pub use explain::Explanation;
 
 use super::batch::{HostAnswer, HostContext, PlannedEventRequest};
 use super::context::{self, BuiltContext, CallScope, DirectFields, RequestContext, RequestFields};
@@ -194,6 +196,11 @@ impl Gate {
 
     /// Whether the stream layer would never prestart `name` for an agent in `scope`.
     pub fn eager_excluded(&self, name: &str, scope: CallScope<'_>) -> bool {
+        self.eager_exclusion(scope).excludes(name)
+    }
+
+    /// What the eager prestart exclusion consults for an agent in `scope`.
+    pub fn eager_exclusion<'a>(&'a self, scope: CallScope<'a>) -> EagerExclusion<'a> {
         EagerExclusion {
             exclude_tool_names: &self.config.eager_exclude_tool_names,
             suppressed_tool_names: &self.suppressed,
@@ -201,7 +208,25 @@ impl Gate {
             stateful_sessions: self.config.sandbox.stateful_sessions,
             agent_code_session_key: scope.code_session_key,
         }
-        .excludes(name)
+    }
+
+    /// Why `name` passes or fails every gate site for a call in `scope`.
+    pub fn explain<'a>(&'a self, name: &str, scope: CallScope<'a>) -> Explanation<'a> {
+        Explanation {
+            membership: self.config.tools.membership(name),
+            sites: self.config.tools.explain(name),
+            eager: self.eager_exclusion(scope).decide(name),
+            runtime_hint: self
+                .config
+                .sandbox
+                .explain_runtime_session_hint(scope.thread_id),
+            scope,
+        }
+    }
+
+    /// The run-scoped eager suppressions, in the order they were added.
+    pub fn suppressed(&self) -> &[String] {
+        &self.suppressed
     }
 
     /// Adds `name` to the run-scoped eager suppressions (as an eager mismatch does).
