@@ -3,20 +3,24 @@
 // replays the seed scenario through the worker over HTTP, and prints a timeline: each call, the gate's
 // verdict, the session and files sent, what the sandbox answered, and the session after the fold.
 //
-//   node examples/demo.mjs [--dialect codeapi|librecodeinterpreter] [--once] [--port N]
+//   node examples/demo.mjs [--dialect codeapi|librecodeinterpreter] [--once] [--port N] [--devtools-port N]
 //
+// It also serves the devtools page (www/serve.mjs) and prints `devtools page: <url>`; its live mode sends
+// the page's calls to this worker and sandbox.
 // --once: replay, then exit 0 when the scenario behaved as expected (1 otherwise). Without it the sandbox
 // and the worker keep serving until Ctrl-C, and their URLs are printed.
 import { parseArgs } from 'node:util';
 import { startSandbox } from './sandbox/server.mjs';
 import { DECLARED, SEED_STEPS, judgeSeed } from './worker/scenario.js';
 import { startWorker } from './worker/serve.mjs';
+import { startDevtoolsNear } from '../www/serve.mjs';
 
 const { values: opts } = parseArgs({
   options: {
     dialect: { type: 'string', default: 'codeapi' },
     once: { type: 'boolean', default: false },
     port: { type: 'string', default: '0' },
+    'devtools-port': { type: 'string', default: '8790' },
   },
 });
 if (!['codeapi', 'librecodeinterpreter'].includes(opts.dialect)) {
@@ -68,13 +72,23 @@ const w = await startWorker({
     GATE_CONFIG: JSON.stringify(DECLARED),
   },
 });
+const devtoolsPort = Number(opts['devtools-port']);
+if (!Number.isInteger(devtoolsPort) || devtoolsPort < 0 || devtoolsPort > 65535) {
+  console.error(`--devtools-port must be a port number (0-65535), not ${opts['devtools-port']}`);
+  await w.stop();
+  await sb.close();
+  process.exit(2);
+}
+const page = await startDevtoolsNear(devtoolsPort, w.url);
 const stop = async () => {
+  await page.close();
   await w.stop();
   await sb.close();
 };
 
 console.log(bold(`code-session-gate: the seed scenario through the edge worker (${opts.dialect})`));
 console.log(dim(`sandbox ${base} · worker ${w.url} (workerd) · declared session tools: ${DECLARED.codeSessionToolNames.join(', ')}`));
+console.log(`devtools page: ${page.url}`);
 const conversation = `demo-${Date.now().toString(36)}`;
 const outcomes = [];
 let previous = [];
@@ -126,10 +140,15 @@ const ok = Object.values(judged).every(Boolean);
 console.log(`\n${ok ? green('✔ as expected') : red('✘ not as expected')}: mandelbrot.py ${judged.listed ? 'listed' : 'NOT listed'} by bash_tool, the edited file ${judged.ranEdited ? 'ran' : 'did NOT run'}`);
 
 if (opts.once) {
+  // The page is served too: its document and the package's module answer.
+  const served = await Promise.all(['', 'app.js', 'pkg/code_session_gate_bg.wasm'].map((p) => fetch(new URL(p, page.url)).then((r) => r.status)));
+  const pageOk = served.every((s) => s === 200);
+  if (!pageOk) console.log(red(`✘ the devtools page is not served (${served.join(', ')})`));
   await stop();
-  process.exit(ok ? 0 : 1);
+  process.exit(ok && pageOk ? 0 : 1);
 }
 console.log(`\nserving until Ctrl-C:
+  devtools ${page.url}   (open it in a browser; "send to the local worker" replays through the worker below)
   worker   ${w.url}/conversations/<id>/tool-calls   (POST { calls: [{ id, name, args }], agent? })
            ${w.url}/conversations/${conversation}              (GET: this conversation's snapshot)
   sandbox  ${sb.codeapiUrl}   (codeapi)

@@ -33,7 +33,14 @@ export async function runBatch(gate, sandbox, calls, options) {
   }
   batch.dispatch.forEach((request, i) => {
     const s = settled[i];
-    byId.set(request.id, { status: s.result.status, sent: s.sent, output: s.output, error: s.error });
+    // The artifact is what the gate folded: a host (or the devtools page's live mode) can fold it too.
+    byId.set(request.id, {
+      status: s.result.status,
+      sent: s.sent,
+      output: s.output,
+      error: s.error,
+      artifact: s.result.artifact,
+    });
   });
   return {
     end,

@@ -1,0 +1,56 @@
+// Live mode: the page's calls sent for real to the local edge worker (examples/worker, started by
+// scripts/run.sh), which forwards them to the local sandbox. The page's server (www/serve.mjs) proxies
+// `live/*` to the worker, so the page stays same-origin; `live/status` says whether a worker is there.
+
+/** Whether a worker is reachable through the page's server: `{ live, worker? }`. */
+export async function liveStatus() {
+  try {
+    const res = await fetch('./live/status', { cache: 'no-store' });
+    if (!res.ok) return { live: false };
+    const body = await res.json();
+    return { live: body?.live === true, worker: body?.worker };
+  } catch {
+    return { live: false };
+  }
+}
+
+/** A worker's answer that is not a result (a refused request, a worker setting). */
+export class WorkerError extends Error {
+  constructor(message, code, path) {
+    super(message);
+    this.name = 'WorkerError';
+    this.code = code;
+    this.path = path;
+  }
+}
+
+/**
+ * Sends the trace's calls one by one to a fresh conversation of the worker and returns, per step, what
+ * the sandbox answered: `{ result: { status, artifact? }, output?, error?, sent? }`. The result is what
+ * the page then replays in place of the trace's own.
+ * @param {{ steps: any[], agents: Record<string, { codeSessionKey?: string }> }} trace
+ */
+export async function sendToWorker(trace) {
+  const conversation = `devtools-${crypto.randomUUID()}`;
+  const answers = [];
+  for (const [i, step] of trace.steps.entries()) {
+    const agent = step.agent !== undefined ? trace.agents[step.agent] : undefined;
+    const res = await fetch(`./live/conversations/${conversation}/tool-calls`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ calls: [step.call], ...(agent ? { agent } : {}) }),
+    });
+    const body = await res.json().catch(() => null);
+    if (!res.ok || !body || !Array.isArray(body.results)) {
+      const error = body?.error ?? {};
+      throw new WorkerError(`${error.message ?? `the worker answered ${res.status}`}`, error.code ?? `http_${res.status}`, `steps[${i}]`);
+    }
+    const r = body.results[0] ?? {};
+    answers.push({
+      result: { status: r.status === 'error' ? 'error' : 'success', ...(r.artifact !== undefined ? { artifact: r.artifact } : {}) },
+      ...(r.output ? { output: r.output } : {}),
+      ...(r.error ? { error: { name: 'SandboxError', code: r.error.code, path: '', message: r.error.message } } : {}),
+    });
+  }
+  return answers;
+}
