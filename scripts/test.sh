@@ -9,7 +9,8 @@
 # suites in Node and in headless Chromium, tests/conformance/run (shared and own vectors), the same
 # vectors inside headless Chromium and Firefox (wasm-pack test --headless), node --test
 # tests/js/, tsc on tests/types, the local sandbox's tests, the edge worker end to end in workerd
-# (tests/e2e/), the demo replay (examples/demo.mjs --once), a 5-second fuzz smoke run of every target
+# (tests/e2e/), the demo replay (examples/demo.mjs --once), the devtools page in headless Chromium
+# (tests/devtools/), a 5-second fuzz smoke run of every target
 # (scripts/fuzz-smoke.sh), the benchmark in quick mode (bench/run.mjs --quick, after bench/setup.sh
 # installs the SDK it compares with), and the .wasm size (fails above its ceiling; budget reported).
 set -euo pipefail
@@ -22,7 +23,7 @@ for arg in "$@"; do
   case "$arg" in
     --keep-going) keep_going=1 ;;
     -h | --help)
-      sed -n '2,14p' "$0"
+      sed -n '2,15p' "$0"
       exit 0
       ;;
     *) die "unknown argument: $arg (try --help)" ;;
@@ -121,6 +122,9 @@ step types node_modules/.bin/tsc -p tests/types --noEmit
 step sandbox node --test tests/sandbox/
 step edge-e2e node --test --test-concurrency=1 tests/e2e/
 step demo node examples/demo.mjs --once
+# The devtools page: its replay in Node, then the page itself in headless Chromium (playwright-core
+# driving Debian's /usr/bin/chromium), live mode through a local worker and sandbox included.
+step devtools node --test --test-concurrency=1 tests/devtools/
 # The side-by-side benchmark in quick mode: checks that it runs and that gate, SDK and the JS port
 # agree (its self-check); timings are printed, not asserted. bench/setup.sh installs the SDK side.
 # Every fuzz target for a few seconds, after replaying the kept crash inputs (fuzz/regressions/);

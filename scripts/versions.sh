@@ -22,6 +22,8 @@ DENO_VERSION=2.9.6             # Deno smoke test of the package
 WORKERD_VERSION=1.20261117.1   # workerd smoke test of the package
 MITATA_VERSION=1.0.34          # bench/: the timer of the side-by-side benchmark
 WRANGLER_VERSION=4.86.0        # examples/worker: `wrangler deploy --dry-run` (the last 4.x that runs on Node 20)
+PLAYWRIGHT_CORE_VERSION=1.65.1 # tests/devtools: drives Debian's /usr/bin/chromium (no browser download)
+AXE_CORE_VERSION=4.14.1        # tests/devtools: the accessibility scan of the devtools page
 
 # Size of pkg/code_session_gate_bg.wasm (after wasm-opt), checked by scripts/size-check.sh:
 #   - the budget (issue 5: 128 KiB / 48 KiB now, on the way to 64 KiB / 24 KiB), reported against;
