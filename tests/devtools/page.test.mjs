@@ -266,6 +266,21 @@ describe('the devtools page', () => {
     await close();
   });
 
+  test('the theme button switches light and dark, and the choice is kept', async () => {
+    const { page, close } = await open(server.url, { colorScheme: 'light' });
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const light = await background();
+    assert.equal(await page.getAttribute('#theme', 'aria-pressed'), 'false');
+    await page.click('#theme');
+    assert.equal(await page.getAttribute('html', 'data-theme'), 'dark');
+    assert.equal(await page.getAttribute('#theme', 'aria-pressed'), 'true');
+    assert.notEqual(await background(), light);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    assert.equal(await page.getAttribute('html', 'data-theme'), 'dark', 'kept across a reload');
+    await close();
+  });
+
   test('axe-core finds no serious or critical violation, in light and dark themes', async () => {
     const axe = readFileSync(join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
     for (const theme of ['light', 'dark']) {
