@@ -189,7 +189,10 @@ export function stepCard(step, live) {
     );
   }
   if (step.end !== undefined) {
-    body.push(h('p', { class: 'end' }, 'Fold: ', h('code', null, typeof step.end === 'string' ? step.end : JSON.stringify(step.end))));
+    body.push(
+      h('p', { class: 'end' }, 'Fold: ', h('code', null, typeof step.end === 'string' ? step.end : JSON.stringify(step.end))),
+      step.result ? h('details', null, h('summary', null, 'The result it folded (as the host reported it)'), json(step.result, 'result')) : null,
+    );
   }
   body.push(liveBox(live));
   body.push(
