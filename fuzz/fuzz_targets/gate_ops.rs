@@ -53,6 +53,7 @@ mod op {
     pub const DESCRIBE: u32 = 21;
     pub const SNAPSHOT: u32 = 22;
     pub const RESTORE: u32 = 23;
+    pub const EXPLAIN: u32 = 24;
 }
 
 /// Which operations, how often.
@@ -74,6 +75,7 @@ const WEIGHTS: &[(u32, u8)] = &[
     (op::VERDICT, 1),
     (op::CLASSIFY, 1),
     (op::IS_EAGER_EXCLUDED, 1),
+    (op::EXPLAIN, 1),
     (op::SUPPRESS_EAGER_TOOL, 1),
     (op::SESSIONS, 1),
     (op::SESSION, 1),
@@ -392,7 +394,7 @@ fn arguments(
     let name = |g: &mut Gen<'_>| Some(g.str_from(TOOLS).text());
     let args: Vec<Option<String>> = match which {
         op::VERDICT | op::CLASSIFY | op::SUPPRESS_EAGER_TOOL => vec![name(g)],
-        op::IS_EAGER_EXCLUDED => vec![name(g), options(g, false, false)],
+        op::IS_EAGER_EXCLUDED | op::EXPLAIN => vec![name(g), options(g, false, false)],
         op::CONTEXT_FOR_CALL => {
             let path = J::s(g.pick(&["direct", "event", "eager", "event", "direct", "Event"]));
             let path = g.or_junk(path);
@@ -1041,12 +1043,45 @@ fn step(
                 let v = answer_json(name, &answer, false);
                 assert!(v.as_ref().is_some_and(Value::is_u64), "verdict: {answer}");
             }
+            op::EXPLAIN => {
+                let v = answer_json(name, &answer, false);
+                explanation_agrees(s, &refs, v.as_ref());
+            }
             _ => {
                 answer_json(name, &answer, true);
             }
         },
     }
     check_snapshot(&s.gate);
+}
+
+/// An explanation never disagrees with the decisions it explains: each site's `passes` is that site's
+/// verdict (`classify`), and the eager site's `excluded` is `isEagerExcluded` for the same call.
+fn explanation_agrees(s: &mut GateSession, args: &[Option<&str>], explanation: Option<&Value>) {
+    let explanation = explanation.expect("explain: the answer is JSON");
+    let classify = api::call(s, op::CLASSIFY, &args[..1.min(args.len())])
+        .expect("explain answered, so classify must answer the same name");
+    let verdict: Value = serde_json::from_str(&classify).expect("classify: JSON");
+    let sites = explanation["sites"].as_array().expect("explain: sites");
+    assert_eq!(
+        sites.len(),
+        verdict.as_object().map_or(0, |o| o.len()),
+        "explain: one entry per site"
+    );
+    for site in sites {
+        let key = site["site"].as_str().expect("explain: site name");
+        assert_eq!(
+            site["passes"], verdict[key],
+            "explain: {key} disagrees with classify"
+        );
+    }
+    let excluded = api::call(s, op::IS_EAGER_EXCLUDED, args)
+        .expect("explain answered, so isEagerExcluded must answer the same call");
+    assert_eq!(
+        explanation["eager"]["excluded"].to_string(),
+        excluded,
+        "explain: the eager exclusion disagrees with isEagerExcluded"
+    );
 }
 
 /// A new gate, or `None` when the configuration is refused.
