@@ -19,15 +19,13 @@ const turns = arg('--turns', 1_000_000);
 const warmup = Math.min(arg('--warmup', 20_000), turns);
 
 const pkg = await importGate();
-// The Node entry instantiates at import; initSync() then returns the existing wasm exports.
-const wasmMemory = /** @type {WebAssembly.Memory} */ (pkg.initSync(/** @type {any} */ ({ module: undefined })).memory);
 // A full GC before each reading, so that heapUsed counts live objects (no `node --expose-gc` needed).
 setFlagsFromString('--expose-gc');
 const gc = /** @type {() => void} */ (runInNewContext('gc'));
 const mem = () => {
   gc();
   const m = process.memoryUsage();
-  return { wasmBytes: wasmMemory.buffer.byteLength, rss: m.rss, heapUsed: m.heapUsed, arrayBuffers: m.arrayBuffers };
+  return { wasmBytes: pkg.memoryBytes(), rss: m.rss, heapUsed: m.heapUsed, arrayBuffers: m.arrayBuffers };
 };
 
 const before = mem();

@@ -612,7 +612,7 @@ const report = {
   selfCheck: checked,
   scenarios,
   coldStartMs: cold,
-  memory: { ...memory, seededFiles: MEMORY_FILES, source: 'wasm memory = the module exports memory (initSync() return value)' },
+  memory: { ...memory, seededFiles: MEMORY_FILES, source: 'wasm memory = memoryBytes(), the bytes of the module linear memory' },
 };
 writeFileSync(JSON_PATH, `${JSON.stringify(report, null, 2)}\n`);
 console.log(`\nwrote ${JSON_PATH} (${report.meta.durationS.toFixed(0)} s in all)`);

@@ -22,7 +22,7 @@ check_pins() {
   fi
   local pkg var want have
   for pkg in binaryen:BINARYEN_VERSION typescript:TYPESCRIPT_VERSION deno:DENO_VERSION workerd:WORKERD_VERSION mitata:MITATA_VERSION wrangler:WRANGLER_VERSION \
-    playwright-core:PLAYWRIGHT_CORE_VERSION axe-core:AXE_CORE_VERSION; do
+    playwright-core:PLAYWRIGHT_CORE_VERSION axe-core:AXE_CORE_VERSION esbuild:ESBUILD_VERSION; do
     var="${pkg#*:}"
     want="${!var}"
     have="$(node -e 'const p=require(process.argv[1]);process.stdout.write(String((p.devDependencies||{})[process.argv[2]]||""))' \
@@ -148,7 +148,8 @@ setup_npm() {
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] \
     && [ -x node_modules/.bin/wasm-opt ] && [ -x node_modules/.bin/tsc ] \
     && [ -x node_modules/.bin/deno ] && [ -x node_modules/.bin/workerd ] && [ -x node_modules/.bin/wrangler ] \
-    && [ -f node_modules/playwright-core/package.json ] && [ -f node_modules/axe-core/axe.min.js ]; then
+    && [ -f node_modules/playwright-core/package.json ] && [ -f node_modules/axe-core/axe.min.js ] \
+    && [ -x node_modules/.bin/esbuild ]; then
     note "node_modules: up to date with package-lock.json"
   else
     log "npm ci"

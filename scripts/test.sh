@@ -117,6 +117,8 @@ step conformance-firefox browser_conformance firefox
 step conformance-own env CSG_SKIP_BUILD=1 tests/conformance/run tests/conformance/vectors.json
 step js-package node --test tests/js/
 step types node_modules/.bin/tsc -p tests/types --noEmit
+# The same .d.ts in a host with lib es2022 alone (no DOM, no @types/node, no skipLibCheck).
+step types-no-dom node_modules/.bin/tsc -p tests/types/no-dom --noEmit
 # The local two-dialect sandbox, then the worker in workerd against it (and Node / Deno hosts, and
 # wrangler's bundle), then the main command's replay as a check.
 step sandbox node --test tests/sandbox/

@@ -66,7 +66,7 @@ const text = (s) => JSON.stringify(String(s));
  */
 function writeConfig({ port, env, stateDir, pkgDir }) {
   const manifest = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8'));
-  const entry = manifest.exports['.'].workerd.replace(/^\.\//, '');
+  const entry = manifest.exports['.'].workerd.default.replace(/^\.\//, '');
   const emb = (file) => text(relative(stateDir, file));
   const workerFiles = readdirSync(join(HERE, 'src')).filter((f) => f.endsWith('.js')).sort();
   // workerd resolves a bare specifier beside the importing module, so the worker's modules sit at the

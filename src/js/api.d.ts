@@ -1,8 +1,47 @@
 // Types of the package's API (api.js): the SDK's data shapes (with `CodeEnvFile` as a real
 // discriminated union), the option and answer objects, the `Gate` class and the functions. No `any`.
-import type { InitInput, InitOutput, SyncInitInput } from './code_session_gate.js';
+// They reference no DOM or Node type by name: a host's globals are looked up through `globalThis`, so
+// they compile under `lib: ["es2022"]` alone (no DOM, no @types/node) and `skipLibCheck: false`.
 
-export type { InitInput, InitOutput, SyncInitInput };
+declare global {
+  // `Symbol.dispose` (for `using`), declared as lib.esnext.disposable and @types/node declare it, for
+  // hosts whose lib does not have it yet; identical declarations merge.
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
+
+/** The instance type of the global constructor `K` where the host's lib has one, else `never`. */
+type GlobalInstance<K extends string> = typeof globalThis extends {
+  [P in K]: abstract new (...args: never[]) => infer I;
+}
+  ? I
+  : never;
+
+/** A compiled `WebAssembly.Module` (where the host's lib declares `WebAssembly`). */
+export type WasmModule = typeof globalThis extends {
+  WebAssembly: { Module: abstract new (...args: never[]) => infer M };
+}
+  ? M
+  : never;
+
+/** What `initSync({ module })` takes: a compiled module or the `.wasm` bytes. */
+export type SyncInitInput = WasmModule | ArrayBuffer | ArrayBufferView;
+
+/** What `init({ module_or_path })` takes: a module, bytes, a URL (string or `URL`), a `Request` or a `Response`. */
+export type InitInput =
+  | SyncInitInput
+  | string
+  | GlobalInstance<"URL">
+  | GlobalInstance<"Request">
+  | GlobalInstance<"Response">;
+
+/**
+ * What `init()` resolves to and `initSync()` returns: nothing. (Before 0.2 they handed out the raw wasm
+ * exports, which bypassed the package's guard; the name stays so that code naming it still compiles.)
+ * @deprecated the init functions return nothing
+ */
+export type InitOutput = void;
 
 /** The SDK release family a gate reproduces: "3.9" (3.9.1 and later, the default) or "3.6" (3.6.x). */
 export type SdkProfile = "3.6" | "3.9";
@@ -246,11 +285,46 @@ export interface SeedAgentInput {
   initialSessions?: SessionPairs;
 }
 
+/** Every `code` a `CodeSessionGateError` carries (README "Errors" says when each is thrown). */
+export type CodeSessionGateErrorCode =
+  // bad input
+  | "invalid_type"
+  | "missing_field"
+  | "invalid_value"
+  | "lone_surrogate"
+  | "invalid_json"
+  | "limit_exceeded"
+  // the SDK's own refusals
+  | "plan_aborted"
+  | "unknown_batch"
+  | "eager_unsettled"
+  | "tool_selection"
+  | "invalid_factory"
+  | "invalid_model_args"
+  | "sandbox_error"
+  // snapshots
+  | "config_mismatch"
+  | "unsupported_version"
+  // a sandbox's answer (readSandboxResponse)
+  | "invalid_request"
+  | "unauthorized"
+  | "forbidden_file_ref"
+  | "profile_mismatch"
+  | "rate_limited"
+  | "unavailable"
+  | "bad_response"
+  // the module and its loading
+  | "poisoned"
+  | "freed"
+  | "not_initialized"
+  | "wasm_not_found"
+  | "not_wasm";
+
 /** What every error the package throws looks like. */
 export interface CodeSessionGateError extends Error {
   name: "CodeSessionGateError";
   /** Stable machine-readable kind, e.g. "invalid_type", "missing_field", "lone_surrogate", "poisoned". */
-  code: string;
+  code: CodeSessionGateErrorCode;
   /** Where in the input, e.g. "sessions[0][1].files[2].id" ("" for the call as a whole). */
   path: string;
   /** For a sandbox's refusal (`readSandboxResponse`): the HTTP status it answered. */
@@ -611,6 +685,8 @@ export declare class Gate {
    * `runtimeSessionHint`, 3.9 `codeSessionBaselineId`). Answers, contexts and file lists are frozen and
    * shared until the partition changes: replace them, never mutate them.
    */
+  contextForCall(path: "direct", name: string, options?: CallOptions): DirectInjection;
+  contextForCall(path: "event" | "eager", name: string, options?: CallOptions): RequestSessionFields;
   contextForCall(path: ExecPath, name: string, options?: CallOptions): DirectInjection | RequestSessionFields;
   /**
    * `updateCodeSession`: folds one artifact (`{ session_id, files?, deleted_files? }`) into partition
@@ -755,6 +831,12 @@ export interface GateLimits {
   readonly maxOpenBatches: number;
 }
 
+/**
+ * The bytes of the module's linear memory: for hosts that watch a long-lived instance (it grows in 64 KiB
+ * pages as gates hold more and never shrinks; bounded partitions keep it flat).
+ */
+export declare function memoryBytes(): number;
+
 /** The gate's input limits (frozen). */
 export declare function limits(): GateLimits;
 
@@ -774,8 +856,19 @@ export declare function codeEnvKinds(): CodeEnvKind[];
 /** The bit of each gate site in `Gate.verdict(name)`: `{ participates: 1, directInject: 2, … }` (frozen). */
 export declare function verdictBits(): VerdictBits;
 
+/**
+ * Whether `e` is an error this package threw, and with `code`, one of that code. It checks the shape
+ * (`name` and a string `code`), not `instanceof`, so it holds across the ESM and CommonJS entries and
+ * across realms.
+ */
+export declare function isCodeSessionGateError(e: unknown): e is CodeSessionGateError;
+export declare function isCodeSessionGateError<C extends CodeSessionGateErrorCode>(
+  e: unknown,
+  code: C,
+): e is CodeSessionGateError & { code: C };
+
 /** Instantiates the module synchronously from a `WebAssembly.Module` (or bytes); a no-op once done. */
-export declare function initSync(options: { module: SyncInitInput }): InitOutput;
+export declare function initSync(options: { module: SyncInitInput }): void;
 
 /** Instantiates the module (from a `Module`, bytes, a URL or a `Response`); a no-op once done. */
-export default function init(options: { module_or_path: InitInput | Promise<InitInput> }): Promise<InitOutput>;
+export default function init(options: { module_or_path: InitInput | Promise<InitInput> }): Promise<void>;

@@ -11,7 +11,7 @@
 // contexts are frozen, built once per partition state and shared; a new list reuses the objects of the
 // refs it has in common with one already built.
 import initGlue, { initSync as initSyncGlue, RawGate, callStatic, constants, __csgReset } from './code_session_gate.js';
-import { ERROR_NAME, createGuard } from './guard.js';
+import { ERROR_NAME, createGuard, packageError } from './guard.js';
 
 let ready = false;
 const guard = createGuard(() => ready);
@@ -29,37 +29,52 @@ let SOP;
 /** The module's input limits by name (`maxInputBytes`, `maxArrayItems`, `maxCallsPerBatch`). */
 let LIMIT;
 
+/** The instance's linear memory (read by `memoryBytes()`; the raw exports stay in here). */
+let memory;
+
 function loaded(exports) {
   ready = true;
+  memory = exports.memory;
   if (C === undefined) {
     C = JSON.parse(rawConstants());
     OP = Object.fromEntries(C.gateOps.map((n, i) => [n, i]));
     SOP = Object.fromEntries(C.staticOps.map((n, i) => [n, i]));
     LIMIT = Object.freeze({ maxInputBytes: Infinity, maxArrayItems: Infinity, ...Object.fromEntries(C.limits ?? []) });
   }
-  return exports;
 }
 
-/** Instantiates the module synchronously (a no-op returning the same exports once done). */
+/**
+ * Instantiates the module synchronously (a no-op once done). Returns nothing: the raw wasm exports stay
+ * inside the package, where the guard watches every call into them.
+ */
 export function initSync(options) {
-  return loaded(initSyncGlue(options));
+  loaded(initSyncGlue(options));
 }
 
-/** Instantiates the module (a no-op resolving to the same exports once done). */
+/** Instantiates the module (a no-op once done); resolves to nothing (see `initSync`). */
 export default async function init(options) {
-  return loaded(await initGlue(options));
+  loaded(await initGlue(options));
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Errors
 
-/** A `CodeSessionGateError`: an `Error` with a stable `code` and the offending `path`. */
-function gateError(code, path, message, cause) {
-  const err = new Error(message, cause === undefined ? undefined : { cause });
-  err.name = ERROR_NAME;
-  Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
-  Object.defineProperty(err, 'path', { value: path, enumerable: true, writable: true, configurable: true });
-  return err;
+/** A `CodeSessionGateError` with the offending `path`. */
+const gateError = (code, path, message, cause) => packageError(code, message, cause, path);
+
+/**
+ * Whether `e` is an error this package threw (`name` "CodeSessionGateError" with a string `code`), and,
+ * when `code` is given, one of that code. Checks the shape, not `instanceof`, so that it holds across
+ * the package's ESM and CommonJS copies and across realms.
+ */
+export function isCodeSessionGateError(e, code) {
+  if (e === null || typeof e !== 'object') return false;
+  try {
+    return e.name === ERROR_NAME && typeof e.code === 'string' && (code === undefined || e.code === code);
+  } catch {
+    // A hostile getter or a revoked Proxy is not one of ours.
+    return false;
+  }
 }
 
 /** The refusal a U+0001-marked answer (or a thrown refusal text) carries. */
@@ -495,6 +510,7 @@ export class Gate {
   /** The SDK profile this gate reproduces. */
   get profile() {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.profile');
+    if (this.#freed) throw gateError('freed', '', 'Gate.profile: the gate was freed (free() or a using block ended)');
     return this.#profile;
   }
 
@@ -844,6 +860,7 @@ export class Gate {
     // No cached answer may outlive the gate: later calls reach #call, which refuses them (code "freed").
     this.#last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
     this.#answers.clear();
+    this.#verdicts = new Map();
     this.#raw.free();
   }
 
@@ -957,6 +974,15 @@ export function recover(options) {
   ready = false;
   loaded(initSyncGlue(options));
   return true;
+}
+
+/**
+ * The bytes of the module's linear memory: for hosts that watch a long-lived instance (it grows in
+ * 64 KiB pages as gates hold more, and never shrinks; bounded partitions keep it flat).
+ */
+export function memoryBytes() {
+  if (!live.open) guard.check('memoryBytes');
+  return memory.buffer.byteLength;
 }
 
 /**

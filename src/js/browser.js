@@ -1,23 +1,47 @@
 // Entry for browsers and Deno (and the `default` condition): the glue plus an async `init()` that
-// fetches `code_session_gate_bg.wasm` next to this file. Bundlers (Vite, webpack, esbuild, rolldown)
-// recognise the `new URL('…', import.meta.url)` pattern and emit the asset. No top-level await.
+// fetches `code_session_gate_bg.wasm` next to this file. Bundlers that copy assets (Vite, webpack,
+// rolldown) recognise the `new URL('…', import.meta.url)` pattern and emit the file; for those that do
+// not (esbuild, tsup, `bun build`), `code-session-gate/inline` carries the module in the JavaScript.
+// No top-level await.
 //
 //   import init, { toInjectedFileRef, CODE_EXECUTION_TOOLS } from 'code-session-gate';
 //   await init();   // once; later calls are no-ops
 //
 // CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are live bindings: `undefined` until `init()` resolves (or
 // `initSync()` returns), then frozen arrays read from the wasm.
-import initSlim, { recover as recoverWith } from './slim.js';
+import initSlim, { CODE_EXECUTION_TOOLS, recover as recoverWith } from './slim.js';
+import { packageError } from './guard.js';
 
 export * from './slim.js';
 
+const WASM_NAME = 'code_session_gate_bg.wasm';
+
+/** The default location: beside this file, wherever the host or a bundler put it. */
+const defaultUrl = () => new URL(`./${WASM_NAME}`, import.meta.url);
+
 /**
- * Instantiates the module: by default from `code_session_gate_bg.wasm` beside this file.
+ * Instantiates the module: by default from `code_session_gate_bg.wasm` beside this file. Resolves to
+ * nothing. When the default fetch brings back something that is not the module (an HTML page, a 404
+ * body), it fails with a `CodeSessionGateError` (code "wasm_not_found" or "not_wasm") that names the URL,
+ * what came back, and the fix for common bundlers.
  * @param {{ module_or_path: any }} [options]
+ * @returns {Promise<void>}
  */
 export default function init(options) {
-  return initSlim(options ?? { module_or_path: new URL('./code_session_gate_bg.wasm', import.meta.url) });
+  if (options !== undefined) return initSlim(options);
+  // Once initialised (CODE_EXECUTION_TOOLS is set then), nothing is fetched again; concurrent first
+  // calls share one fetch, and a failed one may be retried.
+  if (CODE_EXECUTION_TOOLS !== undefined) return Promise.resolve();
+  pending ??= fetchModule(defaultUrl())
+    .then((module) => initSlim({ module_or_path: module }))
+    .finally(() => {
+      pending = undefined;
+    });
+  return pending;
 }
+
+/** @type {Promise<void> | undefined} the first `init()`'s fetch and instantiation, while it runs */
+let pending;
 
 /**
  * Replaces a trapped instance with a fresh one: from `options.module` (a compiled module or the bytes)
@@ -25,8 +49,59 @@ export default function init(options) {
  * @param {{ module?: any }} [options]
  */
 export async function recover(options) {
-  const module =
-    options?.module ??
-    (await WebAssembly.compile(await (await fetch(new URL('./code_session_gate_bg.wasm', import.meta.url))).arrayBuffer()));
+  const module = options?.module ?? (await fetchModule(defaultUrl()));
   return recoverWith({ module });
 }
+
+/**
+ * The `.wasm` at `url`, checked before it is compiled: a response that is not the module fails with a
+ * typed error instead of the engine's "expected magic word 00 61 73 6d".
+ * @param {URL} url
+ * @returns {Promise<Response | ArrayBuffer>}
+ */
+async function fetchModule(url) {
+  let response;
+  try {
+    response = await fetch(url);
+  } catch (e) {
+    throw packageError('wasm_not_found', `${fetchFailed(url)}: ${e instanceof Error ? e.message : String(e)}.${FIX}`, e);
+  }
+  const type = response.headers.get('content-type') ?? '';
+  if (!response.ok) {
+    const body = await response.text().catch(() => '');
+    throw packageError(
+      'wasm_not_found',
+      `${fetchFailed(url)}: HTTP ${response.status} ${response.statusText}` +
+        `${type ? ` (${type})` : ''}${body ? `, body starts ${JSON.stringify(body.slice(0, 80))}` : ''}.${FIX}`,
+    );
+  }
+  // Served as wasm: let the engine compile while it downloads.
+  if (type.split(';')[0].trim().toLowerCase() === 'application/wasm') return response;
+  const bytes = await response.arrayBuffer();
+  const head = new Uint8Array(bytes, 0, Math.min(16, bytes.byteLength));
+  if (head.length >= 4 && head[0] === 0x00 && head[1] === 0x61 && head[2] === 0x73 && head[3] === 0x6d) {
+    // The module under another MIME type (file: URLs, plain static servers): compile the bytes.
+    return bytes;
+  }
+  const hex = [...head].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+  const text = new TextDecoder().decode(head).replace(/[^\x20-\x7e]/g, '.');
+  throw packageError(
+    'not_wasm',
+    `code-session-gate: ${url.href} did not return the WebAssembly module: it answered ` +
+      `${type ? `${type}, ` : ''}${bytes.byteLength} bytes starting ${hex || '(nothing)'} ("${text}")` +
+      `${text.trimStart().startsWith('<') ? ', an HTML page' : ''}.${FIX}`,
+  );
+}
+
+/** @param {URL} url */
+const fetchFailed = (url) => `code-session-gate: could not fetch its WebAssembly module from ${url.href}`;
+
+/** What to do, for the bundlers where this happens. */
+const FIX =
+  ` The .wasm must be served beside the JavaScript that imports it (${WASM_NAME}).` +
+  ' Vite: add optimizeDeps: { exclude: ["code-session-gate"] } to vite.config so that the dev server' +
+  ' serves the package as it is;' +
+  ' esbuild, tsup, bun build (and other bundlers that do not copy assets): import "code-session-gate/inline",' +
+  ' which carries the module in the JavaScript;' +
+  ' anything else: copy the file next to your bundle, or pass it yourself with' +
+  ' init({ module_or_path: url }) (see the README "Using it in a host").';

@@ -4,6 +4,14 @@
 /** The `name` of every error the package throws. */
 export declare const ERROR_NAME: 'CodeSessionGateError';
 
+/** A `CodeSessionGateError` with `code`, `message`, an optional `cause` and `path` ("" by default). */
+export declare function packageError(
+  code: string,
+  message: string,
+  cause?: unknown,
+  path?: string,
+): Error & { name: 'CodeSessionGateError'; code: string; path: string };
+
 /** Whether `e` is a trap (`WebAssembly.RuntimeError`) or a stack overflow. */
 export declare function isTrap(e: unknown): boolean;
 

@@ -16,6 +16,23 @@ export const ERROR_NAME = 'CodeSessionGateError';
 
 const WRAPPED = Symbol('code-session-gate.guarded');
 
+/**
+ * A `CodeSessionGateError`: an `Error` with a stable `code` and the offending `path` ("" for the call
+ * as a whole), the shape of every error the package throws, from the wasm or from its JavaScript.
+ * @param {string} code
+ * @param {string} message
+ * @param {unknown} [cause]
+ * @param {string} [path]
+ * @returns {Error & { code: string, path: string }}
+ */
+export function packageError(code, message, cause, path = '') {
+  const err = new Error(message, cause === undefined ? undefined : { cause });
+  err.name = ERROR_NAME;
+  Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(err, 'path', { value: path, enumerable: true, writable: true, configurable: true });
+  return /** @type {Error & { code: string, path: string }} */ (err);
+}
+
 /** Method names of wasm-bindgen classes that only release memory: after poisoning they do nothing. */
 const RELEASE_METHODS = new Set(['free', Symbol.dispose].filter((k) => k !== undefined));
 
@@ -45,21 +62,12 @@ export function createGuard(isReady = () => true) {
   // costs more than the cached answers it guards).
   const live = { open: false };
 
-  /** A CodeSessionGateError with a stable code, like the ones the wasm throws. */
-  function gateError(message, code, cause) {
-    const err = new Error(message, cause === undefined ? undefined : { cause });
-    err.name = ERROR_NAME;
-    Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
-    Object.defineProperty(err, 'path', { value: '', enumerable: true, writable: true, configurable: true });
-    return err;
-  }
-
   function poisonedError(what) {
     const reason = trap instanceof Error ? `${trap.name}: ${trap.message}` : String(trap);
-    return gateError(
+    return packageError(
+      'poisoned',
       `code-session-gate: the WebAssembly instance trapped earlier (${reason}) and refuses every ` +
         `call since (this one: ${what}); load the module afresh (new worker, isolate or process) to recover`,
-      'poisoned',
       trap,
     );
   }
@@ -67,10 +75,10 @@ export function createGuard(isReady = () => true) {
   function enter(what) {
     if (poisoned) throw poisonedError(what);
     if (!ready && !(ready = isReady())) {
-      throw gateError(
-        `code-session-gate: ${what}() was called before the module was initialised: ` +
-          "await init() (or call initSync({ module })) first, or import the package's node/workerd entry",
+      throw packageError(
         'not_initialized',
+        `code-session-gate: ${what}() was called before the module was initialised: ` +
+          "await init() (or call initSync({ module })) first, or import the package's node, workerd or inline entry",
       );
     }
     live.open = true;

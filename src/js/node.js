@@ -1,6 +1,6 @@
 // Entry for Node (and Bun): instantiates synchronously at import, so every export works right away;
 // no top-level await. CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are frozen arrays from the start.
-// `init()` / `initSync()` are kept for code shared with browsers: they return the existing exports.
+// `init()` / `initSync()` are kept for code shared with browsers: they do nothing more.
 import { readFileSync } from 'node:fs';
 import { initSync, recover as recoverWith } from './slim.js';
 

@@ -1,6 +1,6 @@
 // Types of `code-session-gate/slim` (slim.js): the package's API (api.d.ts),
 // the constants, and the init functions without a default module location.
-import type { InitInput, InitOutput, SyncInitInput } from './code_session_gate.js';
+import type { InitInput, SyncInitInput } from './api.js';
 import type { codeEnvKinds, codeExecutionTools } from './api.js';
 
 export * from './api.js';
@@ -19,12 +19,12 @@ export declare let CODE_ENV_KINDS: Readonly<ReturnType<typeof codeEnvKinds>> | u
 
 /**
  * Instantiates the module synchronously from a compiled `WebAssembly.Module` (or its bytes) and
- * returns its raw exports. Calling it again is a no-op that returns the same exports.
+ * returns. Calling it again is a no-op.
  */
-export declare function initSync(options: { module: SyncInitInput }): InitOutput;
+export declare function initSync(options: { module: SyncInitInput }): void;
 
 /**
  * Instantiates the module from a `WebAssembly.Module`, bytes, a URL or a `Response` (or a promise of
- * one). Calling it again is a no-op that resolves to the same exports.
+ * one). Calling it again is a no-op.
  */
-export default function init(options: { module_or_path: InitInput | Promise<InitInput> }): Promise<InitOutput>;
+export default function init(options: { module_or_path: InitInput | Promise<InitInput> }): Promise<void>;

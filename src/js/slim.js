@@ -16,25 +16,27 @@ export let CODE_EXECUTION_TOOLS;
 /** @type {readonly string[] | undefined} */
 export let CODE_ENV_KINDS;
 
-function ready(exports) {
+function ready() {
   if (CODE_EXECUTION_TOOLS === undefined) {
     CODE_EXECUTION_TOOLS = Object.freeze(codeExecutionTools());
     CODE_ENV_KINDS = Object.freeze(codeEnvKinds());
   }
-  return exports;
 }
 
 /**
- * Instantiates the module synchronously (a no-op returning the same exports once initialised).
+ * Instantiates the module synchronously (a no-op once initialised). Returns nothing.
  * @param {{ module: WebAssembly.Module | BufferSource }} options
+ * @returns {void}
  */
 export function initSync(options) {
-  return ready(initSyncGlue(options));
+  initSyncGlue(options);
+  ready();
 }
 
 /**
- * Instantiates the module (a no-op returning the same exports once initialised).
+ * Instantiates the module (a no-op once initialised); resolves to nothing.
  * @param {{ module_or_path: any }} options
+ * @returns {Promise<void>}
  */
 export default async function init(options) {
   if (options === undefined && CODE_EXECUTION_TOOLS === undefined) {
@@ -43,5 +45,6 @@ export default async function init(options) {
         "import 'code-session-gate' for a loader that finds the .wasm itself",
     );
   }
-  return ready(await initGlue(options));
+  await initGlue(options);
+  ready();
 }

@@ -1,7 +1,7 @@
 // Entry for workerd / Cloudflare Workers: the runtime (or wrangler's bundler) turns the `.wasm` import
 // into a compiled `WebAssembly.Module`, instantiated synchronously at global scope (compiling from bytes
 // is disallowed there). No top-level await. CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are frozen arrays
-// from the start; `init()` / `initSync()` return the existing exports.
+// from the start; `init()` / `initSync()` do nothing more.
 import wasmModule from './code_session_gate_bg.wasm';
 import { initSync, recover as recoverWith } from './slim.js';
 

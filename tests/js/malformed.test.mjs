@@ -300,8 +300,22 @@ describe('a freed gate', () => {
     refuses(() => gate.contextForCall('event', 'create_file', opts), 'freed');
     refuses(() => gate.classify('bash_tool'), 'freed');
     refuses(() => gate.sessions(), 'freed');
+    // The verdicts and the profile are held in JavaScript; a freed gate answers none of them either.
+    refuses(() => gate.verdict('bash_tool'), 'freed');
+    refuses(() => gate.verdict('no_such_tool'), 'freed');
+    refuses(() => gate.profile, 'freed');
+    refuses(() => gate.snapshot(), 'freed');
     // A second free() is a no-op, not an error.
     gate.free();
+  });
+
+  test('Symbol.dispose frees the gate (what a `using` block does at its end)', () => {
+    const gate = freshGate();
+    assert.equal(typeof gate.verdict('bash_tool'), 'number');
+    assert.equal(typeof Gate.prototype[Symbol.dispose], 'function');
+    gate[Symbol.dispose]();
+    refuses(() => gate.verdict('bash_tool'), 'freed');
+    gate[Symbol.dispose]();
   });
 });
 

@@ -50,15 +50,32 @@ describe('package manifest', () => {
 
   test('is an ES module package with types first and specific runtimes before the fallbacks', () => {
     assert.equal(manifest.type, 'module');
-    assert.deepEqual(Object.keys(manifest.exports['.']), ['types', 'workerd', 'deno', 'node', 'browser', 'default']);
-    assert.deepEqual(Object.keys(manifest.exports['./slim']), ['types', 'default']);
-    assert.ok(manifest.exports['./code_session_gate_bg.wasm']);
+    // Each runtime's branch carries its own types (what is set at import is typed as set), types first.
+    assert.deepEqual(Object.keys(manifest.exports['.']), ['workerd', 'deno', 'node', 'browser', 'default']);
+    for (const [condition, branch] of Object.entries(manifest.exports['.'])) {
+      assert.equal(Object.keys(branch)[0], condition === 'node' ? 'require' : 'types', condition);
+    }
+    assert.deepEqual(manifest.exports['.'].node.require, { types: './node.d.cts', default: './node.cjs' });
+    assert.deepEqual(Object.keys(manifest.exports['.'].node), ['require', 'types', 'default']);
+    // Every subpath has CommonJS types (and, for JavaScript, a CommonJS file) under `require`.
+    for (const sub of ['./inline', './slim', './code_session_gate_bg.wasm']) {
+      assert.deepEqual(Object.keys(manifest.exports[sub]), ['require', 'types', 'default'], sub);
+      assert.match(manifest.exports[sub].require.types, /\.d\.cts$/, sub);
+    }
     assert.ok(manifest.exports['./package.json']);
-    assert.equal(manifest.types, manifest.exports['.'].types);
+    assert.equal(manifest.types, manifest.exports['.'].default.types);
+    assert.equal(manifest.engines.node, '>=20');
+    assert.ok(manifest.repository?.url && manifest.keywords?.length && manifest.license === 'MIT');
   });
 
   test('sideEffects lists exactly the entries that instantiate at import', () => {
-    assert.deepEqual([...manifest.sideEffects].sort(), ['./node.js', './workerd.js']);
+    assert.deepEqual([...manifest.sideEffects].sort(), ['./inline.cjs', './inline.js', './node.cjs', './node.js', './workerd.js']);
+  });
+
+  test('the tarball carries a README and the LICENSE', () => {
+    assert.ok(consumer.packedFiles.includes('README.md') && consumer.packedFiles.includes('LICENSE'));
+    assert.match(readFileSync(join(consumer.pkgDir, 'LICENSE'), 'utf8'), /^MIT License/);
+    assert.match(readFileSync(join(consumer.pkgDir, 'README.md'), 'utf8'), /^# code-session-gate\n/);
   });
 
   test('the tarball ships exactly `files` (plus package.json)', () => {
@@ -66,7 +83,7 @@ describe('package manifest', () => {
   });
 
   test('no `any` in the shipped types', () => {
-    for (const f of manifest.files.filter((f) => f.endsWith('.d.ts'))) {
+    for (const f of manifest.files.filter((f) => f.endsWith('.d.ts') || f.endsWith('.d.cts'))) {
       const code = readFileSync(join(consumer.pkgDir, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
       assert.doesNotMatch(code, /\bany\b/, f);
     }
@@ -108,11 +125,10 @@ describe('node entry (synchronous, by package name)', () => {
     assert.ok(pkg.CODE_EXECUTION_TOOLS.includes('execute_code'));
   });
 
-  test('init() and initSync() are no-ops returning the same exports', async () => {
-    const a = await pkg.default();
-    const b = pkg.initSync();
-    assert.equal(a, b);
-    assert.ok(a.memory instanceof WebAssembly.Memory);
+  test('init() and initSync() are no-ops that hand out nothing (the raw exports stay guarded)', async () => {
+    assert.equal(await pkg.default(), undefined);
+    assert.equal(pkg.initSync(), undefined);
+    assert.equal(pkg.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0').id, 'f1');
   });
 });
 

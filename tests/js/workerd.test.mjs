@@ -25,7 +25,7 @@ test('workerd: the workerd entry with the .wasm as a compiled module answers toI
   const bin = join(BIN, 'workerd');
   assert.ok(existsSync(bin), `${bin} missing: run scripts/setup.sh`);
   const manifest = JSON.parse(readFileSync(join(consumer.pkgDir, 'package.json'), 'utf8'));
-  const entry = manifest.exports['.'].workerd.replace(/^\.\//, '');
+  const entry = manifest.exports['.'].workerd.default.replace(/^\.\//, '');
   const files = reachable(consumer.pkgDir, entry);
   assert.ok(files.some((f) => f.endsWith('.wasm')), `the workerd entry imports the .wasm (${files})`);
 

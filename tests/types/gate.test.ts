@@ -6,6 +6,7 @@ import {
   type CodeSessionGateError,
   type DirectInjection,
   type EventBatch,
+  type ExecPath,
   type FileRef,
   type GateVerdict,
   type RequestSessionFields,
@@ -51,8 +52,18 @@ const gate = new Gate({ profile: '3.9', codeSessionToolNames: ['create_file'], s
 new Gate({ profile: '3.8' });
 const bits: number = gate.verdict('bash_tool');
 const verdict: GateVerdict = gate.classify('skill');
+// contextForCall: one answer shape per path, the union only for a path not known statically.
 const direct = gate.contextForCall('direct', 'bash_tool', { threadId: 't' });
-expectType<Equal<typeof direct, DirectInjection | RequestSessionFields>>();
+expectType<Equal<typeof direct, DirectInjection>>();
+const onEvent = gate.contextForCall('event', 'bash_tool');
+expectType<Equal<typeof onEvent, RequestSessionFields>>();
+const onEager = gate.contextForCall('eager', 'bash_tool');
+expectType<Equal<typeof onEager, RequestSessionFields>>();
+declare const somePath: ExecPath;
+const either = gate.contextForCall(somePath, 'bash_tool');
+expectType<Equal<typeof either, DirectInjection | RequestSessionFields>>();
+// @ts-expect-error not a path
+gate.contextForCall('stream', 'bash_tool');
 const batch: EventBatch = gate.beginEventBatch([{ id: 'c1', name: 'execute_code', args: { code: 'x' } }], { toolSchemas: {} });
 const requests: ToolCallRequest[] = batch.dispatch;
 const end = gate.completeEventBatch(batch.id, { requests, results: [{ toolCallId: 'c1', status: 'success' }], now: 1 });

@@ -1,0 +1,26 @@
+// Source of the package's CommonJS entry, `node.cjs` (the `require` condition for Node): bundled with
+// the API into one CommonJS file by scripts/assemble-pkg.mjs (esbuild), because Node before 20.19 (and
+// any Node run with --no-experimental-require-module) cannot `require()` the ESM entries. Its imports
+// resolve in the built package (pkg/), beside the glue and the ESM entries. It
+// instantiates synchronously at load, as the ESM Node entry does; `__dirname` is CommonJS's own (the
+// bundle's directory, where the `.wasm` sits).
+//
+// The CommonJS and ESM entries are two copies of the package with two instances: a `Gate` made by one
+// is not an instance of the other's class (`isCodeSessionGateError` checks errors by shape, so it holds
+// across both).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { initSync, recover as recoverWith } from './slim.js';
+
+export * from './slim.js';
+export { default } from './slim.js';
+
+// eslint-disable-next-line no-undef -- CommonJS's module variable, defined where this runs.
+const load = () => new WebAssembly.Module(readFileSync(join(__dirname, 'code_session_gate_bg.wasm')));
+
+initSync({ module: load() });
+
+/** Replaces a trapped instance with a fresh one read from the `.wasm` beside this file; `false` when nothing was poisoned. */
+export function recover() {
+  return recoverWith({ module: load() });
+}

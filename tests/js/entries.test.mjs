@@ -1,0 +1,187 @@
+// The entries beyond ESM Node, from the packed tarball in a throwaway consumer, each in a fresh Node
+// process: the CommonJS entry (with and without require(esm)), the inline entry (with the .wasm file
+// gone from the package, so nothing can be read beside it), and the browser entry's checked fetch of
+// the .wasm (fetch stubbed: what a misconfigured dev server or CDN answers).
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { EXPECTED_REF, PKG_DIR, PKG_NAME, lastJson, makeConsumer, run } from './consumer.mjs';
+
+let consumer;
+before(() => {
+  consumer = makeConsumer();
+});
+after(() => consumer?.cleanup());
+
+/**
+ * Runs `source` as file `name` in the consumer folder with `flags`; returns its last JSON line.
+ * @param {string} name
+ * @param {string} source
+ * @param {string[]} [flags]
+ */
+async function nodeRun(name, source, flags = []) {
+  const file = join(consumer.dir, name);
+  writeFileSync(file, source);
+  const r = await run(process.execPath, [...flags, file], { cwd: consumer.dir });
+  assert.equal(r.code, 0, `node ${flags.join(' ')} ${name} failed:\n${r.stderr}${r.stdout}`);
+  return lastJson(r.stdout);
+}
+
+const CJS_PROBE = `
+  const pkg = require('${PKG_NAME}');
+  let err = null;
+  try { pkg.toInjectedFileRef({ name: 'a' }, 'e0'); } catch (e) { err = { name: e.name, code: e.code, path: e.path, guard: pkg.isCodeSessionGateError(e, 'missing_field') }; }
+  const gate = new pkg.Gate({ codeSessionToolNames: ['create_file'] });
+  const verdict = gate.verdict('create_file');
+  gate.free();
+  let freed = null;
+  try { gate.verdict('create_file'); } catch (e) { freed = e.code; }
+  console.log(JSON.stringify({
+    resolved: require.resolve('${PKG_NAME}').split('/').pop(),
+    frozen: Object.isFrozen(pkg.CODE_EXECUTION_TOOLS),
+    tools: pkg.CODE_EXECUTION_TOOLS,
+    ref: pkg.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'),
+    err, verdict, freed,
+    init: typeof pkg.default,
+  }));
+`;
+
+describe('CommonJS entry (node.cjs)', () => {
+  for (const flags of [[], ['--no-experimental-require-module']]) {
+    test(`require() works synchronously${flags.length ? ` with ${flags[0]}` : ''}`, async () => {
+      const out = await nodeRun(`probe-${flags.length}.cjs`, CJS_PROBE, flags);
+      assert.equal(out.resolved, 'node.cjs');
+      assert.equal(out.frozen, true);
+      assert.ok(out.tools.includes('execute_code'));
+      assert.deepEqual(out.ref, EXPECTED_REF);
+      assert.deepEqual(out.err, { name: 'CodeSessionGateError', code: 'missing_field', path: 'file.id', guard: true });
+      assert.ok(out.verdict > 0);
+      assert.equal(out.freed, 'freed');
+      assert.equal(out.init, 'function');
+    });
+  }
+
+  test('an error of the CommonJS copy is recognised by the ESM copy (shape, not instanceof)', async () => {
+    const out = await nodeRun(
+      'cross.mjs',
+      `
+      import { createRequire } from 'node:module';
+      import { isCodeSessionGateError } from '${PKG_NAME}';
+      const cjs = createRequire(import.meta.url)('${PKG_NAME}');
+      let e;
+      try { cjs.toInjectedFileRef({ id: 1, name: 'a' }, 'e0'); } catch (x) { e = x; }
+      console.log(JSON.stringify({ any: isCodeSessionGateError(e), typed: isCodeSessionGateError(e, 'invalid_type'), other: isCodeSessionGateError(e, 'freed') }));
+    `,
+    );
+    assert.deepEqual(out, { any: true, typed: true, other: false });
+  });
+});
+
+describe('inline entry (code-session-gate/inline)', () => {
+  test('works at import with no .wasm file beside it', async () => {
+    rmSync(join(consumer.pkgDir, 'code_session_gate_bg.wasm'));
+    const out = await nodeRun(
+      'inline.mjs',
+      `
+      import init, { CODE_ENV_KINDS, Gate, recover, toInjectedFileRef } from '${PKG_NAME}/inline';
+      const kinds = CODE_ENV_KINDS;
+      const gate = new Gate({});
+      console.log(JSON.stringify({
+        kinds, frozen: Object.isFrozen(kinds),
+        ref: toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'),
+        verdict: gate.verdict('bash_tool') > 0,
+        init: await init(),
+        recovered: recover(),
+      }));
+    `,
+    );
+    assert.deepEqual(out.kinds, ['skill', 'agent', 'user']);
+    assert.equal(out.frozen, true);
+    assert.deepEqual(out.ref, EXPECTED_REF);
+    assert.equal(out.verdict, true);
+    assert.equal(out.init, undefined);
+    assert.equal(out.recovered, false, 'nothing was poisoned');
+  });
+
+  test('require() of the inline and slim subpaths (CommonJS copies), still with no .wasm file', async () => {
+    const out = await nodeRun(
+      'inline.cjs',
+      `
+      const inline = require('${PKG_NAME}/inline');
+      const slim = require('${PKG_NAME}/slim');
+      let slimBefore = null;
+      try { slim.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'); } catch (e) { slimBefore = e.code; }
+      console.log(JSON.stringify({
+        files: [require.resolve('${PKG_NAME}/inline'), require.resolve('${PKG_NAME}/slim')].map((f) => f.split('/').pop()),
+        ref: inline.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'),
+        tools: inline.CODE_EXECUTION_TOOLS.length > 0,
+        slimBefore,
+      }));
+    `,
+      ['--no-experimental-require-module'],
+    );
+    assert.deepEqual(out.files, ['inline.cjs', 'slim.cjs']);
+    assert.deepEqual(out.ref, EXPECTED_REF);
+    assert.equal(out.tools, true);
+    assert.equal(out.slimBefore, 'not_initialized', 'the slim copy has its own, uninitialised instance');
+  });
+});
+
+// The browser entry in Node: fetch is stubbed (Node's fetch cannot read the file: URL beside the
+// entry), so each answer a host could get is tried in turn in one process; failures leave the module
+// uninitialised, so the next try fetches again.
+describe('browser entry: the .wasm fetch is checked', () => {
+  test('a network error, a 404, an HTML page are typed errors naming the URL and the fix; then the module loads', async () => {
+    const out = await nodeRun(
+      'browser.mjs',
+      `
+      import { readFileSync } from 'node:fs';
+      import init, { toInjectedFileRef, isCodeSessionGateError } from './node_modules/${PKG_NAME}/browser.js';
+      // From the built package: the inline test removed the consumer's copy.
+      const wasm = readFileSync(${JSON.stringify(join(PKG_DIR, 'code_session_gate_bg.wasm'))});
+      const answers = [
+        () => { throw new TypeError('connection refused'); },
+        () => new Response('Not Found', { status: 404, statusText: 'Not Found', headers: { 'content-type': 'text/plain' } }),
+        () => new Response('<!doctype html><html><body>app</body></html>', { headers: { 'content-type': 'text/html' } }),
+        () => new Response(wasm, { headers: { 'content-type': 'application/octet-stream' } }),
+      ];
+      let fetches = 0;
+      const urls = [];
+      globalThis.fetch = async (url) => { urls.push(String(url)); return answers[fetches++](); };
+      const tries = [];
+      for (let i = 0; i < 3; i++) {
+        try { await init(); tries.push('resolved'); }
+        catch (e) { tries.push({ code: e.code, name: e.name, guard: isCodeSessionGateError(e), message: e.message }); }
+      }
+      let before = null;
+      try { toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'); } catch (e) { before = e.code; }
+      const loaded = (await Promise.all([init(), init()])).map((v) => typeof v);
+      await init();
+      console.log(JSON.stringify({ tries, before, loaded, fetches, urls, ref: toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0') }));
+    `,
+    );
+    const [network, missing, html] = out.tries;
+    const url = out.urls[0];
+    assert.match(url, /^file:.*\/code_session_gate_bg\.wasm$/);
+    for (const t of [network, missing, html]) {
+      assert.equal(t.name, 'CodeSessionGateError');
+      assert.equal(t.guard, true);
+      assert.ok(t.message.includes(url), `names the URL: ${t.message}`);
+      assert.match(t.message, /optimizeDeps: \{ exclude: \["code-session-gate"\] \}/);
+      assert.match(t.message, /code-session-gate\/inline/);
+    }
+    assert.equal(network.code, 'wasm_not_found');
+    assert.match(network.message, /connection refused/);
+    assert.equal(missing.code, 'wasm_not_found');
+    assert.match(missing.message, /HTTP 404 Not Found \(text\/plain\), body starts "Not Found"/);
+    assert.equal(html.code, 'not_wasm');
+    assert.match(html.message, /text\/html, \d+ bytes starting 3c 21 64 6f/);
+    assert.match(html.message, /an HTML page/);
+    assert.equal(out.before, 'not_initialized');
+    // Two concurrent first calls shared one fetch, and later calls fetched nothing.
+    assert.deepEqual(out.loaded, ['undefined', 'undefined']);
+    assert.equal(out.fetches, 4);
+    assert.deepEqual(out.ref, EXPECTED_REF);
+  });
+});
