@@ -8,7 +8,8 @@
 # Steps: setup, build, cargo fmt --check, cargo clippy, cargo test (native), the wasm-bindgen-test
 # suites in Node and in headless Chromium, tests/conformance/run (shared and own vectors), the same
 # vectors inside headless Chromium and Firefox (wasm-pack test --headless), node --test
-# tests/js/, tsc on tests/types, the local sandbox's tests, the edge worker end to end in workerd
+# tests/js/, tsc on tests/types (also with lib es2022 alone), the packaging matrix (tests/packaging/),
+# the local sandbox's tests, the edge worker end to end in workerd
 # (tests/e2e/), the demo replay (examples/demo.mjs --once), the devtools page in headless Chromium
 # (tests/devtools/), a 5-second fuzz smoke run of every target
 # (scripts/fuzz-smoke.sh), the benchmark in quick mode (bench/run.mjs --quick, after bench/setup.sh
@@ -119,6 +120,11 @@ step js-package node --test tests/js/
 step types node_modules/.bin/tsc -p tests/types --noEmit
 # The same .d.ts in a host with lib es2022 alone (no DOM, no @types/node, no skipLibCheck).
 step types-no-dom node_modules/.bin/tsc -p tests/types/no-dom --noEmit
+# The packaging matrix: the packed tarball in fresh consumer projects (Node ESM/CJS, tsc node16/nodenext/
+# bundler/workerd/no-DOM, esbuild, tsup, Vite 8 and 6 dev and build, webpack, wrangler + workerd, Deno,
+# Bun, publint, attw). Installs its pinned tools (tests/packaging/package.json) itself when missing or
+# changed.
+step packaging node tests/packaging/run.mjs
 # The local two-dialect sandbox, then the worker in workerd against it (and Node / Deno hosts, and
 # wrangler's bundle), then the main command's replay as a check.
 step sandbox node --test tests/sandbox/

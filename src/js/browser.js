@@ -16,8 +16,12 @@ export * from './slim.js';
 
 const WASM_NAME = 'code_session_gate_bg.wasm';
 
-/** The default location: beside this file, wherever the host or a bundler put it. */
-const defaultUrl = () => new URL(`./${WASM_NAME}`, import.meta.url);
+/**
+ * The default location: beside this file, wherever the host or a bundler put it. The argument must
+ * stay a plain string literal: bundlers (Vite, webpack) emit exactly that file as an asset, while a
+ * template or an expression makes them glob the whole folder.
+ */
+const defaultUrl = () => new URL('./code_session_gate_bg.wasm', import.meta.url);
 
 /**
  * Instantiates the module: by default from `code_session_gate_bg.wasm` beside this file. Resolves to

@@ -1,0 +1,514 @@
+// The rows of the packaging matrix: per row, its fixture (fixtures/<fixture ?? name>/, plus the files of
+// fixtures/_shared/ it lists), the package.json `type` of its folder, and the recipe: build, run, assert.
+// A row works when `run` resolves (to an optional note); it fails with the message of what it throws.
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expectJob, problems } from './lib/check.mjs';
+import { Fail, gist, lastJson, must, run } from './lib/proc.mjs';
+import { WORK, bin, bunBinary } from './lib/setup.mjs';
+import { freePort, loadPage, serveStatic } from './lib/web.mjs';
+
+/**
+ * @typedef {object} Ctx
+ * @property {string} name the row
+ * @property {string} dir its folder, prepared (fixture copied, tarball installed)
+ * @property {string} tarball the packed package
+ * @property {(text: string) => void} log appends to the row's log
+ * @property {(row: string) => Promise<string>} rowDir another row's folder, prepared once per run
+ *
+ * @typedef {object} Row
+ * @property {string} name
+ * @property {string} [fixture] fixtures/<fixture>/ (default: the name; absent folders are fine)
+ * @property {string[]} [shared] files of fixtures/_shared/ copied beside the fixture
+ * @property {'module' | 'commonjs'} [type] the folder's package.json `type` (default module)
+ * @property {boolean} [install] install the tarball into the folder (default true)
+ * @property {(ctx: Ctx) => Promise<string | void>} run
+ */
+
+/**
+ * A command in the row's folder that must succeed.
+ * @param {Ctx} ctx
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {import('./lib/proc.mjs').RunOptions} [opts]
+ */
+const sh = (ctx, cmd, args, opts = {}) => must(cmd, args, { cwd: ctx.dir, log: ctx.log, ...opts });
+
+/**
+ * Runs a script with node and asserts the JSON result it prints.
+ * @param {Ctx} ctx
+ * @param {string[]} args node's arguments (flags, then the script)
+ * @param {{ cwd?: string, where?: string }} [o]
+ */
+async function nodeJob(ctx, args, { cwd = ctx.dir, where } = {}) {
+  const r = await sh(ctx, process.execPath, args, { cwd });
+  expectJob(lastJson(r.stdout), { where });
+}
+
+/**
+ * Runs a bundle alone: copied into a fresh folder with nothing beside it, so a bundle that still needs
+ * the .wasm (or anything from node_modules) fails here.
+ * @param {Ctx} ctx
+ * @param {string} file the bundle, relative to the row's folder
+ * @param {string} [where]
+ */
+async function runAlone(ctx, file, where) {
+  const alone = join(WORK, `${ctx.name}.alone`, where ?? 'run');
+  mkdirSync(alone, { recursive: true });
+  copyFileSync(join(ctx.dir, file), join(alone, basename(file)));
+  await nodeJob(ctx, [basename(file)], { cwd: alone, where });
+}
+
+/**
+ * Serves `dir` while `f` runs.
+ * @template T
+ * @param {string} dir
+ * @param {(url: string) => Promise<T>} f
+ */
+async function withServer(dir, f) {
+  const server = await serveStatic(dir);
+  try {
+    return await f(server.url);
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * Loads the page in Chromium and asserts its result; console errors, uncaught exceptions and failed
+ * requests fail the row too. `noWasm`: an /inline bundle must not fetch any .wasm.
+ * @param {string} url
+ * @param {{ init?: boolean, noWasm?: boolean, where?: string }} [o]
+ */
+async function pageJob(url, { init = false, noWasm = false, where } = {}) {
+  const page = await loadPage(url);
+  const wasm = page.requested.filter((u) => /\.wasm(\?|$)/.test(u));
+  const all = [
+    ...page.problems,
+    ...(noWasm && wasm.length ? [`the /inline bundle requested ${wasm.join(', ')}`] : []),
+    ...problems(page.result, { init }),
+  ];
+  if (all.length) throw new Fail(`${where ? `${where}: ` : ''}${all.join('; ')}`);
+  return wasm;
+}
+
+/**
+ * Checks a bundler's output folder: every file matches one of `allowed` (so the bundler emitted the
+ * .wasm and nothing else of the package: a `new URL()` it cannot resolve statically makes it copy the
+ * whole package folder), exactly one is a .wasm. Returns a note with the sizes.
+ * @param {string} dir
+ * @param {RegExp[]} allowed paths relative to `dir`, `/`-separated
+ */
+function expectOutput(dir, allowed) {
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => statSync(join(dir, f)).isFile())
+    .sort();
+  const extra = files.filter((f) => !allowed.some((re) => re.test(f)));
+  const wasm = files.filter((f) => f.endsWith('.wasm'));
+  if (extra.length) {
+    const listed = extra.length > 5 ? `${extra.slice(0, 5).join(', ')} and ${extra.length - 5} more` : extra.join(', ');
+    throw new Fail(`the build copied package files besides the .wasm (a new URL() it could not resolve to one file?): ${listed}`);
+  }
+  if (wasm.length !== 1) throw new Fail(`the build emitted ${wasm.length} .wasm files (${files.join(', ')})`);
+  return files.map((f) => `${f} ${kb(join(dir, f))}`).join(', ');
+}
+
+/** @param {string} file */
+const kb = (file) => `${Math.round(statSync(file).size / 1024)} KB`;
+
+/**
+ * A Node-resolved TypeScript row: strict tsc on fixtures/_shared/node-consumer.ts with the fixture's
+ * tsconfig, then the emitted JavaScript run with node.
+ * @param {string} name
+ * @param {'module' | 'commonjs'} type
+ * @returns {Row}
+ */
+const tsNode = (name, type) => ({
+  name,
+  type,
+  shared: ['node-consumer.ts'],
+  async run(ctx) {
+    await sh(ctx, bin('root', 'tsc'), ['-p', 'tsconfig.json']);
+    await nodeJob(ctx, ['dist/node-consumer.js']);
+  },
+});
+
+/** The README's recipe for Vite 6: serve the package as it is, and a build target with top-level await. */
+const VITE6_RECIPE = { optimizeDeps: { exclude: ['code-session-gate'] }, build: { target: 'es2022' } };
+
+/**
+ * Runs `f` on a Vite 6 dev server of the row's folder with `config` (no config file).
+ * @template T
+ * @param {Ctx} ctx
+ * @param {object} config
+ * @param {(url: string) => Promise<T>} f
+ */
+async function vite6Dev(ctx, config, f) {
+  const { createServer } = await import('vite6');
+  const port = await freePort();
+  const server = await createServer({
+    root: ctx.dir,
+    configFile: false,
+    clearScreen: false,
+    logLevel: 'warn',
+    ...config,
+    server: { host: '127.0.0.1', port, strictPort: true },
+  });
+  await server.listen();
+  try {
+    return await f(`http://127.0.0.1:${port}/`);
+  } finally {
+    await server.close();
+  }
+}
+
+/** Environment of wrangler: offline, no telemetry, no account, its files in the row's folder. */
+function wranglerEnv(/** @type {string} */ dir) {
+  /** @type {NodeJS.ProcessEnv} */
+  const env = {
+    ...process.env,
+    WRANGLER_SEND_METRICS: 'false',
+    CI: '1',
+    NO_COLOR: '1',
+    WRANGLER_LOG_PATH: join(dir, '.wrangler-logs'),
+    XDG_CONFIG_HOME: join(dir, '.config'),
+  };
+  for (const k of ['CLOUDFLARE_API_TOKEN', 'CLOUDFLARE_API_KEY', 'CLOUDFLARE_EMAIL', 'CLOUDFLARE_ACCOUNT_ID']) delete env[k];
+  return env;
+}
+
+/** @type {Promise<{ dist: string, main: string, wasm: string[], files: string[] }> | undefined} */
+let wranglerBuild;
+/**
+ * `wrangler deploy --dry-run` of the wrangler-dry-run fixture, once per run: its row asserts the bundle,
+ * the workerd row serves it.
+ * @param {Ctx} ctx
+ */
+function wranglerBundle(ctx) {
+  wranglerBuild ??= (async () => {
+    const dir = await ctx.rowDir('wrangler-dry-run');
+    await must(bin('root', 'wrangler'), ['deploy', '--dry-run', '--outdir', 'dist'], {
+      cwd: dir,
+      env: wranglerEnv(dir),
+      log: ctx.log,
+      timeoutMs: 180_000,
+    });
+    const dist = join(dir, 'dist');
+    const files = readdirSync(dist).sort();
+    const main = files.find((f) => f === 'worker.js') ?? files.find((f) => /\.m?js$/.test(f));
+    if (!main) throw new Fail(`wrangler wrote no JavaScript module to dist/ (${files.join(', ')})`);
+    return { dist, main, wasm: files.filter((f) => f.endsWith('.wasm')), files };
+  })();
+  return wranglerBuild;
+}
+
+/**
+ * Starts workerd on `config`, fetches `/` once it answers, stops it.
+ * @param {Ctx} ctx
+ * @param {string} config
+ * @param {number} port
+ */
+async function fetchFromWorkerd(ctx, config, port) {
+  let output = '';
+  const child = spawn(bin('root', 'workerd'), ['serve', config], { cwd: ctx.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  try {
+    for (let i = 0; i < 150; i++) {
+      if (child.exitCode !== null) throw new Fail(`workerd exited ${child.exitCode}: ${gist(output)}`);
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000) });
+        const body = await res.text();
+        if (res.status !== 200) throw new Fail(`the worker answered HTTP ${res.status}: ${gist(`${body}\n${output}`)}`);
+        return JSON.parse(body);
+      } catch (e) {
+        if (e instanceof Fail) throw e;
+        await sleep(100);
+      }
+    }
+    throw new Fail(`workerd did not answer on 127.0.0.1:${port}: ${gist(output)}`);
+  } finally {
+    child.kill('SIGKILL');
+    ctx.log(`workerd output:\n${output}\n`);
+  }
+}
+
+/**
+ * Deno on a fixture's module: reads limited to the row's folder, no network, no prompt.
+ * @param {Ctx} ctx
+ * @param {string} file
+ */
+async function denoJob(ctx, file) {
+  const env = { ...process.env, DENO_DIR: join(ctx.dir, '.deno'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' };
+  const r = await sh(ctx, bin('root', 'deno'), ['run', `--allow-read=${ctx.dir}`, '--deny-net', '--no-prompt', file], { env });
+  expectJob(lastJson(r.stdout), { init: true });
+}
+
+/** @type {Row[]} */
+export const ROWS = [
+  { name: 'node-esm', shared: ['job.mjs'], run: (ctx) => nodeJob(ctx, ['index.mjs']) },
+  { name: 'node-cjs', shared: ['job.mjs'], run: (ctx) => nodeJob(ctx, ['index.cjs']) },
+  {
+    name: 'node-cjs-no-require-esm',
+    fixture: 'node-cjs',
+    shared: ['job.mjs'],
+    run: (ctx) => nodeJob(ctx, ['--no-experimental-require-module', 'index.cjs']),
+  },
+
+  tsNode('ts-node16-esm', 'module'),
+  tsNode('ts-node16-cjs', 'commonjs'),
+  tsNode('ts-nodenext-esm', 'module'),
+  tsNode('ts-nodenext-cjs', 'commonjs'),
+  {
+    name: 'ts-bundler',
+    run: async (ctx) => void (await sh(ctx, bin('root', 'tsc'), ['-p', 'tsconfig.json'])),
+  },
+  {
+    name: 'ts-workerd',
+    run: async (ctx) => void (await sh(ctx, bin('root', 'tsc'), ['-p', 'tsconfig.json'])),
+  },
+  {
+    name: 'ts-no-dom',
+    shared: ['node-consumer.ts'],
+    async run(ctx) {
+      await sh(ctx, bin('root', 'tsc'), ['-p', 'tsconfig.json']);
+      await nodeJob(ctx, ['dist/node-consumer.js']);
+    },
+  },
+
+  {
+    name: 'esbuild-browser',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      await sh(ctx, bin('local', 'esbuild'), ['index.js', '--bundle', '--format=esm', '--platform=browser', '--outfile=dist/app.js', '--log-level=warning']);
+      await withServer(ctx.dir, (url) => pageJob(url, { noWasm: true }));
+      return `dist/app.js ${kb(join(ctx.dir, 'dist/app.js'))}`;
+    },
+  },
+  {
+    name: 'esbuild-node',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      const esbuild = bin('local', 'esbuild');
+      for (const [format, out] of [['esm', 'dist/app.mjs'], ['cjs', 'dist/app.cjs']]) {
+        await sh(ctx, esbuild, ['index.mjs', '--bundle', '--platform=node', `--format=${format}`, `--outfile=${out}`, '--log-level=warning']);
+        await runAlone(ctx, out, format);
+      }
+    },
+  },
+  {
+    name: 'tsup',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      await sh(ctx, bin('local', 'tsup'), []);
+      const out = readdirSync(join(ctx.dir, 'dist')).find((f) => /^index\.m?js$/.test(f));
+      if (!out) throw new Fail(`tsup wrote no dist/index.js (${readdirSync(join(ctx.dir, 'dist')).join(', ')})`);
+      await runAlone(ctx, `dist/${out}`);
+    },
+  },
+  {
+    name: 'vite-dev',
+    fixture: 'vite',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      const { createServer } = await import('vite');
+      const port = await freePort();
+      const server = await createServer({
+        root: ctx.dir,
+        configFile: false,
+        clearScreen: false,
+        logLevel: 'warn',
+        server: { host: '127.0.0.1', port, strictPort: true },
+      });
+      await server.listen();
+      try {
+        await pageJob(`http://127.0.0.1:${port}/`, { init: true });
+      } finally {
+        await server.close();
+      }
+    },
+  },
+  {
+    name: 'vite-build',
+    fixture: 'vite',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      await sh(ctx, bin('local', 'vite'), ['build', '--logLevel', 'warn']);
+      const dist = join(ctx.dir, 'dist');
+      const note = expectOutput(dist, [/^index\.html$/, /^assets\/index-[\w-]+\.js$/, /^assets\/code_session_gate_bg-[\w-]+\.wasm$/]);
+      await withServer(dist, (url) => pageJob(url, { init: true }));
+      return note;
+    },
+  },
+  // Vite 6 (before rolldown): the dev server pre-bundles the package away from its .wasm. Without the
+  // README's recipe, init() must fail with the typed error that names the fix; with it (and the build
+  // target the README gives for top-level await), the dev server and the build work.
+  {
+    name: 'vite6-dev-unconfigured',
+    fixture: 'vite',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      const fatal = await vite6Dev(ctx, {}, (url) => loadPage(url).then((page) => page.result?.fatal));
+      if (typeof fatal !== 'string' || !/^CodeSessionGateError: .*did not return the WebAssembly module: .*optimizeDeps: \{ exclude: \["code-session-gate"\] \}/.test(fatal)) {
+        throw new Fail(`expected init() to reject with the not_wasm error naming the fix, got ${JSON.stringify(fatal)}`);
+      }
+      return 'init() rejected with not_wasm, naming optimizeDeps.exclude';
+    },
+  },
+  {
+    name: 'vite6-dev',
+    fixture: 'vite',
+    shared: ['job.mjs'],
+    run: (ctx) => vite6Dev(ctx, VITE6_RECIPE, (url) => pageJob(url, { init: true })).then(() => undefined),
+  },
+  {
+    name: 'vite6-build',
+    fixture: 'vite',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      const { build } = await import('vite6');
+      await build({ root: ctx.dir, configFile: false, logLevel: 'warn', ...VITE6_RECIPE });
+      const dist = join(ctx.dir, 'dist');
+      const note = expectOutput(dist, [/^index\.html$/, /^assets\/index-[\w-]+\.js$/, /^assets\/code_session_gate_bg-[\w-]+\.wasm$/]);
+      await withServer(dist, (url) => pageJob(url, { init: true }));
+      return note;
+    },
+  },
+  {
+    name: 'webpack',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      await sh(ctx, bin('local', 'webpack'), ['--mode', 'production']);
+      const note = expectOutput(join(ctx.dir, 'dist'), [/^main\.js$/, /^main\.js\.LICENSE\.txt$/, /^[0-9a-f]+\.wasm$/]);
+      await withServer(ctx.dir, (url) => pageJob(url, { init: true }));
+      return note;
+    },
+  },
+
+  {
+    name: 'wrangler-dry-run',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      const { dist, main, wasm, files } = await wranglerBundle(ctx);
+      if (wasm.length !== 1) throw new Fail(`expected one .wasm module beside the bundle, dist/ has ${files.join(', ')}`);
+      const bundle = readFileSync(join(dist, main), 'utf8');
+      const escaped = wasm[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      if (!new RegExp(`["']\\./${escaped}["']`).test(bundle)) {
+        throw new Fail(`${main} does not import ./${wasm[0]} as a module`);
+      }
+      return `${main} + ${wasm[0]}`;
+    },
+  },
+  {
+    name: 'workerd',
+    install: false,
+    async run(ctx) {
+      const { dist, main, wasm } = await wranglerBundle(ctx);
+      const emb = (/** @type {string} */ f) => JSON.stringify(relative(ctx.dir, join(dist, f)));
+      // wrangler's output as is: the bundle (main module first) and the .wasm it imports by name.
+      const modules = [`(name = "${main}", esModule = embed ${emb(main)})`, ...wasm.map((w) => `(name = "${w}", wasm = embed ${emb(w)})`)];
+      const port = await freePort();
+      writeFileSync(
+        join(ctx.dir, 'config.capnp'),
+        `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [ (name = "main", worker = .worker) ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [ ${modules.join(', ')} ],
+  compatibilityDate = "2025-01-01",
+);
+`,
+      );
+      expectJob(await fetchFromWorkerd(ctx, 'config.capnp', port));
+    },
+  },
+
+  { name: 'deno-npm', shared: ['job.mjs'], run: (ctx) => denoJob(ctx, 'main.mjs') },
+  { name: 'deno-relative', shared: ['job.mjs'], run: (ctx) => denoJob(ctx, 'main.mjs') },
+
+  {
+    name: 'bun-runtime',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      const r = await sh(ctx, bunBinary(), ['--no-install', 'index.mjs'], { env: { ...process.env, DO_NOT_TRACK: '1' } });
+      expectJob(lastJson(r.stdout));
+    },
+  },
+  {
+    name: 'bun-build',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      const env = { ...process.env, DO_NOT_TRACK: '1' };
+      await sh(ctx, bunBinary(), ['build', 'index.js', '--target=browser', '--outdir=dist'], { env });
+      await withServer(ctx.dir, (url) => pageJob(url, { noWasm: true, where: 'browser' }));
+      await sh(ctx, bunBinary(), ['build', 'index.js', '--target=node', '--outfile=dist-node/app.mjs'], { env });
+      await runAlone(ctx, 'dist-node/app.mjs', 'node');
+      return `dist/index.js ${kb(join(ctx.dir, 'dist/index.js'))}`;
+    },
+  },
+
+  {
+    name: 'publint',
+    install: false,
+    async run(ctx) {
+      // --strict: warnings fail too. Suggestions are reported as the row's note.
+      const r = await run(bin('local', 'publint'), ['run', ctx.tarball, '--strict'], { cwd: ctx.dir, log: ctx.log, env: { ...process.env, NO_COLOR: '1' } });
+      const text = `${r.stdout}\n${r.stderr}`;
+      if (r.code !== 0) throw new Fail(publintMessages(text, /^(Errors|Warnings):/) || gist(text));
+      const suggestions = publintMessages(text, /^Suggestions:/);
+      return suggestions ? `suggestions: ${suggestions}` : undefined;
+    },
+  },
+  {
+    name: 'attw',
+    install: false,
+    async run(ctx) {
+      // --no-definitely-typed: no @types lookup on the registry; the package ships its own types.
+      const r = await run(bin('local', 'attw'), [ctx.tarball, '--format', 'json', '--no-definitely-typed'], { cwd: ctx.dir, log: ctx.log });
+      const report = attwProblems(r.stdout);
+      if (report === null) throw new Fail(`attw printed no report (exit ${r.code}): ${gist(`${r.stderr}\n${r.stdout}`)}`);
+      if (report.length || r.code !== 0) throw new Fail(report.join('; ') || `attw exited ${r.code}`);
+    },
+  },
+];
+
+/**
+ * The numbered messages under publint's headings matching `heading`, one line each, joined.
+ * @param {string} text
+ * @param {RegExp} heading
+ */
+function publintMessages(text, heading) {
+  const out = [];
+  let inside = false;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (/^[A-Z][a-z]+:$/.test(line)) inside = heading.test(line);
+    else if (inside && /^\d+\.\s/.test(line)) out.push(line.replace(/^\d+\.\s*/, ''));
+  }
+  return out.join(' | ');
+}
+
+/**
+ * attw's problems as short sentences: `kind` at `entrypoint` under `resolution`. `null` when stdout
+ * is not attw's JSON report.
+ * @param {string} stdout
+ * @returns {string[] | null}
+ */
+function attwProblems(stdout) {
+  let report;
+  try {
+    report = JSON.parse(stdout);
+  } catch {
+    return null;
+  }
+  const found = report?.analysis?.problems;
+  if (!Array.isArray(found)) return null;
+  return found.map((p) => {
+    const where = [p.entrypoint, p.resolutionKind].filter(Boolean).join(' under ');
+    return `${p.kind}${where ? ` (${where})` : ''}`;
+  });
+}
