@@ -33,6 +33,7 @@ export function problems(r, expect = {}) {
     out.push(`CODE_EXECUTION_TOOLS is ${show(r.tools)}, not a non-empty array of names`);
   }
   if (step('new Gate({}).verdict', r.verdict) && !Number.isInteger(r.verdict)) out.push(`verdict returned ${show(r.verdict)}`);
+  if (step('gate[Symbol.dispose]()', r.disposed) && r.disposed !== 'freed') out.push(`a call on a disposed gate gave ${show(r.disposed)}, not code "freed"`);
   const e = r.error ?? {};
   if (e.threw === false) out.push('toInjectedFileRef({ name }) did not throw');
   else if (typeof e.threw === 'string') out.push(`the bad-input check threw ${e.threw}`);
