@@ -8,6 +8,7 @@
 // CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are live bindings: `undefined` until `initSync()` returns
 // or `init()` resolves, then frozen arrays read from the wasm.
 import initGlue, { initSync as initSyncGlue, codeExecutionTools, codeEnvKinds } from './api.js';
+import { packageError } from './guard.js';
 
 export * from './api.js';
 
@@ -40,9 +41,12 @@ export function initSync(options) {
  */
 export default async function init(options) {
   if (options === undefined && CODE_EXECUTION_TOOLS === undefined) {
-    throw new TypeError(
+    throw packageError(
+      'missing_field',
       "code-session-gate/slim: init() needs { module_or_path } (a WebAssembly.Module, bytes, URL or Response); " +
         "import 'code-session-gate' for a loader that finds the .wasm itself",
+      undefined,
+      'options',
     );
   }
   await initGlue(options);

@@ -165,7 +165,7 @@ describe('slim entry (host passes a WebAssembly.Module)', () => {
       import { readFileSync } from 'node:fs';
       import init, * as slim from '${PKG_NAME}/slim';
       let refused = null;
-      try { await init(); } catch (e) { refused = e instanceof TypeError && e.message; }
+      try { await init(); } catch (e) { refused = e.name === 'CodeSessionGateError' && e.code === 'missing_field' && e.path === 'options' && e.message; }
       const module = await WebAssembly.compile(readFileSync(${JSON.stringify(wasmPath())}));
       await init({ module_or_path: module });
       console.log(JSON.stringify({
