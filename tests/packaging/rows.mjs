@@ -62,6 +62,23 @@ async function runAlone(ctx, file, where) {
 }
 
 /**
+ * Writes the row's index.html: an empty page with the result element the job fills in, loading the
+ * bundle `src` (a module script, or with `classic` a deferred classic script).
+ * @param {Ctx} ctx
+ * @param {string} src
+ * @param {{ classic?: boolean }} [o]
+ */
+function writePage(ctx, src, { classic = false } = {}) {
+  const script = classic ? `<script defer src="${src}"></script>` : `<script type="module" src="${src}"></script>`;
+  writeFileSync(
+    join(ctx.dir, 'index.html'),
+    // The empty icon avoids a favicon request, which would count as a failed request.
+    `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>code-session-gate packaging: ${ctx.name}</title>` +
+      `<link rel="icon" href="data:,"></head>\n<body><pre id="result"></pre>${script}</body>\n</html>\n`,
+  );
+}
+
+/**
  * Serves `dir` while `f` runs.
  * @template T
  * @param {string} dir
@@ -139,14 +156,15 @@ const tsNode = (name, type) => ({
 const VITE6_RECIPE = { optimizeDeps: { exclude: ['code-session-gate'] }, build: { target: 'es2022' } };
 
 /**
- * Runs `f` on a Vite 6 dev server of the row's folder with `config` (no config file).
+ * Runs `f` on a Vite dev server (`vite`: 8, or `vite6`) of the row's folder with `config` (no config file).
  * @template T
  * @param {Ctx} ctx
+ * @param {'vite' | 'vite6'} vite
  * @param {object} config
  * @param {(url: string) => Promise<T>} f
  */
-async function vite6Dev(ctx, config, f) {
-  const { createServer } = await import('vite6');
+async function viteDev(ctx, vite, config, f) {
+  const { createServer } = await import(vite);
   const port = await freePort();
   const server = await createServer({
     root: ctx.dir,
@@ -283,6 +301,7 @@ export const ROWS = [
     shared: ['job.mjs'],
     async run(ctx) {
       await sh(ctx, bin('local', 'esbuild'), ['index.js', '--bundle', '--format=esm', '--platform=browser', '--outfile=dist/app.js', '--log-level=warning']);
+      writePage(ctx, 'dist/app.js');
       await withServer(ctx.dir, (url) => pageJob(url, { noWasm: true }));
       return `dist/app.js ${kb(join(ctx.dir, 'dist/app.js'))}`;
     },
@@ -312,23 +331,7 @@ export const ROWS = [
     name: 'vite-dev',
     fixture: 'vite',
     shared: ['job.mjs'],
-    async run(ctx) {
-      const { createServer } = await import('vite');
-      const port = await freePort();
-      const server = await createServer({
-        root: ctx.dir,
-        configFile: false,
-        clearScreen: false,
-        logLevel: 'warn',
-        server: { host: '127.0.0.1', port, strictPort: true },
-      });
-      await server.listen();
-      try {
-        await pageJob(`http://127.0.0.1:${port}/`, { init: true });
-      } finally {
-        await server.close();
-      }
-    },
+    run: (ctx) => viteDev(ctx, 'vite', {}, (url) => pageJob(url, { init: true })).then(() => undefined),
   },
   {
     name: 'vite-build',
@@ -350,7 +353,7 @@ export const ROWS = [
     fixture: 'vite',
     shared: ['job.mjs'],
     async run(ctx) {
-      const fatal = await vite6Dev(ctx, {}, (url) => loadPage(url).then((page) => page.result?.fatal));
+      const fatal = await viteDev(ctx, 'vite6', {}, (url) => loadPage(url).then((page) => page.result?.fatal));
       if (typeof fatal !== 'string' || !/^CodeSessionGateError: .*did not return the WebAssembly module: .*optimizeDeps: \{ exclude: \["code-session-gate"\] \}/.test(fatal)) {
         throw new Fail(`expected init() to reject with the not_wasm error naming the fix, got ${JSON.stringify(fatal)}`);
       }
@@ -361,7 +364,7 @@ export const ROWS = [
     name: 'vite6-dev',
     fixture: 'vite',
     shared: ['job.mjs'],
-    run: (ctx) => vite6Dev(ctx, VITE6_RECIPE, (url) => pageJob(url, { init: true })).then(() => undefined),
+    run: (ctx) => viteDev(ctx, 'vite6', VITE6_RECIPE, (url) => pageJob(url, { init: true })).then(() => undefined),
   },
   {
     name: 'vite6-build',
@@ -381,6 +384,7 @@ export const ROWS = [
     shared: ['job.mjs'],
     async run(ctx) {
       await sh(ctx, bin('local', 'webpack'), ['--mode', 'production']);
+      writePage(ctx, 'dist/main.js', { classic: true });
       const note = expectOutput(join(ctx.dir, 'dist'), [/^main\.js$/, /^main\.js\.LICENSE\.txt$/, /^[0-9a-f]+\.wasm$/]);
       await withServer(ctx.dir, (url) => pageJob(url, { init: true }));
       return note;
@@ -444,6 +448,7 @@ const worker :Workerd.Worker = (
     async run(ctx) {
       const env = { ...process.env, DO_NOT_TRACK: '1' };
       await sh(ctx, bunBinary(), ['build', 'index.js', '--target=browser', '--outdir=dist'], { env });
+      writePage(ctx, 'dist/index.js');
       await withServer(ctx.dir, (url) => pageJob(url, { noWasm: true, where: 'browser' }));
       await sh(ctx, bunBinary(), ['build', 'index.js', '--target=node', '--outfile=dist-node/app.mjs'], { env });
       await runAlone(ctx, 'dist-node/app.mjs', 'node');
