@@ -49,29 +49,28 @@ pub fn read_fold_artifact<'a>(
     if json::raw_type_name(artifact) != "object" {
         return Ok(None);
     }
-    let root = path.render();
-    let read: ArtifactInput<'a> = json::decode(artifact.get(), &root)?;
-    finish_artifact(read, profile, &root)
+    let read: ArtifactInput<'a> = json::decode(artifact.get(), &path.render())?;
+    finish_artifact(read, profile, path)
 }
 
-/// The artifact of an [`ArtifactInput`] (`root`: its path, for refusals in the parts read late).
+/// The artifact of an [`ArtifactInput`] (`path`: its path, for refusals in the parts read late).
 fn finish_artifact<'a>(
     read: ArtifactInput<'a>,
     profile: Profile,
-    root: &str,
+    path: &Path<'_>,
 ) -> GateResult<Option<Artifact<'a>>> {
     let Some(exec) = read.session_id else {
         return Ok(None);
     };
     let files = match read.files {
         Some(FilesInput::Read(files)) => files,
-        Some(FilesInput::Later(raw)) => json::decode(raw.get(), &format!("{root}.files"))?,
+        Some(FilesInput::Later(raw)) => json::decode(raw.get(), &path.key("files").render())?,
         None => Vec::new(),
     };
     let deleted_files = match (profile, read.deleted_files) {
         (Profile::V3_9, Some(raw)) => {
             let names: Option<Vec<Str<'a>>> =
-                json::decode(raw.get(), &format!("{root}.deleted_files"))?;
+                json::decode(raw.get(), &path.key("deleted_files").render())?;
             names.unwrap_or_default()
         }
         _ => Vec::new(),
@@ -482,7 +481,7 @@ pub fn event_steps<'a>(
         let artifact = match r.artifact {
             ReadArtifact::None => continue,
             ReadArtifact::Raw(raw) => read_fold_artifact(raw, profile, &at)?,
-            ReadArtifact::Read(read) => finish_artifact(read, profile, &at.render())?,
+            ReadArtifact::Read(read) => finish_artifact(read, profile, &at)?,
         };
         if let Some(artifact) = artifact {
             steps.push(FoldStep {
