@@ -206,11 +206,20 @@ function plain(v, depth) {
     for (let i = 0; i < n; i++) if (!plain(v[i], depth + 1)) return false;
     return true;
   }
-  if (v instanceof Number || v instanceof String || v instanceof Boolean) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) if (!plain(v[keys[i]], depth + 1)) return false;
+  // A boxed primitive (which `check` unwraps) has its class's prototype; most objects have
+  // Object.prototype and need no `instanceof` walk.
+  const proto = getPrototypeOf(v);
+  if (proto !== ObjectPrototype && proto !== null && (v instanceof Number || v instanceof String || v instanceof Boolean)) {
+    return false;
+  }
+  // `for…in` visits the own enumerable keys `JSON.stringify` writes (and any inherited enumerable
+  // ones, which are checked needlessly but harmlessly), without building a key array.
+  for (const k in v) if (!plain(v[k], depth + 1)) return false;
   return true;
 }
+
+const getPrototypeOf = Object.getPrototypeOf;
+const ObjectPrototype = Object.prototype;
 
 /**
  * The length of array `v`, read once: a refusal if reading it throws or gives something no array has
