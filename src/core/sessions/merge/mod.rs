@@ -136,7 +136,7 @@ fn fold_3_9(
 
     if incoming.is_empty() {
         let names: HashSet<&str> = deleted.keys().copied().collect();
-        for at in files.touched::<()>(&HashMap::new(), &names) {
+        for at in files.touched(&HashMap::new(), &names) {
             let gone = files
                 .get(at)
                 .is_some_and(|f| deleted_as(&f.name, &f.identity("")));

@@ -101,9 +101,9 @@ impl WorkingFiles {
 
     /// Positions, in partition order, of the files whose identity is a key of `identities` or whose
     /// name is in `names`.
-    pub(super) fn touched<V>(
+    pub(super) fn touched(
         &self,
-        identities: &HashMap<Identity<'_>, V>,
+        identities: &HashMap<Identity<'_>, usize>,
         names: &HashSet<&str>,
     ) -> Vec<usize> {
         match &self.index {
