@@ -5,11 +5,9 @@ use super::params::Params;
 use super::{unknown_op, GateSession, NULL};
 use crate::core::calls::batch::{EventCall, HostContext};
 use crate::core::calls::context::{CallScope, ExecPath};
-use crate::core::calls::fold::DirectOutcome;
+use crate::core::calls::fold::{DirectOutcome, NamedResults};
 use crate::core::calls::gate::{BatchEnd, Gate};
-use crate::core::calls::input::{
-    self, DirectCall, HostRequest, NamedResult, Options, SeedAgentInput,
-};
+use crate::core::calls::input::{self, DirectCall, HostRequest, Options, SeedAgentInput};
 use crate::core::config::ConfigInput;
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::files::Field;
@@ -181,8 +179,10 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
             let rp = Path::root("results");
             match which.as_str() {
                 "event" => {
-                    let named: Vec<NamedResult> = records(&p, 1)?;
-                    g.fold_event_results(named, &key, &now, &rp)?;
+                    if !p.text(1).is_some_and(|t| g.fold_event_text(t, &key, &now)) {
+                        let named: NamedResults = p.present(1)?;
+                        g.fold_event_results(named, &key, &now, &rp)?;
+                    }
                 }
                 "direct" => {
                     let outcomes: Vec<DirectOutcome> = records(&p, 1)?;

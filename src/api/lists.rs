@@ -91,11 +91,12 @@ impl Lists {
     }
 }
 
-/// For each item of `new`: its index in `base`, or -1 when `base` has no equal ref. Items are first
-/// compared with the one at the same position by their shared text (no hashing in the common case of an
-/// unchanged or appended list).
+/// For each item of `new`: the index of the first equal ref in `base`, or -1 when `base` has none.
+/// Items are first compared with the one at the same position by their shared text (no hashing in the
+/// common case of an unchanged or appended list); others are looked up by `id` alone (one short text
+/// to hash per ref), then compared in full.
 fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64> {
-    let mut index: Option<HashMap<&CodeEnvFile<'static>, usize>> = None;
+    let mut index: Option<HashMap<&str, usize>> = None;
     new.iter()
         .enumerate()
         .map(|(i, f)| {
@@ -105,11 +106,21 @@ fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64
             let index = index.get_or_insert_with(|| {
                 let mut m = HashMap::with_capacity(base.len());
                 for (j, b) in base.iter().enumerate().rev() {
-                    m.insert(b, j);
+                    m.insert(b.id.as_str(), j);
                 }
                 m
             });
-            index.get(f).map_or(-1, |&j| j as i64)
+            match index.get(f.id.as_str()) {
+                None => -1,
+                Some(&j) if base.get(j) == Some(f) => j as i64,
+                // Another ref with this id comes first: the first equal one, if any (rare).
+                Some(&j) => base
+                    .iter()
+                    .enumerate()
+                    .skip(j)
+                    .find(|(_, b)| *b == f)
+                    .map_or(-1, |(k, _)| k as i64),
+            }
         })
         .collect()
 }

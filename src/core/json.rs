@@ -285,6 +285,11 @@ fn lone_surrogate_at(text: &[u8]) -> Option<usize> {
     None
 }
 
+/// Whether `text` (valid JSON or not) holds an escaped unpaired surrogate anywhere.
+pub fn has_lone_surrogate(text: &str) -> bool {
+    lone_surrogate_at(text.as_bytes()).is_some()
+}
+
 /// The message of every unpaired-surrogate refusal.
 const LONE_SURROGATE: &str = "string holds an unpaired UTF-16 surrogate";
 

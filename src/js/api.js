@@ -35,6 +35,9 @@ let memory;
 function loaded(exports) {
   ready = true;
   memory = exports.memory;
+  // A new instance has its own input buffer.
+  input = null;
+  inputCap = 0;
   if (C === undefined) {
     C = JSON.parse(rawConstants());
     OP = Object.fromEntries(C.gateOps.map((n, i) => [n, i]));
@@ -206,11 +209,20 @@ function plain(v, depth) {
     for (let i = 0; i < n; i++) if (!plain(v[i], depth + 1)) return false;
     return true;
   }
-  if (v instanceof Number || v instanceof String || v instanceof Boolean) return false;
-  const keys = Object.keys(v);
-  for (let i = 0; i < keys.length; i++) if (!plain(v[keys[i]], depth + 1)) return false;
+  // A boxed primitive (which `check` unwraps) has its class's prototype; most objects have
+  // Object.prototype and need no `instanceof` walk.
+  const proto = getPrototypeOf(v);
+  if (proto !== ObjectPrototype && proto !== null && (v instanceof Number || v instanceof String || v instanceof Boolean)) {
+    return false;
+  }
+  // `for…in` visits the own enumerable keys `JSON.stringify` writes (and any inherited enumerable
+  // ones, which are checked needlessly but harmlessly), without building a key array.
+  for (const k in v) if (!plain(v[k], depth + 1)) return false;
   return true;
 }
+
+const getPrototypeOf = Object.getPrototypeOf;
+const ObjectPrototype = Object.prototype;
 
 /**
  * The length of array `v`, read once: a refusal if reading it throws or gives something no array has
@@ -245,6 +257,26 @@ function read(obj, key, path) {
   }
 }
 
+/** The JSON text of argument `name` (not `undefined`), after the walk that refuses what it would lose. */
+function textOf(name, value) {
+  if (typeof value !== 'string') {
+    let fast = false;
+    try {
+      fast = plain(value, 0);
+    } catch {
+      // A getter or trap threw: `check` reads again and names it.
+    }
+    if (!fast) check(value, name, 0, '');
+  }
+  let text;
+  try {
+    text = JSON.stringify(value);
+  } catch (e) {
+    throw gateError('invalid_value', name, `${name || 'the value'}: JSON.stringify threw: ${describe(e)}`, e);
+  }
+  return text === undefined ? 'null' : text;
+}
+
 const encoder = new TextEncoder();
 let scratch = new Uint8Array(4096);
 
@@ -263,22 +295,7 @@ function encode(args) {
       texts[i] = '';
       continue;
     }
-    if (typeof value !== 'string') {
-      let fast = false;
-      try {
-        fast = plain(value, 0);
-      } catch {
-        // A getter or trap threw: `check` reads again and names it.
-      }
-      if (!fast) check(value, name, 0, '');
-    }
-    let text;
-    try {
-      text = JSON.stringify(value);
-    } catch (e) {
-      throw gateError('invalid_value', name, `${name || 'the value'}: JSON.stringify threw: ${describe(e)}`, e);
-    }
-    texts[i] = text === undefined ? 'null' : text;
+    texts[i] = textOf(name, value);
     total += texts[i].length;
     // UTF-16 units: at most the bytes; the module checks the bytes again.
     if (total > LIMIT.maxInputBytes) {
@@ -311,6 +328,80 @@ function encode(args) {
   // A large buffer is not kept for the next call.
   if (scratch.length > 1 << 20) scratch = new Uint8Array(4096);
   return [bytes, lens];
+}
+
+/** The module's input buffer (`RawGate.inputBuffer`) as a view, its capacity, and where it starts. */
+let input = null;
+let inputCap = 0;
+let inputAt = 0;
+/** Calls whose input exceeds this make the module release its buffer afterwards (as it does). */
+const KEEP_INPUT = 1 << 20;
+
+/**
+ * The arguments `[name, value]` written straight into the module's input buffer, as
+ * `RawGate.callInput` reads them: each text's UTF-8 byte length (a little-endian u32), then the texts.
+ * Returns the number of bytes written. Refuses exactly as `encode` does (the same walk and limits).
+ */
+function encodeInput(args) {
+  const n = args.length;
+  const texts = new Array(n);
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    const [name, value] = args[i];
+    texts[i] = value === undefined ? '' : textOf(name, value);
+    total += texts[i].length;
+    // UTF-16 units: at most the bytes; the module checks the bytes again.
+    if (total > LIMIT.maxInputBytes) {
+      throw gateError(
+        'limit_exceeded',
+        name,
+        `${name || 'the arguments'}: more than ${LIMIT.maxInputBytes} bytes of JSON text in one call (maxInputBytes)`,
+      );
+    }
+  }
+  // UTF-8 takes at most three bytes per UTF-16 unit.
+  const need = n * 4 + total * 3;
+  if (need > inputCap) {
+    inputAt = Raw.inputBuffer(need);
+    inputCap = need;
+    input = null;
+  }
+  // The memory's buffer is replaced whenever the memory grows.
+  if (input === null || input.buffer !== memory.buffer) input = new Uint8Array(memory.buffer, inputAt, inputCap);
+  let at = n * 4;
+  const joined = n === 1 ? texts[0] : texts.join('');
+  const { written } = encoder.encodeInto(joined, input.subarray(at));
+  if (written === joined.length) {
+    for (let i = 0; i < n; i++) putLength(i, texts[i].length);
+    at += written;
+  } else {
+    for (let i = 0; i < n; i++) {
+      if (texts[i] === '') {
+        putLength(i, 0);
+        continue;
+      }
+      const r = encoder.encodeInto(texts[i], input.subarray(at));
+      putLength(i, r.written);
+      at += r.written;
+    }
+  }
+  return at;
+}
+
+function putLength(i, len) {
+  const at = i * 4;
+  input[at] = len & 255;
+  input[at + 1] = (len >>> 8) & 255;
+  input[at + 2] = (len >>> 16) & 255;
+  input[at + 3] = len >>> 24;
+}
+
+/** After a call that used `used` bytes of the input buffer: the module released a large one. */
+function inputUsed(used) {
+  if (used > KEEP_INPUT) {
+    input = null;
+    inputCap = 0;
+  }
 }
 
 /** Parses an answer (an empty text is `undefined`), throwing a refusal. */
@@ -502,9 +593,11 @@ export class Gate {
   #call(op, args, writes) {
     if (this.#epoch !== epoch) this.#enter(`Gate.${op}`);
     if (this.#freed) throw gateError('freed', '', `Gate.${op}: the gate was freed (free() or a using block ended)`);
-    const [bytes, lens] = encode(args);
+    const used = encodeInput(args);
     if (writes) this.#version++;
-    return answer(this.#raw.call(OP[op], bytes, lens));
+    const text = this.#raw.callInput(OP[op], args.length, used);
+    inputUsed(used);
+    return answer(text);
   }
 
   /** The SDK profile this gate reproduces. */

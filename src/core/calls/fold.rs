@@ -7,12 +7,12 @@
 use hashbrown::HashMap;
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self as de, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::context::RequestContext;
 use crate::core::config::Profile;
-use crate::core::error::{GateResult, Path};
-use crate::core::files::{FileRef, Identity};
+use crate::core::error::{GateError, GateResult, Path};
+use crate::core::files::{Field, FileRef, Identity};
 use crate::core::json::{self, RawJson, RawText, Str};
 use crate::core::sessions::baseline::Baseline;
 use crate::core::sessions::merge::{update_code_session_many, Artifact};
@@ -49,20 +49,28 @@ pub fn read_fold_artifact<'a>(
     if json::raw_type_name(artifact) != "object" {
         return Ok(None);
     }
-    let root = path.render();
-    let read: ArtifactInput<'a> = json::decode(artifact.get(), &root)?;
+    let read: ArtifactInput<'a> = json::decode(artifact.get(), &path.render())?;
+    finish_artifact(read, profile, path)
+}
+
+/// The artifact of an [`ArtifactInput`] (`path`: its path, for refusals in the parts read late).
+fn finish_artifact<'a>(
+    read: ArtifactInput<'a>,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Option<Artifact<'a>>> {
     let Some(exec) = read.session_id else {
         return Ok(None);
     };
     let files = match read.files {
         Some(FilesInput::Read(files)) => files,
-        Some(FilesInput::Later(raw)) => json::decode(raw.get(), &format!("{root}.files"))?,
+        Some(FilesInput::Later(raw)) => json::decode(raw.get(), &path.key("files").render())?,
         None => Vec::new(),
     };
     let deleted_files = match (profile, read.deleted_files) {
         (Profile::V3_9, Some(raw)) => {
             let names: Option<Vec<Str<'a>>> =
-                json::decode(raw.get(), &format!("{root}.deleted_files"))?;
+                json::decode(raw.get(), &path.key("deleted_files").render())?;
             names.unwrap_or_default()
         }
         _ => Vec::new(),
@@ -310,6 +318,181 @@ pub fn apply(
     update_code_session_many(sessions, key, steps, profile, now);
 }
 
+/// `foldResults("event", results)`'s results, `[{ name: string | null, status, artifact? }]` (`name:
+/// null` = the request was not found; a missing `name` is refused after the shapes, by
+/// [`event_steps`]). Read the checked way (`Deserialize`), every artifact is captured as text and
+/// decoded later only if the fold reads it. [`NamedResults::read_in_one_pass`] reads the same text
+/// faster when nothing in it is unusual.
+pub struct NamedResults<'a>(Vec<NamedResult<'a>>);
+
+/// One result of [`NamedResults`].
+struct NamedResult<'a> {
+    name: Field<Str<'a>>,
+    status: Status,
+    artifact: ReadArtifact<'a>,
+}
+
+/// An artifact as read.
+enum ReadArtifact<'a> {
+    /// Absent or `null`.
+    None,
+    /// Captured as text.
+    Raw(&'a RawJson),
+    /// Decoded where it stood (one pass only).
+    Read(ArtifactInput<'a>),
+}
+
+impl<'a> NamedResults<'a> {
+    /// `text` read in one pass: an artifact the fold will read (its result names a folding tool and
+    /// says `success` before the `artifact` key) is decoded where it stands instead of being captured
+    /// and parsed again. `None` when anything is unusual (a refusal anywhere, an escaped lone surrogate
+    /// anywhere, nesting the one pass cannot take): the caller then reads the text the checked way,
+    /// which gives the same results or names the refusal. So this decides nothing of its own.
+    pub fn read_in_one_pass(text: &'a str, tools: &ToolSet) -> Option<Self> {
+        if text.as_bytes().contains(&b'\\') && json::has_lone_surrogate(text) {
+            return None;
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read = de::DeserializeSeed::deserialize(ResultsSeed(Some(tools)), &mut de).ok()?;
+        de.end().ok()?;
+        Some(read)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for NamedResults<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de::DeserializeSeed::deserialize(ResultsSeed(None), d)
+    }
+}
+
+/// Whether the fold reads the artifact of a result with this name and status.
+fn event_folds(tools: &ToolSet, name: Option<&Field<Str<'_>>>, status: Option<Status>) -> bool {
+    status == Some(Status::Success)
+        && name
+            .and_then(Field::get)
+            .is_some_and(|n| !n.is_empty() && tools.classify(n).has(bits::EVENT_FOLD))
+}
+
+/// Reads the results; with the tool set, in one pass (see [`NamedResults::read_in_one_pass`]).
+struct ResultsSeed<'t>(Option<&'t ToolSet>);
+
+impl<'de, 't> de::DeserializeSeed<'de> for ResultsSeed<'t> {
+    type Value = NamedResults<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, 't> Visitor<'de> for ResultsSeed<'t> {
+    type Value = NamedResults<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(r) = seq.next_element_seed(ResultSeed(self.0))? {
+            out.push(r);
+        }
+        Ok(NamedResults(out))
+    }
+}
+
+struct ResultSeed<'t>(Option<&'t ToolSet>);
+
+impl<'de, 't> de::DeserializeSeed<'de> for ResultSeed<'t> {
+    type Value = NamedResult<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, 't> Visitor<'de> for ResultSeed<'t> {
+    type Value = NamedResult<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut name: Option<Field<Str<'de>>> = None;
+        let mut status: Option<Status> = None;
+        let mut artifact: Option<ReadArtifact<'de>> = None;
+        while let Some(key) = map.next_key::<Str<'de>>()? {
+            match key.as_str() {
+                "name" if name.is_some() => return Err(de::Error::duplicate_field("name")),
+                "name" => name = Some(map.next_value()?),
+                "status" if status.is_some() => return Err(de::Error::duplicate_field("status")),
+                "status" => status = Some(map.next_value()?),
+                "artifact" if artifact.is_some() => {
+                    return Err(de::Error::duplicate_field("artifact"))
+                }
+                "artifact" => {
+                    let inline = self
+                        .0
+                        .is_some_and(|t| event_folds(t, name.as_ref(), status));
+                    artifact = Some(if inline {
+                        match map.next_value::<Option<ArtifactInput<'de>>>()? {
+                            Some(read) => ReadArtifact::Read(read),
+                            None => ReadArtifact::None,
+                        }
+                    } else {
+                        let raw: &'de RawJson = map.next_value()?;
+                        json::check_surrogates(raw)?;
+                        if json::is_null(raw) {
+                            ReadArtifact::None
+                        } else {
+                            ReadArtifact::Raw(raw)
+                        }
+                    });
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let Some(status) = status else {
+            return Err(de::Error::missing_field("status"));
+        };
+        Ok(NamedResult {
+            name: name.unwrap_or(Field::Absent),
+            status,
+            artifact: artifact.unwrap_or(ReadArtifact::None),
+        })
+    }
+}
+
+/// The fold steps of [`NamedResults`] (without request bookkeeping: each result stands for its own
+/// request): a missing `name` is refused first; then, in order, each result whose name folds (G5, or
+/// `skill`) with status success and an artifact with a usable `session_id`.
+pub fn event_steps<'a>(
+    results: NamedResults<'a>,
+    tools: &ToolSet,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Vec<FoldStep<'a>>> {
+    if let Some(i) = results.0.iter().position(|r| r.name.is_absent()) {
+        return Err(GateError::missing(&path.index(i).key("name")));
+    }
+    let mut steps = Vec::new();
+    for (i, r) in results.0.into_iter().enumerate() {
+        if !event_folds(tools, Some(&r.name), Some(r.status)) {
+            continue;
+        }
+        let at = path.index(i);
+        let at = at.key("artifact");
+        let artifact = match r.artifact {
+            ReadArtifact::None => continue,
+            ReadArtifact::Raw(raw) => read_fold_artifact(raw, profile, &at)?,
+            ReadArtifact::Read(read) => finish_artifact(read, profile, &at)?,
+        };
+        if let Some(artifact) = artifact {
+            steps.push(FoldStep {
+                artifact,
+                id: Str::Borrowed(""),
+            });
+        }
+    }
+    Ok(steps)
+}
+
 /// A completed in-process call (`{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }`).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 pub struct DirectOutcome<'a> {
@@ -494,7 +677,6 @@ mod tests {
     use std::rc::Rc;
 
     use super::*;
-    use crate::core::files::Field;
 
     fn request(context_as_given: bool) -> FoldRequest<'static> {
         let context = RequestContext {
@@ -539,5 +721,47 @@ mod tests {
         let mut removed = request(false);
         removed.context = None;
         assert!(removed.execution_baseline().is_empty());
+    }
+
+    #[test]
+    fn the_one_pass_reads_what_the_checked_way_reads_or_steps_aside() {
+        let tools = ToolSet::new(vec!["create_file".to_owned()]);
+        let cases = [
+            r#"[{"name":"bash_tool","status":"success","artifact":{"session_id":"e","files":[{"id":"a","name":"n","inherited":true}]}}]"#,
+            r#"[{"artifact":{"files":[{"id":"a","name":"n"}],"session_id":"e"},"status":"success","name":"create_file"}]"#,
+            r#"[{"name":"web_search","status":"success","artifact":{"session_id":"e","files":7}}]"#,
+            r#"[{"name":"bash_tool","status":"success","artifact":{"session_id":"e","files":7}}]"#,
+            r#"[{"name":"bash_tool","status":"error","artifact":{"session_id":"e","files":[{"id":1}]}}]"#,
+            r#"[{"name":null,"status":"success","artifact":{"session_id":"e"}},{"status":"success"}]"#,
+            r#"[{"name":"bash_tool","status":"success","artifact":"text"}]"#,
+            r#"[{"name":"bash_tool","status":"success","artifact":null,"x":[1,{"y":"\ud800"}]}]"#,
+            r#"[{"name":"bash_tool","status":"success","artifact":{"session_id":"e","deleted_files":["a"],"files":[]}}]"#,
+            r#"[{"name":"skill","status":"success","artifact":{"session_id":"","files":[{"id":"a"}]}}]"#,
+            r#"[{"name":"bash_tool","name":"x","status":"success"}]"#,
+            r#"[{"name":"bash_tool","status":"done"}]"#,
+            r#"[["bash_tool","success"]]"#,
+            r#"{"name":"bash_tool"}"#,
+            r#"[{"name":"bash_tool","status":"success","artifact":{"session_id":"e","files":[{"id":"a","name":"n","version":"2"}]}}]"#,
+        ];
+        for profile in [Profile::V3_6, Profile::V3_9] {
+            for text in cases {
+                let checked = json::decode::<NamedResults<'_>>(text, "results")
+                    .and_then(|r| event_steps(r, &tools, profile, &Path::root("results")));
+                // Stepping aside (`None`) is always safe: the checked way answers.
+                if let Some(r) = NamedResults::read_in_one_pass(text, &tools) {
+                    match event_steps(r, &tools, profile, &Path::root("results")) {
+                        Ok(steps) => assert_eq!(checked.ok(), Some(steps), "{text}"),
+                        Err(e) => assert_eq!(checked.err(), Some(e), "{text}"),
+                    }
+                }
+            }
+        }
+        // The usual shapes do take the one pass.
+        for text in [cases[0], cases[1], cases[2], cases[5], cases[8]] {
+            assert!(
+                NamedResults::read_in_one_pass(text, &tools).is_some(),
+                "{text}"
+            );
+        }
     }
 }

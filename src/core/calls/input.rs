@@ -10,9 +10,8 @@ use serde::de::Deserialize;
 
 use super::batch::HostAnswer;
 use super::context::RequestContext;
-use super::fold::{Status, ToolResult};
+use super::fold::ToolResult;
 use crate::core::error::{GateError, GateResult, Path};
-use crate::core::files::Field;
 use crate::core::json::{self, JsonMap, Obj, RawText, Str};
 use crate::core::sessions::seed::SeedAgent;
 use crate::core::sessions::{Millis, SessionPairs};
@@ -174,20 +173,6 @@ pub struct HostRequest<'a> {
     /// The context is the one the gate handed out.
     #[serde(default)]
     pub unchanged: bool,
-}
-
-/// `{ name: string | null, status, artifact? }`: a result folded without a batch (`name: null` = the
-/// request was not found).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct NamedResult<'a> {
-    /// The request's tool name (`null`: no request).
-    #[serde(default, borrow)]
-    pub name: Field<Str<'a>>,
-    /// `status`.
-    pub status: Status,
-    /// `artifact`.
-    #[serde(default, borrow)]
-    pub artifact: Option<RawText<'a>>,
 }
 
 /// `{ codeSessionKey?, initialSessions? }`: an agent of a run or of a subagent child plan.

@@ -90,6 +90,14 @@ impl OwnedIdentity {
     }
 }
 
+/// A borrowed identity finds an owned one in a hash table keyed by owned identities (both hash alike),
+/// so that looking up an incoming file allocates nothing.
+impl hashbrown::Equivalent<OwnedIdentity> for Identity<'_> {
+    fn equivalent(&self, key: &OwnedIdentity) -> bool {
+        *self == key.as_identity()
+    }
+}
+
 impl PartialEq for OwnedIdentity {
     fn eq(&self, other: &Self) -> bool {
         self.as_identity() == other.as_identity()

@@ -253,19 +253,6 @@ impl<'a> CodeEnvFile<'a> {
 
 impl Eq for CodeEnvFile<'_> {}
 
-impl std::hash::Hash for CodeEnvFile<'_> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.id.hash(state);
-        self.resource_id.hash(state);
-        self.name.hash(state);
-        self.storage_session_id.hash(state);
-        self.kind.as_str().hash(state);
-        if let CodeEnvKind::Skill { version } = &self.kind {
-            version.get().hash(state);
-        }
-    }
-}
-
 impl Serialize for CodeEnvFile<'_> {
     /// Exactly the wire keys, in the SDK's order.
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

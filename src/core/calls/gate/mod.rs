@@ -27,13 +27,9 @@ pub use explain::Explanation;
 
 use super::batch::{HostAnswer, HostContext, PlannedEventRequest};
 use super::context::{self, BuiltContext, CallScope, DirectFields, RequestContext, RequestFields};
-use super::fold::{
-    apply, prepare_direct, prepare_event, DirectOutcome, FoldRequest, RequestMap, ToolResult,
-};
-use super::input::NamedResult;
+use super::fold::{apply, event_steps, prepare_direct, DirectOutcome, NamedResults};
 use crate::core::config::{GateConfig, Profile};
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
-use crate::core::files::Field;
 use crate::core::json::{JsonMap, RawJson, RawText, Str};
 use crate::core::sessions::baseline::Baseline;
 use crate::core::sessions::merge::update_code_session;
@@ -320,41 +316,35 @@ impl Gate {
     /// when called directly. Each result stands for its own request.
     pub fn fold_event_results(
         &mut self,
-        named: Vec<NamedResult<'_>>,
+        named: NamedResults<'_>,
         key: &str,
         now: &RawText<'_>,
         path: &Path<'_>,
     ) -> GateResult<()> {
-        let mut requests = Vec::with_capacity(named.len());
-        let mut results = Vec::with_capacity(named.len());
-        for (i, r) in named.into_iter().enumerate() {
-            let id = Str::from(format!("r{i}"));
-            match r.name {
-                Field::Set(name) => requests.push(FoldRequest {
-                    id: id.clone(),
-                    name,
-                    retain_inputs: false,
-                    context: None,
-                    baseline_id: None,
-                    retention_baseline: None,
-                    context_as_given: false,
-                }),
-                Field::Null => {}
-                Field::Absent => return Err(GateError::missing(&path.index(i).key("name"))),
-            }
-            results.push(ToolResult {
-                tool_call_id: id,
-                status: r.status,
-                artifact: r.artifact,
-            });
-        }
-        let requests = RequestMap::new(requests);
         let profile = self.config.profile;
-        let steps = prepare_event(&results, &requests, &self.config.tools, profile, path)?;
+        let steps = event_steps(named, &self.config.tools, profile, path)?;
         if let Some(sessions) = self.sessions.as_mut() {
             apply(sessions, key, steps, None, profile, now);
         }
         Ok(())
+    }
+
+    /// [`Gate::fold_event_results`] on the JSON text of the results read in one pass
+    /// ([`NamedResults::read_in_one_pass`]): `false`, with nothing written, when anything is unusual
+    /// and the caller must read the results the checked way instead (which names any refusal).
+    pub fn fold_event_text(&mut self, text: &str, key: &str, now: &RawText<'_>) -> bool {
+        let Some(named) = NamedResults::read_in_one_pass(text, &self.config.tools) else {
+            return false;
+        };
+        let profile = self.config.profile;
+        let Ok(steps) = event_steps(named, &self.config.tools, profile, &Path::root("results"))
+        else {
+            return false;
+        };
+        if let Some(sessions) = self.sessions.as_mut() {
+            apply(sessions, key, steps, None, profile, now);
+        }
+        true
     }
 
     /// The direct fold over completed in-process calls, without baselines.

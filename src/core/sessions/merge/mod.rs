@@ -27,9 +27,9 @@ use hashbrown::{HashMap, HashSet};
 use super::baseline::Baseline;
 use super::{CodeSession, SessionMap};
 use crate::core::config::Profile;
-use crate::core::files::{Field, FileRef, OwnedIdentity, StoredFile};
+use crate::core::files::{Field, FileRef, Identity, StoredFile};
 use crate::core::json::{RawText, Str};
-use working::{key_of, WorkingFiles};
+use working::WorkingFiles;
 
 /// One artifact to fold.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,18 +131,15 @@ fn fold_3_9(
         .iter()
         .filter_map(|name| Some((name.as_str(), baseline?.get(name)?)))
         .collect();
-    let deleted_as = |name: &str, key: &OwnedIdentity| {
-        deleted
-            .get(name)
-            .is_some_and(|k| key.as_identity().matches_key(k))
-    };
+    let deleted_as =
+        |name: &str, key: &Identity<'_>| deleted.get(name).is_some_and(|k| key.matches_key(k));
 
     if incoming.is_empty() {
         let names: HashSet<&str> = deleted.keys().copied().collect();
-        for at in files.touched::<()>(&HashMap::new(), &names) {
+        for at in files.touched(&HashMap::new(), &names) {
             let gone = files
                 .get(at)
-                .is_some_and(|f| deleted_as(&f.name, &key_of(f)));
+                .is_some_and(|f| deleted_as(&f.name, &f.identity("")));
             if gone {
                 files.take(at);
             }
@@ -163,18 +160,33 @@ fn fold_3_9(
     // An inherited echo of a file the request was given must not bring back what the partition lost or
     // what this very execution deleted.
     let guarded = |f: &FileRef<'_>| {
-        f.is_inherited() && baseline.is_some_and(|b| b.saw(&f.name, &f.identity("")))
+        baseline.is_some_and(|b| f.is_inherited() && b.saw(&f.name, &f.identity("")))
     };
-    let stored = files.present(incoming.iter().filter(|f| guarded(f)).map(key_of).collect());
+    let guards: Vec<bool> = incoming.iter().map(guarded).collect();
+    if !guards.contains(&true) {
+        overlay_and_retain(files, incoming, &deleted);
+        return;
+    }
+    let keep: Vec<bool> = {
+        let keys: Vec<Identity<'_>> = incoming
+            .iter()
+            .zip(&guards)
+            .filter(|(_, &g)| g)
+            .map(|(f, _)| f.identity(""))
+            .collect();
+        let mut stored = files.present(&keys).into_iter();
+        incoming
+            .iter()
+            .zip(&guards)
+            .map(|(f, &g)| {
+                !g || (stored.next() == Some(true) && !deleted_as(&f.name, &f.identity("")))
+            })
+            .collect()
+    };
     let kept = incoming
         .into_iter()
-        .filter(|f| {
-            if !guarded(f) {
-                return true;
-            }
-            let key = key_of(f);
-            stored.contains(&key) && !deleted_as(&f.name, &key)
-        })
+        .zip(keep)
+        .filter_map(|(f, k)| k.then_some(f))
         .collect();
     overlay_and_retain(files, kept, &deleted);
 }
@@ -188,15 +200,17 @@ fn overlay_and_retain(
     deleted: &HashMap<&str, &str>,
 ) {
     // The incoming slot of each identity (the last incoming file with it), and the incoming names.
-    let mut slots: HashMap<OwnedIdentity, usize> = HashMap::with_capacity(incoming.len());
+    let mut slots: HashMap<Identity<'_>, usize> = HashMap::with_capacity(incoming.len());
     let mut names: HashSet<&str> = HashSet::with_capacity(incoming.len());
     for (i, f) in incoming.iter().enumerate() {
-        slots.insert(key_of(f), i);
+        slots.insert(f.identity(""), i);
         names.insert(f.name.as_str());
     }
     // The stored files this fold touches, in partition order: those under an incoming slot, those an
     // incoming file supersedes by name, those deleted.
-    let touched = {
+    let touched = if deleted.is_empty() {
+        files.touched(&slots, &names)
+    } else {
         let mut by_name = names.clone();
         by_name.extend(deleted.keys().copied());
         files.touched(&slots, &by_name)
@@ -214,6 +228,7 @@ fn overlay_and_retain(
         &mut merged,
     );
     drop(names);
+    drop(slots);
     for (f, m) in incoming.into_iter().zip(merged) {
         files.push(m.unwrap_or_else(|| f.into_owned()));
     }
@@ -225,19 +240,21 @@ fn overlay_touched(
     files: &mut WorkingFiles,
     incoming: &[FileRef<'_>],
     touched: Vec<usize>,
-    slots: &HashMap<OwnedIdentity, usize>,
+    slots: &HashMap<Identity<'_>, usize>,
     names: &HashSet<&str>,
     deleted: &HashMap<&str, &str>,
     merged: &mut [Option<StoredFile>],
 ) {
     for at in touched {
-        let Some(e) = files.get(at) else { continue };
-        let key = key_of(e);
-        let slot = slots.get(&key).copied();
-        let survives = !names.contains(e.name.as_str())
-            && deleted
-                .get(e.name.as_str())
-                .is_none_or(|k| !key.as_identity().matches_key(k));
+        let (slot, survives) = {
+            let Some(e) = files.get(at) else { continue };
+            let key = e.identity("");
+            let survives = !names.contains(e.name.as_str())
+                && deleted
+                    .get(e.name.as_str())
+                    .is_none_or(|k| !key.matches_key(k));
+            (slots.get(&key).copied(), survives)
+        };
         let base = match (slot, survives) {
             (None, true) => continue,
             (None, false) => {
@@ -245,7 +262,10 @@ fn overlay_touched(
                 continue;
             }
             // A renamed file of the same identity both survives and lies under the incoming one.
-            (Some(_), true) => e.clone(),
+            (Some(_), true) => match files.get(at) {
+                Some(e) => e.clone(),
+                None => continue,
+            },
             (Some(_), false) => match files.take(at) {
                 Some(e) => e,
                 None => continue,

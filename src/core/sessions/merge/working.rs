@@ -9,7 +9,7 @@
 
 use hashbrown::{HashMap, HashSet};
 
-use crate::core::files::{Field, FileRef, OwnedIdentity, StoredFile};
+use crate::core::files::{Field, FileRef, Identity, OwnedIdentity, StoredFile};
 use crate::core::json::Str;
 
 /// Tombstones tolerated beyond the live files before the slots and indexes are rebuilt.
@@ -101,9 +101,9 @@ impl WorkingFiles {
 
     /// Positions, in partition order, of the files whose identity is a key of `identities` or whose
     /// name is in `names`.
-    pub(super) fn touched<V>(
+    pub(super) fn touched(
         &self,
-        identities: &HashMap<OwnedIdentity, V>,
+        identities: &HashMap<Identity<'_>, usize>,
         names: &HashSet<&str>,
     ) -> Vec<usize> {
         match &self.index {
@@ -125,30 +125,34 @@ impl WorkingFiles {
                 .enumerate()
                 .filter_map(|(at, f)| {
                     let f = f.as_ref()?;
-                    (names.contains(f.name.as_str()) || identities.contains_key(&key_of(f)))
+                    (names.contains(f.name.as_str()) || identities.contains_key(&f.identity("")))
                         .then_some(at)
                 })
                 .collect(),
         }
     }
 
-    /// Which of `identities` some file still has.
-    pub(super) fn present(&self, identities: HashSet<OwnedIdentity>) -> HashSet<OwnedIdentity> {
+    /// For each of `identities`, whether some file still has it.
+    pub(super) fn present(&self, identities: &[Identity<'_>]) -> Vec<bool> {
         match &self.index {
             Some(index) => identities
-                .into_iter()
-                .filter(|k| self.live(index.by_identity.get(k)).next().is_some())
+                .iter()
+                .map(|k| self.live(index.by_identity.get(k)).next().is_some())
                 .collect(),
-            None if identities.is_empty() => identities,
+            None if identities.is_empty() => Vec::new(),
             None => {
-                let mut found = HashSet::with_capacity(identities.len());
+                // Each wanted identity → 1 once some file has it.
+                let mut found: HashMap<Identity<'_>, usize> =
+                    identities.iter().map(|k| (*k, 0)).collect();
                 for f in self.slots.iter().flatten() {
-                    let key = key_of(f);
-                    if identities.contains(&key) {
-                        found.insert(key);
+                    if let Some(seen) = found.get_mut(&f.identity("")) {
+                        *seen = 1;
                     }
                 }
-                found
+                identities
+                    .iter()
+                    .map(|k| found.get(k) == Some(&1))
+                    .collect()
             }
         }
     }
@@ -191,9 +195,9 @@ fn add<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Positions>, key: K, at: usi
     }
 }
 
-/// A file's identity with the empty fallback (see [`WorkingFiles::by_identity`]); sharing a stored
-/// file's text, copying an incoming one's.
-pub(super) fn key_of(file: &FileRef<'_>) -> OwnedIdentity {
+/// A stored file's identity with the empty fallback (see [`Index::by_identity`]), sharing its text
+/// (lookups use the borrowed `file.identity("")`, which hashes and compares alike).
+fn key_of(file: &FileRef<'_>) -> OwnedIdentity {
     let storage = match &file.storage_session_id {
         Field::Set(s) => s.to_owned_str(),
         Field::Absent | Field::Null => Str::Borrowed(""),
