@@ -281,23 +281,19 @@ const encoder = new TextEncoder();
 let scratch = new Uint8Array(4096);
 
 /**
- * The arguments `[name, value]` as the module reads them: their UTF-8 JSON texts one after the other,
- * and each text's byte length (0: `undefined`). `name` roots the paths of refusals ("" for an options
+ * The arguments' JSON texts ('' for `undefined`), after the walk that refuses what JSON would lose,
+ * and their length together in UTF-16 units, refused above `maxInputBytes` (units are at most the
+ * bytes; the module checks the bytes again). `name` roots the paths of refusals ("" for an options
  * object whose keys are the roots).
+ * @returns {[string[], number]}
  */
-function encode(args) {
-  const lens = new Uint32Array(args.length);
+function textsOf(args) {
   const texts = new Array(args.length);
   let total = 0;
   for (let i = 0; i < args.length; i++) {
     const [name, value] = args[i];
-    if (value === undefined) {
-      texts[i] = '';
-      continue;
-    }
-    texts[i] = textOf(name, value);
+    texts[i] = value === undefined ? '' : textOf(name, value);
     total += texts[i].length;
-    // UTF-16 units: at most the bytes; the module checks the bytes again.
     if (total > LIMIT.maxInputBytes) {
       throw gateError(
         'limit_exceeded',
@@ -306,24 +302,45 @@ function encode(args) {
       );
     }
   }
+  return [texts, total];
+}
+
+/**
+ * Writes `texts` as UTF-8 one after the other into `into` (room for three bytes per unit) and tells
+ * `setLength(i, bytes)` each text's byte length; returns the bytes written. One encoding of all texts;
+ * when it wrote one byte per unit (ASCII, the common case) each text's byte length is its length,
+ * otherwise each text is encoded on its own to learn its length.
+ */
+function encodeTexts(texts, into, setLength) {
+  const joined = texts.length === 1 ? texts[0] : texts.join('');
+  const { written } = encoder.encodeInto(joined, into);
+  if (written === joined.length) {
+    for (let i = 0; i < texts.length; i++) setLength(i, texts[i].length);
+    return written;
+  }
+  let at = 0;
+  for (let i = 0; i < texts.length; i++) {
+    if (texts[i] === '') {
+      setLength(i, 0);
+      continue;
+    }
+    const r = encoder.encodeInto(texts[i], into.subarray(at));
+    setLength(i, r.written);
+    at += r.written;
+  }
+  return at;
+}
+
+/**
+ * The arguments `[name, value]` as `RawGate.call` and `callStatic` read them: their UTF-8 JSON texts one
+ * after the other, and each text's byte length (0: `undefined`).
+ */
+function encode(args) {
+  const [texts, total] = textsOf(args);
+  const lens = new Uint32Array(args.length);
   // UTF-8 takes at most three bytes per UTF-16 unit.
   if (scratch.length < total * 3) scratch = new Uint8Array(Math.max(total * 3, scratch.length * 2));
-  let at = 0;
-  // One encoding of all texts; when it wrote one byte per unit (ASCII, the common case) each text's
-  // byte length is its length. Otherwise each text is encoded on its own to learn its length.
-  const joined = texts.length === 1 ? texts[0] : texts.join('');
-  const { written } = encoder.encodeInto(joined, scratch);
-  if (written === joined.length) {
-    for (let i = 0; i < texts.length; i++) lens[i] = texts[i].length;
-    at = written;
-  } else {
-    for (let i = 0; i < texts.length; i++) {
-      if (texts[i] === '') continue;
-      const r = encoder.encodeInto(texts[i], scratch.subarray(at));
-      lens[i] = r.written;
-      at += r.written;
-    }
-  }
+  const at = encodeTexts(texts, scratch, (i, len) => (lens[i] = len));
   const bytes = scratch.subarray(0, at);
   // A large buffer is not kept for the next call.
   if (scratch.length > 1 << 20) scratch = new Uint8Array(4096);
@@ -340,25 +357,11 @@ const KEEP_INPUT = 1 << 20;
 /**
  * The arguments `[name, value]` written straight into the module's input buffer, as
  * `RawGate.callInput` reads them: each text's UTF-8 byte length (a little-endian u32), then the texts.
- * Returns the number of bytes written. Refuses exactly as `encode` does (the same walk and limits).
+ * Returns the number of bytes written. Refuses exactly as `encode` does (the same texts and limits).
  */
 function encodeInput(args) {
-  const n = args.length;
-  const texts = new Array(n);
-  let total = 0;
-  for (let i = 0; i < n; i++) {
-    const [name, value] = args[i];
-    texts[i] = value === undefined ? '' : textOf(name, value);
-    total += texts[i].length;
-    // UTF-16 units: at most the bytes; the module checks the bytes again.
-    if (total > LIMIT.maxInputBytes) {
-      throw gateError(
-        'limit_exceeded',
-        name,
-        `${name || 'the arguments'}: more than ${LIMIT.maxInputBytes} bytes of JSON text in one call (maxInputBytes)`,
-      );
-    }
-  }
+  const [texts, total] = textsOf(args);
+  const n = texts.length;
   // UTF-8 takes at most three bytes per UTF-16 unit.
   const need = n * 4 + total * 3;
   if (need > inputCap) {
@@ -368,26 +371,10 @@ function encodeInput(args) {
   }
   // The memory's buffer is replaced whenever the memory grows.
   if (input === null || input.buffer !== memory.buffer) input = new Uint8Array(memory.buffer, inputAt, inputCap);
-  let at = n * 4;
-  const joined = n === 1 ? texts[0] : texts.join('');
-  const { written } = encoder.encodeInto(joined, input.subarray(at));
-  if (written === joined.length) {
-    for (let i = 0; i < n; i++) putLength(i, texts[i].length);
-    at += written;
-  } else {
-    for (let i = 0; i < n; i++) {
-      if (texts[i] === '') {
-        putLength(i, 0);
-        continue;
-      }
-      const r = encoder.encodeInto(texts[i], input.subarray(at));
-      putLength(i, r.written);
-      at += r.written;
-    }
-  }
-  return at;
+  return n * 4 + encodeTexts(texts, input.subarray(n * 4), putLength);
 }
 
+/** Argument `i`'s byte length, little-endian, at the head of the input buffer. */
 function putLength(i, len) {
   const at = i * 4;
   input[at] = len & 255;
