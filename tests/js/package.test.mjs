@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { BIN, EXPECTED_REF, PKG_DIR, PKG_NAME, lastJson, makeConsumer, run } from './consumer.mjs';
+import { BIN, EXPECTED_REF, PKG_DIR, PKG_NAME, ROOT, lastJson, makeConsumer, run } from './consumer.mjs';
 
 let consumer;
 /** The package imported by name from the consumer folder (its `node` entry). */
@@ -363,5 +363,21 @@ describe('guard.js', () => {
     });
     ready = true;
     assert.equal(f(), 1);
+  });
+});
+
+describe('error codes', () => {
+  test('the CodeSessionGateErrorCode union lists exactly the codes the module and the JavaScript layer throw', () => {
+    const rust = readFileSync(join(ROOT, 'src', 'core', 'error.rs'), 'utf8');
+    const fromRust = [...rust.matchAll(/ErrorCode::\w+ => "([a-z_]+)"/g)].map((m) => m[1]);
+    assert.ok(fromRust.length > 20, 'read the Rust codes');
+    const js = ['api.js', 'guard.js', 'browser.js', 'slim.js']
+      .map((f) => readFileSync(join(ROOT, 'src', 'js', f), 'utf8'))
+      .join('\n');
+    const fromJs = [...js.matchAll(/(?:gateError|packageError)\(\s*'([a-z_]+)'/g)].map((m) => m[1]);
+    const dts = readFileSync(join(PKG_DIR, 'api.d.ts'), 'utf8');
+    const block = /export type CodeSessionGateErrorCode =([\s\S]*?);/.exec(dts)?.[1] ?? '';
+    const typed = [...block.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]);
+    assert.deepEqual([...new Set(typed)].sort(), [...new Set([...fromRust, ...fromJs])].sort());
   });
 });
