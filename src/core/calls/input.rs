@@ -50,7 +50,7 @@ pub struct Options<'a> {
 fn option<'a, T: Deserialize<'a>>(raw: &Option<RawText<'a>>, key: &str) -> GateResult<Option<T>> {
     match raw {
         None => Ok(None),
-        Some(RawText::Borrowed(r)) => json::decode(r.get(), &format!("options.{key}")).map(Some),
+        Some(RawText::Borrowed(r)) => json::decode_member(r.get(), "options", key).map(Some),
         // Options are only ever read from the call's own text.
         Some(RawText::Shared(_)) => Ok(None),
     }
