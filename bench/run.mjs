@@ -385,6 +385,41 @@ function buildCases() {
     });
   }
 
+  // The floor of a JSON-text crossing: what any turn of the gate pays in JavaScript before the module
+  // reads a byte (the fold's arguments stringified and UTF-8 encoded, as `foldResults` does), against
+  // the port's whole turn. Not a budget: it shows how much of the port ratio the crossing alone takes.
+  {
+    const encoder = new TextEncoder();
+    let into = new Uint8Array(1 << 16);
+    for (const n of SIZES) {
+      const port = new PortGate(config(n));
+      const forFloor = artifactPool(n).map(gateResult);
+      const forPort = artifactPool(n).map(gateResult);
+      let i = 0;
+      let k = 0;
+      cases.push({
+        id: `crossing-${n}`,
+        label: `turn input crossing alone, ${nFiles(n)}`,
+        note: "gate column: JSON.stringify + UTF-8 encoding of the fold's arguments only (no gate work); port column: the port's whole turn",
+        fns: {
+          gate: () => {
+            const t = ++i;
+            const text = JSON.stringify(forFloor[t & 63]) + JSON.stringify({ now: t });
+            if (into.length < text.length * 3) into = new Uint8Array(text.length * 3);
+            return do_not_optimize(encoder.encodeInto(text, into).written);
+          },
+          port: () => {
+            const t = ++k;
+            port.contextForCall('event', 'bash_tool', OPTS);
+            port.foldResults('event', forPort[t & 63], { now: t });
+            return do_not_optimize(port.contextForCall('event', 'bash_tool', OPTS));
+          },
+        },
+        free: () => {},
+      });
+    }
+  }
+
   {
     /** @type {Partial<Record<Side, ReturnType<typeof conversationSide>>>} */
     const runs = Object.fromEntries(activeSides.map((s) => [s, conversationSide(s)]));
