@@ -90,9 +90,36 @@ impl GateSession {
     }
 }
 
-/// Runs gate operation `op` on its arguments (each a JSON text, `None` for `undefined`).
+/// Runs gate operation `op` on its arguments (each a JSON text, `None` for `undefined`; a text that
+/// starts with [`HOST_TEXT`] is the host's own, see [`host_texts`]).
 pub fn call(session: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    gate_ops::call(session, op, args)
+    let args = host_texts(args, gate_params(op))?;
+    gate_ops::call(session, op, &args)
+}
+
+/// Marks an argument the JavaScript layer passes as the host gave it (a `JsonText`), not as text it
+/// wrote from objects after its own walk.
+pub const HOST_TEXT: char = '\u{2}';
+
+/// The arguments with the [`HOST_TEXT`] mark taken off, after the one check the JavaScript layer's
+/// walk gives objects and JSON text does not: nesting (see [`json::check_host_depth`]). Everything
+/// else a walk refuses cannot be written in JSON text, and the decoders refuse the rest.
+fn host_texts<'b, 'a>(
+    args: &'b [Option<&'a str>],
+    names: &[&str],
+) -> GateResult<std::borrow::Cow<'b, [Option<&'a str>]>> {
+    let marked = |a: &Option<&str>| a.is_some_and(|t| t.starts_with(HOST_TEXT));
+    if !args.iter().any(marked) {
+        return Ok(std::borrow::Cow::Borrowed(args));
+    }
+    let mut out = args.to_vec();
+    for (i, arg) in out.iter_mut().enumerate() {
+        if let Some(text) = arg.and_then(|t| t.strip_prefix(HOST_TEXT)) {
+            json::check_host_depth(text, names.get(i).copied().unwrap_or(""))?;
+            *arg = Some(text);
+        }
+    }
+    Ok(std::borrow::Cow::Owned(out))
 }
 
 /// Runs operation `op` of [`STATIC_OPS`] on its arguments.
@@ -139,7 +166,7 @@ pub fn split_args<'a>(bytes: &'a [u8], lens: &[u32]) -> GateResult<Vec<Option<&'
 }
 
 /// What the JavaScript layer reads once: the operation tables, `CODE_EXECUTION_TOOLS`,
-/// `CODE_ENV_KINDS`, the verdict bits and the nesting limit.
+/// `CODE_ENV_KINDS`, the verdict bits, the nesting limit and the [`HOST_TEXT`] mark.
 pub fn constants() -> String {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
@@ -150,6 +177,7 @@ pub fn constants() -> String {
         code_env_kinds: &'static [&'static str],
         verdict_bits: Vec<(&'static str, u32)>,
         max_depth: usize,
+        host_text: char,
         trusted_fields: &'static [&'static str],
         limits: &'static [(&'static str, usize)],
     }
@@ -160,6 +188,7 @@ pub fn constants() -> String {
         code_env_kinds: &CODE_ENV_KINDS,
         verdict_bits: bits::SITES.to_vec(),
         max_depth: json::MAX_DEPTH,
+        host_text: HOST_TEXT,
         trusted_fields: &TRUSTED_FIELDS,
         limits: &limits::LIMITS,
     })

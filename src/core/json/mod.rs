@@ -212,30 +212,55 @@ pub fn parse_raw(raw: &RawJson, path: &Path<'_>) -> GateResult<Json> {
 
 /// Whether brackets outside string literals nest deeper than `limit`.
 pub fn nests_deeper_than(text: &str, limit: usize) -> bool {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for b in text.bytes() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    first_deeper_than(text, limit).is_some()
+}
+
+/// The byte offset of the first bracket, outside string literals, that opens a level deeper than
+/// `limit` (the top-level value is level 1). String literals are skipped in a tight loop of their own:
+/// they hold most of the bytes.
+fn first_deeper_than(text: &str, limit: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
         match b {
-            b'"' => in_string = true,
+            b'"' => {
+                at += 1;
+                while let Some(&c) = bytes.get(at) {
+                    match c {
+                        b'"' => break,
+                        b'\\' => at += 2,
+                        _ => at += 1,
+                    }
+                }
+            }
             b'[' | b'{' => {
                 depth += 1;
                 if depth > limit {
-                    return true;
+                    return Some(at);
                 }
             }
             b']' | b'}' => depth = depth.saturating_sub(1),
             _ => {}
         }
+        at += 1;
     }
-    false
+    None
+}
+
+/// Refuses a host's own JSON text (an argument the JavaScript layer did not write from objects) that
+/// nests deeper than [`MAX_DEPTH`], naming the first value past the limit as the layer's walk names it
+/// in objects (code `invalid_value`). `root` names the text.
+pub fn check_host_depth(text: &str, root: &str) -> GateResult<()> {
+    match first_deeper_than(text, MAX_DEPTH) {
+        None => Ok(()),
+        Some(at) => Err(GateError {
+            code: ErrorCode::InvalidValue,
+            path: refusal::path_at(text, at, root),
+            message: format!("nested deeper than {MAX_DEPTH} levels"),
+            sandbox: None,
+        }),
+    }
 }
 
 /// `value` as JSON text.

@@ -27,7 +27,7 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
 /// field just after its object, so this names the value or the object. Working the path out only after
 /// a decode failed keeps every successful decode free of bookkeeping (a path-tracking deserializer
 /// pays on every call, and costs about 100 KB of wasm).
-fn path_at(text: &str, offset: usize, root: &str) -> String {
+pub(super) fn path_at(text: &str, offset: usize, root: &str) -> String {
     enum Frame {
         Object { key: Option<(usize, usize)> },
         Array { index: usize },

@@ -155,3 +155,19 @@ fn numbers_from_doubles_print_as_javascript_reads_them() {
         1.5
     );
 }
+
+#[test]
+fn a_host_text_nesting_past_the_limit_is_refused_at_the_first_value_past_it() {
+    let nested = |levels: usize| format!("{}{}", "[".repeat(levels), "]".repeat(levels));
+    assert!(check_host_depth(&nested(MAX_DEPTH), "results").is_ok());
+    let e = check_host_depth(&nested(MAX_DEPTH + 1), "results").unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidValue);
+    assert_eq!(e.path, format!("results{}", "[0]".repeat(MAX_DEPTH)));
+    // Brackets inside strings (escaped quotes included) do not nest.
+    let in_strings = format!(r#"{{"a":"{}\"{}","b":[1]}}"#, "[".repeat(300), "{".repeat(300));
+    assert!(check_host_depth(&in_strings, "x").is_ok());
+    let under_key = format!(r#"{{"a":[1],"k":{}}}"#, nested(MAX_DEPTH));
+    let e = check_host_depth(&under_key, "artifact").unwrap_err();
+    // `k`'s array is level 2, so the first level past the limit is 255 arrays inside it.
+    assert_eq!(e.path, format!("artifact.k{}", "[0]".repeat(MAX_DEPTH - 1)));
+}
