@@ -651,6 +651,23 @@ export interface NarrowingExplanation {
   dropped: string[];
 }
 
+/**
+ * JSON text the host already holds (a sandbox's answer, a queued message), passed as it is: the gate
+ * reads it without the `JSON.stringify` and the walk an object argument costs. Accepted as
+ * `foldResults`' `results` and `updateSession`'s `artifact`; anywhere else (nested in an object
+ * included) it is refused with code "invalid_type". The text is parsed as any argument is, so a
+ * refusal names the same path an object would get (`results[0].artifact.files[1].name`); invalid JSON
+ * is "invalid_json", and an unpaired surrogate is escaped here so that the gate refuses it
+ * ("lone_surrogate") at its path. Throws "invalid_type" for a non-string, "invalid_json" for "".
+ */
+export declare class JsonText {
+  constructor(text: string);
+  /** The text as the gate reads it (unpaired surrogates escaped as `\uXXXX`). */
+  readonly text: string;
+  /** `JSON.stringify` of an object holding one writes the text as a string. */
+  toJSON(): string;
+}
+
 export declare class Gate {
   /**
    * A gate for one conversation. `config` may set the SDK `profile` ("3.9" default, or "3.6"),
@@ -691,15 +708,17 @@ export declare class Gate {
   /**
    * `updateCodeSession`: folds one artifact (`{ session_id, files?, deleted_files? }`) into partition
    * `key`. `options.baseline` is the context the request was given (3.9: scopes `deleted_files`, echo
-   * storage and resurrection); `options.now` stamps `lastUpdated`.
+   * storage and resurrection); `options.now` stamps `lastUpdated`. `artifact` may be its JSON text as a
+   * `JsonText`.
    */
-  updateSession(key: string, artifact: SessionArtifact, options: UpdateSessionOptions): void;
+  updateSession(key: string, artifact: SessionArtifact | JsonText, options: UpdateSessionOptions): void;
   /**
    * Folds results without request bookkeeping, as the SDK's fold methods do when called directly:
    * `path` "event" (`[{ name, status, artifact? }]`, `name: null` = request not found) or "direct"
-   * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`).
+   * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`). `results` may be their JSON
+   * text as a `JsonText` (the fast path for text the host already holds).
    */
-  foldResults(path: "event" | "direct", results: FoldResultInput[], options: FoldOptions): void;
+  foldResults(path: "event" | "direct", results: FoldResultInput[] | JsonText, options: FoldOptions): void;
   /**
    * Starts an in-process batch: returns `{ id, injections }`, one invoke-params object per call, all read
    * from the pre-batch partition.

@@ -126,6 +126,9 @@ const dot = (path, key) => (path === '' ? key : `${path}.${key}`);
  */
 function check(value, path, depth, key) {
   let v = value;
+  if (v instanceof JsonText) {
+    throw gateError('invalid_type', path, `${path || 'the value'}: a JsonText is accepted only as ${JSON_TEXT_PLACES}`);
+  }
   if (v !== null && (typeof v === 'object' || typeof v === 'function')) {
     let toJSON;
     try {
@@ -257,8 +260,65 @@ function read(obj, key, path) {
   }
 }
 
+/** An unpaired UTF-16 surrogate: a high one not followed by a low one, or a low one not after a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+const isWellFormed = typeof String.prototype.isWellFormed === 'function'
+  ? (/** @type {string} */ s) => s.isWellFormed()
+  : (/** @type {string} */ s) => !LONE_SURROGATE.test(s);
+
+/** Where a `JsonText` may stand: `foldResults`' `results` and `updateSession`'s `artifact`. */
+const JSON_TEXT_PLACES = "foldResults' results or updateSession's artifact";
+
+/**
+ * JSON text the host already holds (a sandbox's answer, a queued message), passed to the gate as it is
+ * instead of as the objects it would parse into: the gate reads it without the `JSON.stringify` and
+ * the walk an object argument costs. Accepted as `foldResults`' `results` and `updateSession`'s
+ * `artifact`; anywhere else it is refused (`invalid_type`). The module parses the text as it parses
+ * any argument, so every refusal an object would get names the same path here; JSON text cannot hold
+ * what the walk refuses in objects (non-finite numbers, functions), and an unpaired surrogate in the
+ * text is escaped here so that the module refuses it (`lone_surrogate`) at its path.
+ */
+export class JsonText {
+  #text;
+
+  /** @param {string} text the JSON text (not empty) */
+  constructor(text) {
+    if (typeof text !== 'string') {
+      throw gateError('invalid_type', 'text', `text: expected a string of JSON, got ${text === null ? 'null' : typeof text}`);
+    }
+    if (text.length === 0) throw gateError('invalid_json', 'text', 'text: an empty text is not JSON');
+    this.#text = isWellFormed(text)
+      ? text
+      : text.replace(LONE_SURROGATES, (u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    freeze(this);
+  }
+
+  /** The JSON text as the module reads it (unpaired surrogates escaped). */
+  get text() {
+    return this.#text;
+  }
+
+  /** `JSON.stringify` of a host object that holds one writes the text as a string. */
+  toJSON() {
+    return this.#text;
+  }
+}
+
 /** The JSON text of argument `name` (not `undefined`), after the walk that refuses what it would lose. */
-function textOf(name, value) {
+function textOf(name, value, textOk) {
+  if (value instanceof JsonText) {
+    if (!textOk) throw gateError('invalid_type', name, `${name || 'the value'}: a JsonText is accepted only as ${JSON_TEXT_PLACES}`);
+    let text;
+    try {
+      text = value.text;
+    } catch (e) {
+      // An object given JsonText's prototype without its constructor (or a Proxy of one).
+      throw gateError('invalid_value', name, `${name || 'the value'}: not a JsonText its constructor made`, e);
+    }
+    // Marked as the host's own text: the module checks its nesting, which no walk here has checked.
+    return C.hostText + text;
+  }
   if (typeof value !== 'string') {
     let fast = false;
     try {
@@ -291,8 +351,8 @@ function textsOf(args) {
   const texts = new Array(args.length);
   let total = 0;
   for (let i = 0; i < args.length; i++) {
-    const [name, value] = args[i];
-    texts[i] = value === undefined ? '' : textOf(name, value);
+    const [name, value, textOk] = args[i];
+    texts[i] = value === undefined ? '' : textOf(name, value, textOk);
     total += texts[i].length;
     if (total > LIMIT.maxInputBytes) {
       throw gateError(
@@ -512,7 +572,7 @@ function member(obj, key, path) {
   }
 }
 
-const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof JsonText);
 
 /**
  * Which instance of the module is current: `recover()` moves it on, and a gate made in an earlier one
@@ -730,21 +790,22 @@ export class Gate {
   /**
    * `updateCodeSession`: folds one artifact (`{ session_id, files?, deleted_files? }`) into partition
    * `key`. `options.baseline` is the context the request was given (3.9); `options.now` stamps
-   * `lastUpdated`.
+   * `lastUpdated`. `artifact` may be its JSON text as a `JsonText`.
    */
   updateSession(key, artifact, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.updateSession');
-    this.#call('updateSession', [['key', key], ['artifact', artifact], ['options', options]], true);
+    this.#call('updateSession', [['key', key], ['artifact', artifact, true], ['options', options]], true);
   }
 
   /**
    * Folds results without request bookkeeping, as the SDK's fold methods do when called directly:
    * `path` "event" (`[{ name, status, artifact? }]`, `name: null` = request not found) or "direct"
-   * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`).
+   * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`). `results` may be their JSON
+   * text as a `JsonText`.
    */
   foldResults(path, results, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.foldResults');
-    this.#call('foldResults', [['path', path], ['results', results], ['options', options]], true);
+    this.#call('foldResults', [['path', path], ['results', results, true], ['options', options]], true);
   }
 
   /**

@@ -2,6 +2,7 @@
 // outputs are typed without `any`. Compile-only (tsc --noEmit).
 import {
   Gate,
+  JsonText,
   type CodeEnvFile,
   type CodeSessionGateError,
   type DirectInjection,
@@ -70,10 +71,15 @@ const end = gate.completeEventBatch(batch.id, { requests, results: [{ toolCallId
 expectType<Equal<typeof end, 'folded' | 'failed'>>();
 // @ts-expect-error writers need `now`: the gate reads no clock
 gate.updateSession('execute_code', { session_id: 'e1' }, {});
+gate.foldResults('event', new JsonText('[]'), { now: 1 });
+gate.updateSession('execute_code', new JsonText('{"session_id":"e1"}'), { now: 1 });
+const jsonText: string = new JsonText('[]').text;
+// @ts-expect-error a JsonText holds text, not objects
+new JsonText([]);
 const read: SessionPairs | null = gate.sessions();
 
 function codeOf(e: unknown): string | undefined {
   return e instanceof Error && e.name === 'CodeSessionGateError' ? (e as CodeSessionGateError).code : undefined;
 }
 
-export { skill, agent, user, userWithVersion, agentWithVersion, skillWithoutVersion, systemKind, noResource, versionOf, noId, bits, verdict, read, codeOf };
+export { jsonText, skill, agent, user, userWithVersion, agentWithVersion, skillWithoutVersion, systemKind, noResource, versionOf, noId, bits, verdict, read, codeOf };
