@@ -13,6 +13,10 @@
 //                  1 / 20 / 200 files in the partition and nothing written between calls;
 //   turn           context, fold of one result (inherited echoes of every file + 5 new fixed-name
 //                  outputs, from a pool of 64 artifacts), context again; the partition stays bounded;
+//   turn from text the same turn when the result arrives as JSON text (a sandbox's answer body): the
+//                  gate folds it as a JsonText, the SDK and the port JSON.parse it first;
+//   input crossing the turn's input crossing alone (JSON.stringify + UTF-8 encoding of the fold's
+//                  arguments) against the port's whole turn: how much of the port ratio it takes;
 //   conversation   50 tool calls in sequence on the event path, each a batch of one call whose result
 //                  carries an artifact (gate: beginEventBatch / completeEventBatch; SDK: ToolNode in
 //                  eventDrivenMode invoked with an AIMessage, the stubbed dispatch answering);
@@ -85,7 +89,7 @@ function fail(/** @type {string} */ message) {
 // ------------------------------------------------------------------------------------------- sides
 
 const pkg = await importGate();
-const { Gate } = pkg;
+const { Gate, JsonText } = pkg;
 
 const sdkWhere = locateSdk();
 /** @type {import('./sdk.mjs').Sdk | null} */
@@ -220,6 +224,8 @@ async function selfCheck() {
   for (const n of SIZES) {
     const pool = artifactPool(n);
     const gate = new Gate(config(n));
+    // The same turns folded from JSON text (the turn-text scenarios) must leave the same partition.
+    const textGate = new Gate(config(n));
     const port = new PortGate(config(n));
     const sessions = seedMap(n);
     const tn = sdk === null ? null : sdkNode(sessions);
@@ -242,16 +248,19 @@ async function selfCheck() {
       }
       const artifact = pool[t];
       gate.foldResults('event', gateResult(artifact), { now: t + 2 });
+      textGate.foldResults('event', new JsonText(JSON.stringify(gateResult(artifact))), { now: t + 2 });
       port.foldResults('event', gateResult(artifact), { now: t + 2 });
       tn?.storeCodeSessionFromResults(sdkResult(artifact), sdkRequestMap);
       agree(`the partition after turn ${t} with ${nFiles(n)}`, partition());
+      agree(`the partition after turn ${t} with ${nFiles(n)}, folded from JSON text`, { gate: entryView(gate.session(KEY)), port: entryView(textGate.session(KEY)) });
       const files = /** @type {any} */ (port.session(KEY)).files.length;
       if (files !== n + OUTPUTS_PER_CALL) fail(`self-check: the partition is not bounded (${files} files after turn ${t}, expected ${n + OUTPUTS_PER_CALL})`);
     }
     agree(`the event request fields after the turns with ${nFiles(n)}`, fields('bash_tool'));
     gate.free();
+    textGate.free();
   }
-  checked.push(`turns: context fields (5 names) and partition agree over 4 turns with ${SIZES.join(' / ')} files (${sideList})`);
+  checked.push(`turns: context fields (5 names) and partition agree over 4 turns with ${SIZES.join(' / ')} files (${sideList}; the gate also from JSON text)`);
 
   // verdicts: the gate's participation bit, the SDK's participatesInCodeSession, the port's Set
   {
@@ -378,6 +387,47 @@ function buildCases() {
           const t = ++k;
           port.contextForCall('event', 'bash_tool', OPTS);
           port.foldResults('event', forPort[t & 63], { now: t });
+          return do_not_optimize(port.contextForCall('event', 'bash_tool', OPTS));
+        },
+      },
+      free: () => gate.free(),
+    });
+  }
+
+  // The same turn when the result arrives as JSON text (a sandbox's answer body): the gate folds it as
+  // a JsonText; the SDK and the port parse it first, as they must.
+  for (const n of SIZES) {
+    const gate = new Gate(config(n));
+    const port = new PortGate(config(n));
+    const tn = sdk === null ? null : sdkNode(seedMap(n));
+    const resultTexts = artifactPool(n).map((a) => JSON.stringify(gateResult(a)));
+    const artifactTexts = artifactPool(n).map((a) => JSON.stringify(a));
+    let i = 0;
+    let j = 0;
+    let k = 0;
+    cases.push({
+      id: `turn-text-${n}`,
+      label: `turn from JSON text, ${nFiles(n)} (+${OUTPUTS_PER_CALL} outputs)`,
+      note: 'the result arrives as JSON text: gate folds it as a JsonText; SDK and port JSON.parse it first',
+      budgets: [{ ratio: 'gate/sdk', max: TURN_SDK_BUDGET[n] }, { ratio: 'gate/port', max: 1.5 }],
+      fns: {
+        gate: () => {
+          const t = ++i;
+          gate.contextForCall('event', 'bash_tool', OPTS);
+          gate.foldResults('event', new JsonText(resultTexts[t & 63]), { now: t });
+          return do_not_optimize(gate.contextForCall('event', 'bash_tool', OPTS));
+        },
+        ...(tn && {
+          sdk: () => {
+            sink ^= sdkFields(tn, 'bash_tool').codeSessionContext === undefined ? 1 : 0;
+            tn.storeCodeSessionFromResults(sdkResult(JSON.parse(artifactTexts[++j & 63])), sdkRequestMap);
+            return do_not_optimize(sdkFields(tn, 'bash_tool'));
+          },
+        }),
+        port: () => {
+          const t = ++k;
+          port.contextForCall('event', 'bash_tool', OPTS);
+          port.foldResults('event', JSON.parse(resultTexts[t & 63]), { now: t });
           return do_not_optimize(port.contextForCall('event', 'bash_tool', OPTS));
         },
       },
@@ -610,7 +660,13 @@ table([
     s.budgets.map((b) => `${b.ratioLabel ?? b.ratio} ≤ ${b.max}: ${b.ok === null ? 'n/a' : b.ok ? 'ok' : 'OVER'}`).join(', '),
   ]),
 ], new Set([1, 2, 3, 4, 5]));
-for (const s of scenarios) if (s.note) console.log(`  ${s.label}: ${s.note}`);
+{
+  const shown = new Set();
+  for (const s of scenarios) {
+    if (s.note && !shown.has(s.note)) console.log(`  ${s.label}${s.id.match(/-\d+$/) ? ' (and its other sizes)' : ''}: ${s.note}`);
+    if (s.note) shown.add(s.note);
+  }
+}
 
 console.log('\ncold start (median): import + first context in a fresh process; wall = whole `node` process');
 table([
