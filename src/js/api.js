@@ -126,7 +126,7 @@ const dot = (path, key) => (path === '' ? key : `${path}.${key}`);
  */
 function check(value, path, depth, key) {
   let v = value;
-  if (v instanceof JsonText) {
+  if (isJsonText(v)) {
     throw gateError('invalid_type', path, `${path || 'the value'}: a JsonText is accepted only as ${JSON_TEXT_PLACES}`);
   }
   if (v !== null && (typeof v === 'object' || typeof v === 'function')) {
@@ -305,9 +305,18 @@ export class JsonText {
   }
 }
 
+/** `v instanceof JsonText`, false for a value whose prototype cannot be read (a revoked Proxy). */
+function isJsonText(v) {
+  try {
+    return v instanceof JsonText;
+  } catch {
+    return false;
+  }
+}
+
 /** The JSON text of argument `name` (not `undefined`), after the walk that refuses what it would lose. */
 function textOf(name, value, textOk) {
-  if (value instanceof JsonText) {
+  if (isJsonText(value)) {
     if (!textOk) throw gateError('invalid_type', name, `${name || 'the value'}: a JsonText is accepted only as ${JSON_TEXT_PLACES}`);
     let text;
     try {
@@ -572,7 +581,7 @@ function member(obj, key, path) {
   }
 }
 
-const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof JsonText);
+const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !isJsonText(v);
 
 /**
  * Which instance of the module is current: `recover()` moves it on, and a gate made in an earlier one

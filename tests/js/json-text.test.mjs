@@ -4,24 +4,12 @@
 // artifact is refused by name.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Gate, JsonText, limits, toInjectedFileRef } from '../../pkg/node.js';
+import { JsonText, limits, toInjectedFileRef } from '../../pkg/node.js';
 import { refuses } from './refuses.mjs';
+import { freshGate } from './seed.mjs';
 
 const NOW = 1_700_000_000_000;
-const SEED = [
-  [
-    'execute_code',
-    {
-      session_id: 'e0',
-      files: [
-        { id: 'a1', name: 'a.txt', storage_session_id: 'e0' },
-        { id: 's1', name: 'skills/x/SKILL.md', storage_session_id: 'k0', kind: 'skill', version: 3, resource_id: 'sk' },
-      ],
-      lastUpdated: 1,
-    },
-  ],
-];
-const gate = () => new Gate({ sessions: structuredClone(SEED), codeSessionToolNames: ['create_file'] });
+const gate = () => freshGate();
 const text = (v) => new JsonText(JSON.stringify(v));
 
 /** Nested one-element arrays, `depth` levels deep. */

@@ -4,25 +4,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import * as pkg from '../../pkg/node.js';
 import { refuses } from './refuses.mjs';
+import { freshGate } from './seed.mjs';
 
 const { Gate, toInjectedFileRef, planToolRequests } = pkg;
-
-const SEED = [
-  [
-    'execute_code',
-    {
-      session_id: 'e0',
-      files: [
-        { id: 'a1', name: 'a.txt', storage_session_id: 'e0' },
-        { id: 's1', name: 'skills/x/SKILL.md', storage_session_id: 'k0', kind: 'skill', version: 3, resource_id: 'sk' },
-      ],
-      lastUpdated: 1,
-    },
-  ],
-  ['agent-b', { session_id: 'p0', files: [], lastUpdated: 2 }],
-];
-
-const freshGate = (config = {}) => new Gate({ sessions: structuredClone(SEED), codeSessionToolNames: ['create_file'], ...config });
 
 /** Runs a refused call on a fresh gate and checks that sessions and verdicts read back unchanged. */
 function refusesWithoutChange(call, code, path, config) {
