@@ -164,7 +164,11 @@ fn a_host_text_nesting_past_the_limit_is_refused_at_the_first_value_past_it() {
     assert_eq!(e.code, ErrorCode::InvalidValue);
     assert_eq!(e.path, format!("results{}", "[0]".repeat(MAX_DEPTH)));
     // Brackets inside strings (escaped quotes included) do not nest.
-    let in_strings = format!(r#"{{"a":"{}\"{}","b":[1]}}"#, "[".repeat(300), "{".repeat(300));
+    let in_strings = format!(
+        r#"{{"a":"{}\"{}","b":[1]}}"#,
+        "[".repeat(300),
+        "{".repeat(300)
+    );
     assert!(check_host_depth(&in_strings, "x").is_ok());
     let under_key = format!(r#"{{"a":[1],"k":{}}}"#, nested(MAX_DEPTH));
     let e = check_host_depth(&under_key, "artifact").unwrap_err();
