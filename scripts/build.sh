@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/ (generated only, git-ignored):
-#   1. cargo build --lib --release --target wasm32-unknown-unknown
+#   1. cargo build --lib --release --target wasm32-unknown-unknown (registry source paths remapped)
 #   2. wasm-bindgen --target web (one glue for every host; the entries of src/js/ pick the loader)
 #   3. wasm-opt -Oz from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
 #   4. scripts/assemble-pkg.mjs: guarded api.js, the entries and types of src/js/, package.json
@@ -50,8 +50,19 @@ if [ "$force" != 1 ] && [ -f "$STAMP" ] && [ -f "pkg/package.json" ] \
   exit 0
 fi
 
+# Panic locations name the registry's source files: their folder (under the builder's home) is remapped
+# to /cargo, so that the shipped module names no path of the machine that built it. Flags the caller set
+# are kept.
+remap="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo"
+if [ -n "${CARGO_ENCODED_RUSTFLAGS:-}" ]; then
+  flags="$CARGO_ENCODED_RUSTFLAGS"$'\x1f'"$remap"
+else
+  read -ra user_flags <<<"${RUSTFLAGS:-}"
+  flags="$(IFS=$'\x1f' && printf '%s' "${user_flags[*]}")"
+  flags="${flags:+$flags$'\x1f'}$remap"
+fi
 log "cargo build --lib --release --target wasm32-unknown-unknown"
-cargo build --lib --release --target wasm32-unknown-unknown
+CARGO_ENCODED_RUSTFLAGS="$flags" cargo build --lib --release --target wasm32-unknown-unknown
 
 mkdir -p target
 work="$(mktemp -d "$ROOT/target/pkg-build.XXXXXX")"

@@ -2,7 +2,8 @@
 // name, so the `exports` map, `files` and the entries are what is tested. Also the fail-closed guard.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
@@ -47,6 +48,16 @@ async function nodeIn(source) {
 
 describe('package manifest', () => {
   const manifest = JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8'));
+
+  test('no shipped file names a path of the machine that built it', () => {
+    // Panic locations in the .wasm name source files; the build remaps the registry's (under the home
+    // folder), and the crate's own are relative. The JavaScript files are copied, never generated with paths.
+    const machinePaths = [homedir(), ROOT].filter((p) => p.length > 1);
+    for (const file of readdirSync(PKG_DIR)) {
+      const text = readFileSync(join(PKG_DIR, file), 'latin1');
+      for (const p of machinePaths) assert.ok(!text.includes(p), `${file} names ${p}`);
+    }
+  });
 
   test('is an ES module package with types first and specific runtimes before the fallbacks', () => {
     assert.equal(manifest.type, 'module');
