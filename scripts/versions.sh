@@ -28,7 +28,7 @@ ESBUILD_VERSION=0.28.2         # scripts/assemble-pkg.mjs: bundles the CommonJS 
 
 # Size of pkg/code_session_gate_bg.wasm (after wasm-opt), checked by scripts/size-check.sh:
 #   - the budget (issue 5: 128 KiB / 48 KiB now, on the way to 64 KiB / 24 KiB), reported against;
-#   - the ceiling, a ratchet just above the last measured size (541,605 / 225,474 bytes), which fails the
+#   - the ceiling, a ratchet just above the last measured size (541,549 / 225,451 bytes), which fails the
 #     test command: the module may shrink towards the budget, never grow back. Lower it as it shrinks.
 #     (Raised from 443,000 / 186,000 for the sandbox dialects and snapshots of the edge-middleware issue,
 #     +65 KB raw / +25 KB gzip, then for the input limits and the indexed merge of the reliability issue,
