@@ -126,9 +126,8 @@ const dot = (path, key) => (path === '' ? key : `${path}.${key}`);
  */
 function check(value, path, depth, key) {
   let v = value;
-  if (isJsonText(v)) {
-    throw gateError('invalid_type', path, `${path || 'the value'}: a JsonText is accepted only as ${JSON_TEXT_PLACES}`);
-  }
+  const kind = jsonTextKind(v);
+  if (kind !== NOT_JSON_TEXT) throw misplacedJsonText(kind, path);
   if (v !== null && (typeof v === 'object' || typeof v === 'function')) {
     let toJSON;
     try {
@@ -269,6 +268,11 @@ const isWellFormed = typeof String.prototype.isWellFormed === 'function'
 
 /** Where a `JsonText` may stand: `foldResults`' `results` and `updateSession`'s `artifact`. */
 const JSON_TEXT_PLACES = "foldResults' results or updateSession's artifact";
+/** Marks a JsonText of any copy of the package (its ESM and CommonJS entries each have the class). */
+const JSON_TEXT_BRAND = Symbol.for('code-session-gate.JsonText');
+const NOT_JSON_TEXT = 0;
+const OWN_JSON_TEXT = 1;
+const FOREIGN_JSON_TEXT = 2;
 
 /**
  * JSON text the host already holds (a sandbox's answer, a queued message), passed to the gate as it is
@@ -303,21 +307,40 @@ export class JsonText {
   toJSON() {
     return this.#text;
   }
+
+  /** Recognised by every copy of the package, so that another copy's JsonText is named, not misread. */
+  get [JSON_TEXT_BRAND]() {
+    return true;
+  }
 }
 
-/** `v instanceof JsonText`, false for a value whose prototype cannot be read (a revoked Proxy). */
-function isJsonText(v) {
+/**
+ * Whether `v` is a JsonText of this copy, of another copy (the other entry of a dual ESM/CommonJS
+ * install), or none; none for a value that cannot be inspected (a revoked Proxy: the walk names it).
+ */
+function jsonTextKind(v) {
+  if (v === null || typeof v !== 'object') return NOT_JSON_TEXT;
   try {
-    return v instanceof JsonText;
+    if (v instanceof JsonText) return OWN_JSON_TEXT;
+    return v[JSON_TEXT_BRAND] === true ? FOREIGN_JSON_TEXT : NOT_JSON_TEXT;
   } catch {
-    return false;
+    return NOT_JSON_TEXT;
   }
+}
+
+/** The refusal of a JsonText where none is accepted (`kind` OWN) or of another copy's (`kind` FOREIGN). */
+function misplacedJsonText(kind, path) {
+  const at = path || 'the value';
+  return kind === FOREIGN_JSON_TEXT
+    ? gateError('invalid_type', path, `${at}: a JsonText of another copy of the package (its ESM and CommonJS entries are two): make it with the entry this gate came from`)
+    : gateError('invalid_type', path, `${at}: a JsonText is accepted only as ${JSON_TEXT_PLACES}`);
 }
 
 /** The JSON text of argument `name` (not `undefined`), after the walk that refuses what it would lose. */
 function textOf(name, value, textOk) {
-  if (isJsonText(value)) {
-    if (!textOk) throw gateError('invalid_type', name, `${name || 'the value'}: a JsonText is accepted only as ${JSON_TEXT_PLACES}`);
+  const kind = jsonTextKind(value);
+  if (kind !== NOT_JSON_TEXT) {
+    if (!textOk || kind === FOREIGN_JSON_TEXT) throw misplacedJsonText(kind, name);
     let text;
     try {
       text = value.text;
@@ -581,7 +604,7 @@ function member(obj, key, path) {
   }
 }
 
-const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && !isJsonText(v);
+const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && jsonTextKind(v) === NOT_JSON_TEXT;
 
 /**
  * Which instance of the module is current: `recover()` moves it on, and a gate made in an earlier one

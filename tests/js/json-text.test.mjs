@@ -3,6 +3,7 @@
 // path (and changes nothing), and a JsonText anywhere but `foldResults`' results or `updateSession`'s
 // artifact is refused by name.
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { describe, test } from 'node:test';
 import { JsonText, limits, toInjectedFileRef } from '../../pkg/node.js';
 import { refuses } from './refuses.mjs';
@@ -164,6 +165,20 @@ describe('JsonText is accepted only where it is documented', () => {
     const forged = Object.create(JsonText.prototype);
     assert.ok(forged instanceof JsonText);
     refuses(() => gate().foldResults('event', forged, { now: NOW }), 'invalid_value', 'results');
+  });
+
+  test("another copy's JsonText (the CommonJS entry's, given to an ESM gate) is named, not misread", () => {
+    const cjs = createRequire(import.meta.url)('../../pkg/node.cjs');
+    const foreign = new cjs.JsonText('{"session_id":"e9","files":[{"id":"f","name":"f.txt"}]}');
+    const g = gate();
+    const before = g.sessions();
+    // Read as a string, the artifact would fold nothing without a word (the SDK ignores it).
+    const e = refuses(() => g.updateSession('execute_code', foreign, { now: NOW }), 'invalid_type', 'artifact');
+    assert.match(e.message, /another copy of the package/);
+    assert.notEqual(cjs.JsonText, JsonText);
+    refuses(() => g.foldResults('event', new cjs.JsonText('[]'), { now: NOW }), 'invalid_type', 'results');
+    refuses(() => g.foldResults('event', [{ name: 'bash_tool', status: 'success', artifact: foreign }], { now: NOW }), 'invalid_type', 'results[0].artifact');
+    assert.deepEqual(g.sessions(), before);
   });
 
   test('it is frozen, and JSON.stringify of an object holding one writes its text as a string', () => {
