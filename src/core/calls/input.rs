@@ -197,3 +197,162 @@ pub fn seed_agents(agents: Vec<Obj<SeedAgentInput<'_>>>) -> Vec<SeedAgent> {
         })
         .collect()
 }
+
+/// What `completeEventBatch` and `settleEager` read of their options: `now`, and how the host handled
+/// the dispatch ([`Options::handling`]).
+pub struct Handling<'a> {
+    /// `now`, when given.
+    pub now: Option<Millis<'a>>,
+    /// The requests as the host left them.
+    pub requests: Vec<HostRequest<'a>>,
+    /// The host's answer.
+    pub answer: HostAnswer<'a>,
+}
+
+impl<'a> Handling<'a> {
+    /// The options text decoded where it stands, in one pass, instead of captured key by key and each
+    /// key parsed again ([`Options::read`], then [`Options::now`] and [`Options::handling`]). `None` when
+    /// anything is unusual (no object, a refusal anywhere, a duplicate key, an escaped lone surrogate
+    /// anywhere): the caller then reads the options the checked way, which gives the same
+    /// values or names the refusal in its own order. So this decides nothing of its own.
+    pub fn read_in_one_pass(text: Option<&'a str>) -> Option<Self> {
+        let text = text?;
+        if text.as_bytes().contains(&b'\\') && json::has_lone_surrogate(text) {
+            return None;
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read = OnePass::deserialize(&mut de).ok()?;
+        de.end().ok()?;
+        let requests = read.requests.flatten().unwrap_or_default();
+        let answer = if read.rejected.flatten() == Some(true) {
+            HostAnswer::Rejected
+        } else {
+            HostAnswer::Resolved(
+                read.results
+                    .flatten()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|o| o.0)
+                    .collect(),
+            )
+        };
+        Some(Handling {
+            now: read.now,
+            requests: requests.into_iter().map(|o| o.0).collect(),
+            answer,
+        })
+    }
+}
+
+/// The keys of an options object as [`Handling::read_in_one_pass`] reads them.
+#[derive(Default)]
+struct OnePass<'a> {
+    now: Option<Millis<'a>>,
+    requests: Option<Option<Vec<Obj<HostRequest<'a>>>>>,
+    results: Option<Option<Vec<Obj<ToolResult<'a>>>>>,
+    rejected: Option<Option<bool>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for OnePass<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = OnePass<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an options object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Self::Value, A::Error> {
+                let mut out = OnePass::default();
+                // The keys Options captures as text (and so checks), each at most once, as there.
+                let mut captured = [false; 4];
+                while let Some(key) = map.next_key::<Str<'de>>()? {
+                    let duplicate = || serde::de::Error::custom("duplicate key");
+                    match key.as_str() {
+                        "now" if out.now.is_some() => return Err(duplicate()),
+                        "now" => out.now = Some(map.next_value()?),
+                        "requests" if out.requests.is_some() => return Err(duplicate()),
+                        "requests" => out.requests = Some(map.next_value()?),
+                        "results" if out.results.is_some() => return Err(duplicate()),
+                        "results" => out.results = Some(map.next_value()?),
+                        "rejected" if out.rejected.is_some() => return Err(duplicate()),
+                        "rejected" => out.rejected = Some(map.next_value()?),
+                        other => match CAPTURED.iter().position(|k| *k == other) {
+                            Some(i) => {
+                                if captured.get(i).copied().unwrap_or(true) {
+                                    return Err(duplicate());
+                                }
+                                if let Some(seen) = captured.get_mut(i) {
+                                    *seen = true;
+                                }
+                                map.next_value::<RawText<'de>>()?;
+                            }
+                            None => {
+                                map.next_value::<serde::de::IgnoredAny>()?;
+                            }
+                        },
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// The other keys [`Options`] captures as text: read here only to be checked as it checks them.
+const CAPTURED: [&str; 4] = ["codeSessionKey", "threadId", "baseline", "toolSchemas"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the checked way reads of `text`: `now` (or the refusal's code and path), then the handling.
+    fn checked(text: &str) -> String {
+        let read = Options::read(Some(text)).and_then(|o| {
+            let now = o.now().map(|n| n.get().to_owned());
+            o.handling().map(|h| (now, h))
+        });
+        match read {
+            Ok((now, (requests, answer))) => format!("{:?} {requests:?} {answer:?}", now.ok()),
+            Err(e) => format!("refused {} {}", e.code.as_str(), e.path),
+        }
+    }
+
+    #[test]
+    fn one_pass_reads_what_the_checked_way_reads_or_leaves_it_to_it() {
+        let context =
+            r#"{"session_id":"e1","files":[{"id":"f","name":"a.txt","storage_session_id":"e0"}]}"#;
+        let result = r#"{"toolCallId":"c1","status":"success","artifact":{"session_id":"e2","files":[]},"content":"ok"}"#;
+        let texts = [
+            format!(r#"{{"requests":[{{"id":"c1","unchanged":true}}],"results":[{result}],"now":5}}"#),
+            format!(r#"{{"now":5,"requests":[{{"id":"c1","codeSessionContext":{context}}}],"results":[{result}],"threadId":"t"}}"#),
+            r#"{"now":5,"requests":[{"id":"c1"}],"rejected":true,"results":"not read when rejected"}"#.to_owned(),
+            r#"{"now":5,"rejected":false,"results":null,"requests":null,"other":[1,{"x":"\ud800"}]}"#.to_owned(),
+            r#"{"requests":[],"results":[]}"#.to_owned(),
+            r#"{"now":"5","results":[]}"#.to_owned(),
+            r#"{"now":5,"now":6}"#.to_owned(),
+            r#"{"now":5,"threadId":1,"threadId":2}"#.to_owned(),
+            r#"{"now":5,"baseline":"\ud800"}"#.to_owned(),
+            r#"{"now":5,"results":[{"toolCallId":"c1"}]}"#.to_owned(),
+            r#"{"now":5,"results":[{"toolCallId":"c1","status":"success","artifact":{"s":"\udc00"}}]}"#.to_owned(),
+            r#"[1]"#.to_owned(),
+            r#"null"#.to_owned(),
+        ];
+        let mut read_in_one_pass = Vec::new();
+        for (i, text) in texts.iter().enumerate() {
+            let want = checked(text);
+            if let Some(h) = Handling::read_in_one_pass(Some(text)) {
+                read_in_one_pass.push(i);
+                let now = h.now.map(|n| n.0.get().to_owned());
+                let got = format!("{now:?} {:?} {:?}", h.requests, h.answer);
+                assert_eq!(got, want, "{text}");
+            }
+        }
+        // The usual texts are read in one pass; a rejected dispatch with results that do not decode, and
+        // a lone surrogate even in an ignored key, are left to the checked way (which accepts both).
+        assert_eq!(read_in_one_pass, [0, 1, 4]);
+    }
+}
