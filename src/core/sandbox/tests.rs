@@ -1,36 +1,20 @@
 use super::refs::{check_name, RefAction, RefProblem};
 use super::*;
 use crate::core::error::ErrorCode;
-use crate::core::json::{self, Json};
+use crate::core::json;
 
 const S1: &str = "AAAAAAAAAAAAAAAAAAAA1";
 const S2: &str = "AAAAAAAAAAAAAAAAAAAA2";
 const F1: &str = "BBBBBBBBBBBBBBBBBBBB1";
 const F2: &str = "BBBBBBBBBBBBBBBBBBBB2";
 
-fn parse(text: &str) -> Json {
-    match json::parse(text, &Path::root("")) {
-        Ok(v) => v,
-        Err(e) => unreachable!("{text}: {e}"),
-    }
-}
-
 fn request(text: &str) -> GateResult<SandboxRequest> {
-    build_sandbox_request(&parse(text))
+    build_sandbox_request(&json::parse(text, &Path::root(""))?)
 }
 
-fn ok(text: &str) -> SandboxRequest {
-    match request(text) {
-        Ok(r) => r,
-        Err(e) => unreachable!("{text}: {e}"),
-    }
-}
-
-fn refused(text: &str) -> (ErrorCode, String) {
-    match request(text) {
-        Ok(r) => unreachable!("{text} built {r:?}"),
-        Err(e) => (e.code, e.path),
-    }
+/// The refusal's code and path, `None` when `text` built a request.
+fn refused(text: &str) -> Option<(ErrorCode, String)> {
+    request(text).err().map(|e| (e.code, e.path))
 }
 
 fn body(r: &SandboxRequest) -> String {
@@ -45,13 +29,13 @@ fn header<'r>(r: &'r SandboxRequest, name: &str) -> Option<&'r str> {
 }
 
 #[test]
-fn codeapi_sends_refs_and_hint_but_never_the_exec_session() {
-    let r = ok(&format!(
+fn codeapi_sends_refs_and_hint_but_never_the_exec_session() -> GateResult<()> {
+    let r = request(&format!(
         r#"{{"dialect":"codeapi","tool":"create_file","run":{{"lang":"bash","code":"ls"}},
         "context":{{"session_id":"{S1}","_injected_files":[{{"id":"{F1}","resource_id":"{F1}","name":"a.py",
         "storage_session_id":"{S1}","kind":"user"}}],"_runtime_session_hint":"conv-1"}},
         "userId":"u1","timeoutMs":1500.5,"credential":"tok"}}"#
-    ));
+    ))?;
     assert_eq!(
         body(&r),
         format!(
@@ -61,16 +45,17 @@ fn codeapi_sends_refs_and_hint_but_never_the_exec_session() {
     assert_eq!(header(&r, "Authorization"), Some("Bearer tok"));
     assert_eq!(header(&r, "x-api-key"), None);
     assert_eq!(r.endpoint, "exec");
+    Ok(())
 }
 
 #[test]
-fn librecodeinterpreter_reuses_the_exec_session_and_sends_no_hint() {
-    let r = ok(&format!(
+fn librecodeinterpreter_reuses_the_exec_session_and_sends_no_hint() -> GateResult<()> {
+    let r = request(&format!(
         r#"{{"dialect":"librecodeinterpreter","tool":"bash_tool","modelArgs":{{"command":"ls /mnt/data"}},
         "context":{{"codeSessionContext":{{"session_id":"{S1}","files":[{{"id":"{F1}","resource_id":"{F1}",
         "name":"a.py","storage_session_id":"{S1}","kind":"user"}}]}},"runtimeSessionHint":"conv-1"}},
         "entityId":"agent_1","timeoutMs":10,"credential":"key"}}"#
-    ));
+    ))?;
     assert_eq!(
         body(&r),
         format!(
@@ -79,26 +64,28 @@ fn librecodeinterpreter_reuses_the_exec_session_and_sends_no_hint() {
     );
     assert_eq!(header(&r, "x-api-key"), Some("key"));
     assert_eq!(header(&r, "Authorization"), None);
+    Ok(())
 }
 
 #[test]
-fn an_event_request_without_a_session_still_carries_its_hint() {
-    let r = ok(
+fn an_event_request_without_a_session_still_carries_its_hint() -> GateResult<()> {
+    let r = request(
         r#"{"dialect":"codeapi","tool":"create_file","run":{"lang":"py","code":"1"},
         "context":{"id":"c1","name":"create_file","args":{},"runtimeSessionHint":"conv-1"}}"#,
-    );
+    )?;
     assert_eq!(
         body(&r),
         r#"{"lang":"py","code":"1","runtime_session_hint":"conv-1"}"#
     );
+    Ok(())
 }
 
 #[test]
-fn trusted_fields_never_reach_the_body_and_are_named() {
-    let r = ok(
+fn trusted_fields_never_reach_the_body_and_are_named() -> GateResult<()> {
+    let r = request(
         r#"{"dialect":"codeapi","tool":"execute_code","modelArgs":{"lang":"py","code":"print(1)",
         "session_id":"x","files":[{"id":"y"}],"_injected_files":[],"runtime_session_hint":"h","user_id":"v"}}"#,
-    );
+    )?;
     assert_eq!(body(&r), r#"{"lang":"py","code":"print(1)"}"#);
     assert_eq!(
         r.dropped_fields,
@@ -110,10 +97,11 @@ fn trusted_fields_never_reach_the_body_and_are_named() {
             "user_id"
         ]
     );
+    Ok(())
 }
 
 #[test]
-fn refs_the_server_would_refuse_are_repaired_or_left_out() {
+fn refs_the_server_would_refuse_are_repaired_or_left_out() -> GateResult<()> {
     let files = format!(
         r#"[
         {{"id":"{F1}","resource_id":"{F1}","name":"a.py","storage_session_id":"{S1}","kind":"user","version":null}},
@@ -125,10 +113,10 @@ fn refs_the_server_would_refuse_are_repaired_or_left_out() {
         {{"id":"{F1}","name":"d","storage_session_id":"{S1}","kind":"skill","version":3}}
         ]"#
     );
-    let r = ok(&format!(
+    let r = request(&format!(
         r#"{{"dialect":"codeapi","tool":"bash_tool","modelArgs":{{"command":"ls"}},
         "context":{{"session_id":"{S1}","_injected_files":{files}}}}}"#
-    ));
+    ))?;
     let notes: Vec<(usize, RefAction, RefProblem)> = r
         .refs
         .iter()
@@ -155,15 +143,16 @@ fn refs_the_server_would_refuse_are_repaired_or_left_out() {
             r#"[{{"id":"{F2}","resource_id":"{F2}","name":"a.py","storage_session_id":"{S2}","kind":"user"}}]"#
         )
     );
+    Ok(())
 }
 
 #[test]
-fn a_skill_ref_keeps_its_version_and_resource() {
-    let r = ok(&format!(
+fn a_skill_ref_keeps_its_version_and_resource() -> GateResult<()> {
+    let r = request(&format!(
         r#"{{"dialect":"codeapi","tool":"bash_tool","modelArgs":{{"command":"ls"}},
         "context":{{"_injected_files":[{{"id":"{F1}","resource_id":"skill_42","name":"skills/x/run.py",
         "storage_session_id":"{S1}","kind":"skill","version":0}}]}}}}"#
-    ));
+    ))?;
     assert!(r.refs.is_empty());
     assert_eq!(
         json::to_text(&r.body.get("files")),
@@ -171,15 +160,16 @@ fn a_skill_ref_keeps_its_version_and_resource() {
             r#"[{{"id":"{F1}","resource_id":"skill_42","name":"skills/x/run.py","storage_session_id":"{S1}","kind":"skill","version":0}}]"#
         )
     );
+    Ok(())
 }
 
 #[test]
-fn librecodeinterpreter_drops_only_refs_it_cannot_find() {
-    let r = ok(
+fn librecodeinterpreter_drops_only_refs_it_cannot_find() -> GateResult<()> {
+    let r = request(
         r#"{"dialect":"librecodeinterpreter","tool":"t","run":{"lang":"py","code":"1"},
         "context":{"session_id":"","_injected_files":[{"id":"x","name":"weird name.txt","storage_session_id":"s","kind":"admin"},
         {"id":"y","name":"n","storage_session_id":""}]}}"#,
-    );
+    )?;
     assert_eq!(
         body(&r),
         r#"{"lang":"py","code":"1","files":[{"id":"x","name":"weird name.txt","storage_session_id":"s","kind":"admin"}]}"#
@@ -189,6 +179,7 @@ fn librecodeinterpreter_drops_only_refs_it_cannot_find() {
         r.refs.first().map(|n| n.reason),
         Some(RefProblem::InvalidStorageSessionId)
     );
+    Ok(())
 }
 
 #[test]
@@ -212,7 +203,7 @@ fn malformed_options_are_refused_with_their_path() {
         (r#"{"dialect":"codeapi","tool":"t","run":{"lang":"bash","code":"x"},"context":{"codeSessionContext":{"files":[{"id":"i"}]}}}"#.into(), ErrorCode::MissingField, "context.codeSessionContext.files[0].name"),
     ];
     for (text, code, path) in cases {
-        assert_eq!(refused(&text), (code, path.to_owned()), "{text}");
+        assert_eq!(refused(&text), Some((code, path.to_owned())), "{text}");
     }
 }
 
@@ -243,7 +234,7 @@ fn answer(status: u16, body: &str, retry: Option<&str>) -> GateResult<SandboxAns
 }
 
 #[test]
-fn an_answer_becomes_an_artifact_to_fold() {
+fn an_answer_becomes_an_artifact_to_fold() -> GateResult<()> {
     let a = answer(
         200,
         &format!(
@@ -254,7 +245,7 @@ fn an_answer_becomes_an_artifact_to_fold() {
         ),
         None,
     );
-    let Ok(a) = a else { unreachable!("{a:?}") };
+    let a = a?;
     assert_eq!(
         json::to_text(&a.artifact),
         format!(
@@ -268,6 +259,7 @@ fn an_answer_becomes_an_artifact_to_fold() {
         none.map(|a| json::to_text(&a.artifact)).ok(),
         Some(format!(r#"{{"session_id":"{S2}"}}"#))
     );
+    Ok(())
 }
 
 #[test]
@@ -350,14 +342,14 @@ fn failures_are_typed_with_their_status() {
         ),
     ];
     for (status, body, retry, code, seconds) in cases {
-        match answer(status, body, retry) {
-            Ok(a) => unreachable!("{status} {body}: {a:?}"),
-            Err(e) => {
-                assert_eq!(e.code, code, "{status} {body}: {e}");
-                let s = e.sandbox.map(|s| (s.status, s.retry_after_seconds));
-                assert_eq!(s, Some((status, seconds)), "{status} {body}");
-            }
-        }
+        let refused = answer(status, body, retry)
+            .err()
+            .map(|e| (e.code, e.sandbox.map(|s| (s.status, s.retry_after_seconds))));
+        assert_eq!(
+            refused,
+            Some((code, Some((status, seconds)))),
+            "{status} {body}"
+        );
     }
 }
 
