@@ -17,7 +17,7 @@ mod static_ops;
 use serde::Serialize;
 
 use crate::core::calls::gate::Gate;
-use crate::core::error::{ErrorCode, GateError, GateResult};
+use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::files::narrow::CODE_ENV_KINDS;
 use crate::core::json;
 use crate::core::limits;
@@ -93,7 +93,8 @@ impl GateSession {
 /// Runs gate operation `op` on its arguments (each a JSON text, `None` for `undefined`; a text that
 /// starts with [`HOST_TEXT`] is the host's own, see [`host_texts`]).
 pub fn call(session: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    let args = host_texts(args, gate_params(op))?;
+    let name = GATE_OPS.get(op as usize).copied().unwrap_or("");
+    let args = host_texts(args, name, gate_params(op))?;
     gate_ops::call(session, op, &args)
 }
 
@@ -101,11 +102,17 @@ pub fn call(session: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateRe
 /// wrote from objects after its own walk.
 pub const HOST_TEXT: char = '\u{2}';
 
-/// The arguments with the [`HOST_TEXT`] mark taken off, after the one check the JavaScript layer's
+/// The parameters that take a host's own JSON text (a `JsonText`), as (operation, parameter).
+const HOST_TEXT_PARAMS: [(&str, &str); 2] =
+    [("foldResults", "results"), ("updateSession", "artifact")];
+
+/// The arguments of operation `op` (parameters `names`) with the [`HOST_TEXT`] mark taken off: refused
+/// where the parameter takes no host text, and otherwise after the one check the JavaScript layer's
 /// walk gives objects and JSON text does not: nesting (see [`json::check_host_depth`]). Everything
 /// else a walk refuses cannot be written in JSON text, and the decoders refuse the rest.
 fn host_texts<'b, 'a>(
     args: &'b [Option<&'a str>],
+    op: &str,
     names: &[&str],
 ) -> GateResult<std::borrow::Cow<'b, [Option<&'a str>]>> {
     let marked = |a: &Option<&str>| a.is_some_and(|t| t.starts_with(HOST_TEXT));
@@ -115,7 +122,15 @@ fn host_texts<'b, 'a>(
     let mut out = args.to_vec();
     for (i, arg) in out.iter_mut().enumerate() {
         if let Some(text) = arg.and_then(|t| t.strip_prefix(HOST_TEXT)) {
-            json::check_host_depth(text, names.get(i).copied().unwrap_or(""))?;
+            let name = names.get(i).copied().unwrap_or("");
+            if !HOST_TEXT_PARAMS.contains(&(op, name)) {
+                return Err(GateError::new(
+                    ErrorCode::InvalidType,
+                    &Path::root(name),
+                    "a JsonText is accepted only as foldResults' results or updateSession's artifact",
+                ));
+            }
+            json::check_host_depth(text, name)?;
             *arg = Some(text);
         }
     }
@@ -124,7 +139,9 @@ fn host_texts<'b, 'a>(
 
 /// Runs operation `op` of [`STATIC_OPS`] on its arguments.
 pub fn call_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    static_ops::call(op, args)
+    let name = STATIC_OPS.get(op as usize).copied().unwrap_or("");
+    let args = host_texts(args, name, static_params(op))?;
+    static_ops::call(op, &args)
 }
 
 /// The parameter names of gate operation `op` (empty for an unknown one).

@@ -266,8 +266,6 @@ const isWellFormed = typeof String.prototype.isWellFormed === 'function'
   ? (/** @type {string} */ s) => s.isWellFormed()
   : (/** @type {string} */ s) => !LONE_SURROGATE.test(s);
 
-/** Where a `JsonText` may stand: `foldResults`' `results` and `updateSession`'s `artifact`. */
-const JSON_TEXT_PLACES = "foldResults' results or updateSession's artifact";
 /** Marks a JsonText of any copy of the package (its ESM and CommonJS entries each have the class). */
 const JSON_TEXT_BRAND = Symbol.for('code-session-gate.JsonText');
 const NOT_JSON_TEXT = 0;
@@ -277,8 +275,9 @@ const FOREIGN_JSON_TEXT = 2;
 /**
  * JSON text the host already holds (a sandbox's answer, a queued message), passed to the gate as it is
  * instead of as the objects it would parse into: the gate reads it without the `JSON.stringify` and
- * the walk an object argument costs. Accepted as `foldResults`' `results` and `updateSession`'s
- * `artifact`; anywhere else it is refused (`invalid_type`). The module parses the text as it parses
+ * the walk an object argument costs. The module accepts it as `foldResults`' `results` and
+ * `updateSession`'s `artifact` and refuses it as any other argument (`invalid_type`); nested in an
+ * object it is refused here, as JSON cannot hold it. The module parses the text as it parses
  * any argument, so every refusal an object would get names the same path here; JSON text cannot hold
  * what the walk refuses in objects (non-finite numbers, functions), and an unpaired surrogate in the
  * text is escaped here so that the module refuses it (`lone_surrogate`) at its path.
@@ -328,19 +327,19 @@ function jsonTextKind(v) {
   }
 }
 
-/** The refusal of a JsonText where none is accepted (`kind` OWN) or of another copy's (`kind` FOREIGN). */
+/** The refusal of a JsonText inside an object (`kind` OWN) or of another copy's (`kind` FOREIGN). */
 function misplacedJsonText(kind, path) {
   const at = path || 'the value';
   return kind === FOREIGN_JSON_TEXT
     ? gateError('invalid_type', path, `${at}: a JsonText of another copy of the package (its ESM and CommonJS entries are two): make it with the entry this gate came from`)
-    : gateError('invalid_type', path, `${at}: a JsonText is accepted only as ${JSON_TEXT_PLACES}`);
+    : gateError('invalid_type', path, `${at}: a JsonText stands only as a whole argument, where the operation takes one`);
 }
 
 /** The JSON text of argument `name` (not `undefined`), after the walk that refuses what it would lose. */
-function textOf(name, value, textOk) {
+function textOf(name, value) {
   const kind = jsonTextKind(value);
   if (kind !== NOT_JSON_TEXT) {
-    if (!textOk || kind === FOREIGN_JSON_TEXT) throw misplacedJsonText(kind, name);
+    if (kind === FOREIGN_JSON_TEXT) throw misplacedJsonText(kind, name);
     let text;
     try {
       text = value.text;
@@ -348,7 +347,8 @@ function textOf(name, value, textOk) {
       // An object given JsonText's prototype without its constructor (or a Proxy of one).
       throw gateError('invalid_value', name, `${name || 'the value'}: not a JsonText its constructor made`, e);
     }
-    // Marked as the host's own text: the module checks its nesting, which no walk here has checked.
+    // Marked as the host's own text: the module checks where it may stand and its nesting, which no
+    // walk here has checked.
     return C.hostText + text;
   }
   if (typeof value !== 'string') {
@@ -383,8 +383,8 @@ function textsOf(args) {
   const texts = new Array(args.length);
   let total = 0;
   for (let i = 0; i < args.length; i++) {
-    const [name, value, textOk] = args[i];
-    texts[i] = value === undefined ? '' : textOf(name, value, textOk);
+    const [name, value] = args[i];
+    texts[i] = value === undefined ? '' : textOf(name, value);
     total += texts[i].length;
     if (total > LIMIT.maxInputBytes) {
       throw gateError(
@@ -826,7 +826,7 @@ export class Gate {
    */
   updateSession(key, artifact, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.updateSession');
-    this.#call('updateSession', [['key', key], ['artifact', artifact, true], ['options', options]], true);
+    this.#call('updateSession', [['key', key], ['artifact', artifact], ['options', options]], true);
   }
 
   /**
@@ -837,7 +837,7 @@ export class Gate {
    */
   foldResults(path, results, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.foldResults');
-    this.#call('foldResults', [['path', path], ['results', results, true], ['options', options]], true);
+    this.#call('foldResults', [['path', path], ['results', results], ['options', options]], true);
   }
 
   /**
