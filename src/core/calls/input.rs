@@ -266,34 +266,24 @@ impl<'de: 'a, 'a> Deserialize<'de> for OnePass<'a> {
                 mut map: A,
             ) -> Result<Self::Value, A::Error> {
                 let mut out = OnePass::default();
-                // The keys Options captures as text (and so checks), each at most once, as there.
-                let mut captured = [false; 4];
+                // A key given twice is left to the checked way, which refuses the keys it knows twice.
+                let mut seen: Vec<Str<'de>> = Vec::new();
                 while let Some(key) = map.next_key::<Str<'de>>()? {
-                    let duplicate = || serde::de::Error::custom("duplicate key");
-                    match key.as_str() {
-                        "now" if out.now.is_some() => return Err(duplicate()),
-                        "now" => out.now = Some(map.next_value()?),
-                        "requests" if out.requests.is_some() => return Err(duplicate()),
-                        "requests" => out.requests = Some(map.next_value()?),
-                        "results" if out.results.is_some() => return Err(duplicate()),
-                        "results" => out.results = Some(map.next_value()?),
-                        "rejected" if out.rejected.is_some() => return Err(duplicate()),
-                        "rejected" => out.rejected = Some(map.next_value()?),
-                        other => match CAPTURED.iter().position(|k| *k == other) {
-                            Some(i) => {
-                                if captured.get(i).copied().unwrap_or(true) {
-                                    return Err(duplicate());
-                                }
-                                if let Some(seen) = captured.get_mut(i) {
-                                    *seen = true;
-                                }
-                                map.next_value::<RawText<'de>>()?;
-                            }
-                            None => {
-                                map.next_value::<serde::de::IgnoredAny>()?;
-                            }
-                        },
+                    if seen.contains(&key) {
+                        return Err(serde::de::Error::custom("duplicate key"));
                     }
+                    match key.as_str() {
+                        "now" => out.now = Some(map.next_value()?),
+                        "requests" => out.requests = Some(map.next_value()?),
+                        "results" => out.results = Some(map.next_value()?),
+                        "rejected" => out.rejected = Some(map.next_value()?),
+                        // Every other key is only checked to be JSON (its strings were checked for
+                        // lone surrogates before reading).
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                    seen.push(key);
                 }
                 Ok(out)
             }
@@ -301,9 +291,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for OnePass<'a> {
         d.deserialize_map(V)
     }
 }
-
-/// The other keys [`Options`] captures as text: read here only to be checked as it checks them.
-const CAPTURED: [&str; 4] = ["codeSessionKey", "threadId", "baseline", "toolSchemas"];
 
 #[cfg(test)]
 mod tests {
