@@ -8,7 +8,8 @@
 //! a known `kind` too, a finite `version` exactly on skills); a codeapi runtime hint is at most 128 of
 //! `A-Za-z0-9._:-`; a LibreCodeInterpreter timeout is within 1000..=300000; header values hold no
 //! CR, LF or NUL; the dropped fields are trusted fields; the operation answers the same as the
-//! core and both answers and refusals are JSON.
+//! core and both answers and refusals are JSON; a text with the host-text mark (a `JsonText`) is refused
+//! by the operation as `invalid_type` before it is read.
 
 #![no_main]
 
@@ -34,8 +35,18 @@ fn run(data: &[u8]) {
         1 => g.junk(3).text(),
         _ => g.sandbox_request().text(),
     };
-    let core = json::parse(&text, &Path::root("")).and_then(|o| build_sandbox_request(&o));
     let op = api::call_static(4, &[Some(&text)]);
+    // A text with the host-text mark is the JavaScript layer's `JsonText`, which no static operation
+    // takes: the operation refuses it before reading it, where the core reads the bytes as JSON.
+    if text.starts_with(api::HOST_TEXT) {
+        let Err(e) = op else {
+            panic!("the operation read a marked text: {text:?}");
+        };
+        let param = api::static_params(4).first().copied().unwrap_or("");
+        assert_eq!((e.code.as_str(), e.path.as_str()), ("invalid_type", param));
+        return;
+    }
+    let core = json::parse(&text, &Path::root("")).and_then(|o| build_sandbox_request(&o));
     let request = match core {
         Ok(r) => r,
         Err(e) => {
