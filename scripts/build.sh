@@ -2,7 +2,7 @@
 # Builds the npm package into pkg/ (generated only, git-ignored):
 #   1. cargo build --lib --release --target wasm32-unknown-unknown (registry source paths remapped)
 #   2. wasm-bindgen --target web (one glue for every host; the entries of src/js/ pick the loader)
-#   3. wasm-opt -Oz from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
+#   3. wasm-opt -Oz --converge from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
 #   4. scripts/assemble-pkg.mjs: guarded api.js, the entries and types of src/js/, package.json
 # Skips all of it when no input changed since the last build (pass --force, or set
 # CSG_FORCE_BUILD=1, to rebuild anyway). Prints the .wasm size, raw and gzip -9.
@@ -74,9 +74,10 @@ log "wasm-bindgen --target web"
 wasm-bindgen --target web --omit-default-module-path --typescript \
   --out-dir "$work/glue" --out-name "$NAME" "$WASM_IN"
 
-log "wasm-opt -Oz ($("$WASM_OPT" --version))"
+# --converge repeats the passes until nothing changes: measured -0.2 KB raw, -1.4 KB gzip.
+log "wasm-opt -Oz --converge ($("$WASM_OPT" --version))"
 note "before: $(wc -c <"$work/glue/${NAME}_bg.wasm") bytes"
-"$WASM_OPT" -Oz --strip-debug --strip-producers --strip-target-features \
+"$WASM_OPT" -Oz --converge --strip-debug --strip-producers --strip-target-features \
   "$work/glue/${NAME}_bg.wasm" -o "$work/glue/${NAME}_bg.opt.wasm"
 mv "$work/glue/${NAME}_bg.opt.wasm" "$work/glue/${NAME}_bg.wasm"
 

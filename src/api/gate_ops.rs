@@ -7,7 +7,7 @@ use crate::core::calls::batch::{EventCall, HostContext};
 use crate::core::calls::context::{CallScope, ExecPath};
 use crate::core::calls::fold::{DirectOutcome, NamedResults};
 use crate::core::calls::gate::{BatchEnd, Gate};
-use crate::core::calls::input::{self, DirectCall, Handling, HostRequest, Options, SeedAgentInput};
+use crate::core::calls::input::{self, DirectCall, HostRequest, Options, SeedAgentInput};
 use crate::core::config::ConfigInput;
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::files::Field;
@@ -238,19 +238,9 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
         // completeEventBatch
         10 => {
             let batch = p.id(0)?;
-            let (now, requests, answer) = match Handling::read_in_one_pass(p.text(1)) {
-                Some(Handling {
-                    now: Some(now),
-                    requests,
-                    answer,
-                }) => (now.0, requests, answer),
-                _ => {
-                    let options = Options::read(p.text(1))?;
-                    let now = options.now()?;
-                    let (requests, answer) = options.handling()?;
-                    (now, requests, answer)
-                }
-            };
+            let options = Options::read(p.text(1))?;
+            let now = options.now()?;
+            let (requests, answer) = options.handling()?;
             let contexts = host_contexts(requests);
             let end =
                 g.complete_event_batch(batch, &contexts, &answer, &now, &Path::root("options"))?;
@@ -286,10 +276,7 @@ pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<S
         // settleEager
         12 => {
             let prestart = p.id(0)?;
-            let (requests, answer) = match Handling::read_in_one_pass(p.text(1)) {
-                Some(read) => (read.requests, read.answer),
-                None => Options::read(p.text(1))?.handling()?,
-            };
+            let (requests, answer) = Options::read(p.text(1))?.handling()?;
             g.settle_eager(
                 prestart,
                 host_contexts(requests),

@@ -20,6 +20,7 @@
 //! diff against them.
 
 use hashbrown::HashMap;
+use std::hash::{BuildHasher, Hasher};
 use std::rc::Rc;
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
@@ -93,10 +94,39 @@ impl Lists {
 
 /// For each item of `new`: the index of the first equal ref in `base`, or -1 when `base` has none.
 /// Items are first compared with the one at the same position by their shared text (no hashing in the
-/// common case of an unchanged or appended list); others are looked up by `id` alone (one short text
-/// to hash per ref), then compared in full.
+/// common case of an unchanged or appended list); the others are looked up by a hash of all of their
+/// values in an index of `base` built on first need, so the whole diff stays linear in the two lists,
+/// also when every ref changed (a fold that moved every file to a new exec session). Only refs whose
+/// hashes collide are compared one by one.
 fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64> {
-    let mut index: Option<HashMap<&str, usize>> = None;
+    let hasher = hashbrown::DefaultHashBuilder::default();
+    // Each value's bytes, then a byte no UTF-8 text holds (0xff; 0xfe for an absent storage id and
+    // version), so that different refs feed different bytes.
+    let hash = |f: &CodeEnvFile<'static>| {
+        let version = match &f.kind {
+            CodeEnvKind::Skill { version } => Some(version.get()),
+            _ => None,
+        };
+        let mut h = hasher.build_hasher();
+        for part in [
+            Some(f.id.as_str()),
+            Some(f.resource_id.as_str()),
+            Some(f.name.as_str()),
+            f.storage_session_id.as_deref(),
+            Some(f.kind.as_str()),
+            version,
+        ] {
+            match part {
+                Some(text) => {
+                    h.write(text.as_bytes());
+                    h.write_u8(0xff);
+                }
+                None => h.write_u8(0xfe),
+            }
+        }
+        h.finish()
+    };
+    let mut index: Option<HashMap<u64, usize>> = None;
     new.iter()
         .enumerate()
         .map(|(i, f)| {
@@ -105,21 +135,17 @@ fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64
             }
             let index = index.get_or_insert_with(|| {
                 let mut m = HashMap::with_capacity(base.len());
+                // Later refs first, so that an equal ref met again keeps the first index.
                 for (j, b) in base.iter().enumerate().rev() {
-                    m.insert(b.id.as_str(), j);
+                    m.insert(hash(b), j);
                 }
                 m
             });
-            match index.get(f.id.as_str()) {
+            match index.get(&hash(f)) {
                 None => -1,
                 Some(&j) if base.get(j) == Some(f) => j as i64,
-                // Another ref with this id comes first: the first equal one, if any (rare).
-                Some(&j) => base
-                    .iter()
-                    .enumerate()
-                    .skip(j)
-                    .find(|(_, b)| *b == f)
-                    .map_or(-1, |(k, _)| k as i64),
+                // Another ref with the same hash (a collision, by chance only): the first equal one.
+                Some(_) => base.iter().position(|b| b == f).map_or(-1, |k| k as i64),
             }
         })
         .collect()
@@ -221,6 +247,32 @@ mod tests {
         );
         // A base the gate no longer keeps: the list in full.
         assert!(json::to_text(&lists.out(b, 99)).starts_with(r#"{"gen":4,"add":[["b""#));
+    }
+
+    #[test]
+    fn picks_name_the_first_equal_ref_whatever_moved() {
+        let exec = |e: &'static str| Str::from(e);
+        let narrow = |names: &[&'static str], e: &'static str| -> Vec<CodeEnvFile<'static>> {
+            names
+                .iter()
+                .map(|n| to_injected_file_ref(&FileRef::new(*n, *n), Some(&exec(e))))
+                .collect()
+        };
+        // Every ref moved to another exec session: nothing in common.
+        assert_eq!(
+            picks(&narrow(&["a", "b"], "e2"), &narrow(&["a", "b"], "e1")),
+            [-1, -1]
+        );
+        // Reordered, with a ref given twice in the base: the first equal one.
+        let base = narrow(&["a", "b", "a", "c"], "e");
+        assert_eq!(
+            picks(&narrow(&["c", "a", "x", "b"], "e"), &base),
+            [3, 0, -1, 1]
+        );
+        // A ref that equals a later one of the same id only: found by all of its values.
+        let mut base = narrow(&["a"], "e1");
+        base.extend(narrow(&["a"], "e2"));
+        assert_eq!(picks(&narrow(&["a"], "e2"), &base), [1]);
     }
 
     #[test]

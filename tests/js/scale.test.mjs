@@ -85,4 +85,18 @@ for (const profile of ['3.6', '3.9']) {
     assert.equal(gate.session('execute_code').files.length, 11_000);
     gate.free();
   });
+
+  test(`${profile}: a context after a fold that moved every one of 10^5 files to a new exec session`, () => {
+    // Storage-less files narrow against the partition's exec session: the fold changes every ref, and the
+    // context is written as a diff against the list the caller holds from before (nothing in common).
+    const stored = Array.from({ length: N }, (_, i) => ({ id: `a${i}`, name: `f${i}.txt` }));
+    const gate = new Gate({ profile, sessions: [['execute_code', { session_id: 's1', files: stored, lastUpdated: 1 }]] });
+    const before = gate.contextForCall('event', 'bash_tool').codeSessionContext.files;
+    gate.updateSession('execute_code', { session_id: 's2', files: stored }, { now: 2 });
+    const after = timed(`${profile} context after moving 10^5 files`, 3000, () => gate.contextForCall('event', 'bash_tool').codeSessionContext.files);
+    assert.equal(after.length, N);
+    assert.equal(before[7].storage_session_id, 's1');
+    assert.deepEqual(after[7], { id: 'a7', resource_id: 'a7', name: 'f7.txt', storage_session_id: 's2', kind: 'user' });
+    gate.free();
+  });
 }
