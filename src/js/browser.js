@@ -19,15 +19,36 @@ const WASM_NAME = 'code_session_gate_bg.wasm';
 /**
  * The default location: beside this file, wherever the host or a bundler put it. The argument must
  * stay a plain string literal: bundlers (Vite, webpack) emit exactly that file as an asset, while a
- * template or an expression makes them glob the whole folder.
+ * template or an expression makes them glob the whole folder. Where `import.meta.url` is no URL to
+ * resolve against (esbuild leaves it empty in an iife or CommonJS bundle), this throws the package's
+ * typed error instead of the engine's "Invalid URL".
+ * @returns {URL}
  */
-const defaultUrl = () => new URL('./code_session_gate_bg.wasm', import.meta.url);
+const defaultUrl = () => {
+  try {
+    return new URL('./code_session_gate_bg.wasm', import.meta.url);
+  } catch (e) {
+    throw packageError(
+      'wasm_not_found',
+      `code-session-gate: cannot locate its WebAssembly module: the bundle's import.meta.url is not a URL ` +
+        `(${e instanceof Error ? e.message : String(e)}), so the ${WASM_NAME} beside it cannot be found ` +
+        '(esbuild, for one, leaves import.meta empty in iife and CommonJS output).' +
+        INLINE_FIX +
+        ' or pass the module yourself with init({ module_or_path }) (see the README "Using it in a host").',
+      e,
+    );
+  }
+};
+
+/** The module beside this file, fetched and checked; any failure (its URL too) is a rejection. */
+const fetchDefault = async () => fetchModule(defaultUrl());
 
 /**
  * Instantiates the module: by default from `code_session_gate_bg.wasm` beside this file. Resolves to
  * nothing. When the default fetch brings back something that is not the module (an HTML page, a 404
  * body), it fails with a `CodeSessionGateError` (code "wasm_not_found" or "not_wasm") that names the URL,
- * what came back, and the fix for common bundlers.
+ * what came back, and the fix for common bundlers; so it does (code "wasm_not_found") when the URL
+ * beside this file cannot be formed (`import.meta.url` emptied by a bundle format).
  * @param {{ module_or_path: any }} [options]
  * @returns {Promise<void>}
  */
@@ -36,7 +57,7 @@ export default function init(options) {
   // Once initialised (CODE_EXECUTION_TOOLS is set then), nothing is fetched again; concurrent first
   // calls share one fetch, and a failed one may be retried.
   if (CODE_EXECUTION_TOOLS !== undefined) return Promise.resolve();
-  pending ??= fetchModule(defaultUrl())
+  pending ??= fetchDefault()
     .then((module) => initSlim({ module_or_path: module }))
     .finally(() => {
       pending = undefined;
@@ -53,7 +74,7 @@ let pending;
  * @param {{ module?: any }} [options]
  */
 export async function recover(options) {
-  const module = options?.module ?? (await fetchModule(defaultUrl()));
+  const module = options?.module ?? (await fetchDefault());
   return recoverWith({ module });
 }
 
@@ -100,12 +121,16 @@ async function fetchModule(url) {
 /** @param {URL} url */
 const fetchFailed = (url) => `code-session-gate: could not fetch its WebAssembly module from ${url.href}`;
 
+/** The fix for bundlers that do not copy the .wasm (part of both messages below). */
+const INLINE_FIX =
+  ' esbuild, tsup, bun build (and other bundlers that do not copy assets): import "code-session-gate/inline",' +
+  ' which carries the module in the JavaScript;';
+
 /** What to do, for the bundlers where this happens. */
 const FIX =
   ` The .wasm must be served beside the JavaScript that imports it (${WASM_NAME}).` +
   ' Vite: add optimizeDeps: { exclude: ["code-session-gate"] } to vite.config so that the dev server' +
   ' serves the package as it is;' +
-  ' esbuild, tsup, bun build (and other bundlers that do not copy assets): import "code-session-gate/inline",' +
-  ' which carries the module in the JavaScript;' +
+  INLINE_FIX +
   ' anything else: copy the file next to your bundle, or pass it yourself with' +
   ' init({ module_or_path: url }) (see the README "Using it in a host").';

@@ -1,7 +1,8 @@
 // The entries beyond ESM Node, from the packed tarball in a throwaway consumer, each in a fresh Node
 // process: the CommonJS entry (with and without require(esm)), the inline entry (with the .wasm file
 // gone from the package, so nothing can be read beside it), and the browser entry's checked fetch of
-// the .wasm (fetch stubbed: what a misconfigured dev server or CDN answers).
+// the .wasm (fetch stubbed: what a misconfigured dev server or CDN answers) and its typed error when
+// there is no URL to fetch it from.
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -182,6 +183,53 @@ describe('browser entry: the .wasm fetch is checked', () => {
     // Two concurrent first calls shared one fetch, and later calls fetched nothing.
     assert.deepEqual(out.loaded, ['undefined', 'undefined']);
     assert.equal(out.fetches, 4);
+    assert.deepEqual(out.ref, EXPECTED_REF);
+  });
+
+  // What a bundle in iife or CommonJS format does to the entry (esbuild empties import.meta there): the
+  // entry is loaded from a data: URL, which is no base for the .wasm's relative URL either (its own
+  // imports rewritten to the package's files, so the rest of the package is the installed one).
+  test('no URL to locate the .wasm by (import.meta.url unusable): init() and recover() reject with the typed error naming the fix', async () => {
+    const out = await nodeRun(
+      'browser-no-url.mjs',
+      `
+      import { readFileSync } from 'node:fs';
+      const dir = new URL('./node_modules/${PKG_NAME}/', import.meta.url);
+      const source = readFileSync(new URL('browser.js', dir), 'utf8')
+        .replace(/from '\\.\\/(\\w+)\\.js'/g, (_, f) => 'from ' + JSON.stringify(new URL(f + '.js', dir).href));
+      const entry = await import('data:text/javascript,' + encodeURIComponent(source));
+      const wasm = readFileSync(${JSON.stringify(join(PKG_DIR, 'code_session_gate_bg.wasm'))});
+      let fetches = 0;
+      globalThis.fetch = async () => { fetches++; throw new TypeError('no fetch expected'); };
+      const shape = (e) => ({ name: e?.name, code: e?.code, message: e?.message, guard: entry.isCodeSessionGateError(e, 'wasm_not_found'), cause: e?.cause?.name });
+      const rejection = async (call) => {
+        let pending;
+        try { pending = call(); } catch (e) { return { sync: true, ...shape(e) }; }
+        try { await pending; return 'resolved'; } catch (e) { return { sync: false, ...shape(e) }; }
+      };
+      let before = null;
+      try { new entry.Gate({}); } catch (e) { before = e.code; }
+      const tries = [await rejection(() => entry.default()), await rejection(() => entry.default()), await rejection(() => entry.recover())];
+      // The fix the message names: pass the module yourself.
+      const loaded = typeof (await entry.default({ module_or_path: wasm }));
+      console.log(JSON.stringify({ before, tries, fetches, loaded, ref: entry.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0') }));
+    `,
+    );
+    assert.equal(out.before, 'not_initialized');
+    for (const t of out.tries) {
+      assert.equal(t.sync, false, 'a rejected promise, not a synchronous throw');
+      assert.equal(t.name, 'CodeSessionGateError');
+      assert.equal(t.code, 'wasm_not_found');
+      assert.equal(t.guard, true);
+      assert.equal(t.cause, 'TypeError');
+      assert.match(t.message, /import\.meta\.url is not a URL/);
+      assert.match(t.message, /code_session_gate_bg\.wasm beside it cannot be found/);
+      assert.match(t.message, /import "code-session-gate\/inline"/);
+      assert.match(t.message, /init\(\{ module_or_path \}\)/);
+      assert.doesNotMatch(t.message, /optimizeDeps/);
+    }
+    assert.equal(out.fetches, 0);
+    assert.equal(out.loaded, 'undefined');
     assert.deepEqual(out.ref, EXPECTED_REF);
   });
 });

@@ -136,6 +136,36 @@ function expectOutput(dir, allowed) {
 const kb = (file) => `${Math.round(statSync(file).size / 1024)} KB`;
 
 /**
+ * Asserts the result of fixtures/esbuild-default/: a call before `init()` refused with "not_initialized",
+ * then `init()` (twice: a failed one may be retried) and `recover()` rejecting, not throwing, with the
+ * typed "wasm_not_found" error that says why the .wasm cannot be located and names the fix for esbuild
+ * (the /inline entry, or the module passed to init), not Vite's.
+ * @param {any} r
+ * @param {string} [where]
+ */
+function expectTypedRejection(r, where) {
+  if (!r || typeof r !== 'object') throw new Fail(`${where ? `${where}: ` : ''}result is not an object: ${JSON.stringify(r)}`);
+  const out = [];
+  if (r.before !== 'not_initialized') out.push(`a call before init() gave ${JSON.stringify(r.before)}, not code "not_initialized"`);
+  for (const what of ['init', 'again', 'recover']) {
+    const t = r[what] ?? {};
+    const call = what === 'recover' ? 'recover()' : what === 'again' ? 'a second init()' : 'init()';
+    if (t.resolved) out.push(`${call} resolved`);
+    else if (t.name !== 'CodeSessionGateError' || t.code !== 'wasm_not_found' || t.guard !== true) {
+      out.push(`${call} rejected with name=${JSON.stringify(t.name)} code=${JSON.stringify(t.code)}: ${JSON.stringify(t.message)}, not a CodeSessionGateError "wasm_not_found"`);
+    } else {
+      if (t.sync) out.push(`${call} threw synchronously instead of returning a rejected promise`);
+      if (!/import\.meta\.url is not a URL/.test(t.message)) out.push(`${call}'s message does not say import.meta.url is not a URL: ${JSON.stringify(t.message)}`);
+      if (!/import "code-session-gate\/inline"/.test(t.message) || !/init\(\{ module_or_path \}\)/.test(t.message)) {
+        out.push(`${call}'s message does not name code-session-gate/inline and init({ module_or_path }): ${JSON.stringify(t.message)}`);
+      }
+      if (/optimizeDeps/.test(t.message)) out.push(`${call}'s message gives Vite's optimizeDeps advice: ${JSON.stringify(t.message)}`);
+    }
+  }
+  if (out.length) throw new Fail(`${where ? `${where}: ` : ''}${out.join('; ')}`);
+}
+
+/**
  * A Node-resolved TypeScript row: strict tsc on fixtures/_shared/node-consumer.ts with the fixture's
  * tsconfig, then the emitted JavaScript run with node.
  * @param {string} name
@@ -315,6 +345,35 @@ export const ROWS = [
         await sh(ctx, esbuild, ['index.mjs', '--bundle', '--platform=node', `--format=${format}`, `--outfile=${out}`, '--log-level=warning']);
         await runAlone(ctx, out, format);
       }
+    },
+  },
+  // esbuild without the recipe: the default import, in formats that leave import.meta empty. init()
+  // must reject with the typed error naming code-session-gate/inline, not a TypeError "Invalid URL".
+  {
+    name: 'esbuild-browser-unconfigured',
+    fixture: 'esbuild-default',
+    async run(ctx) {
+      await sh(ctx, bin('local', 'esbuild'), ['index.js', '--bundle', '--format=iife', '--platform=browser', '--outfile=dist/app.js', '--log-level=warning']);
+      writePage(ctx, 'dist/app.js', { classic: true });
+      const page = await withServer(ctx.dir, (url) => loadPage(url));
+      if (page.problems.length) throw new Fail(page.problems.join('; '));
+      expectTypedRejection(page.result);
+      return 'iife: init() and recover() rejected with wasm_not_found, naming code-session-gate/inline';
+    },
+  },
+  {
+    name: 'esbuild-node-unconfigured',
+    fixture: 'esbuild-default',
+    async run(ctx) {
+      // --platform=neutral: the default import without the node condition (browser.js), as a CommonJS
+      // bundle run alone by node. (With --platform=node the node condition picks node.js instead.)
+      await sh(ctx, bin('local', 'esbuild'), ['index.js', '--bundle', '--platform=neutral', '--format=cjs', '--outfile=dist/app.cjs', '--log-level=warning']);
+      const alone = join(WORK, `${ctx.name}.alone`);
+      mkdirSync(alone, { recursive: true });
+      copyFileSync(join(ctx.dir, 'dist/app.cjs'), join(alone, 'app.cjs'));
+      const r = await sh(ctx, process.execPath, ['app.cjs'], { cwd: alone });
+      expectTypedRejection(lastJson(r.stdout), 'cjs');
+      return 'cjs: init() and recover() rejected with wasm_not_found, naming code-session-gate/inline';
     },
   },
   {
