@@ -10,11 +10,9 @@
 // CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are live bindings: `undefined` until `init()` resolves (or
 // `initSync()` returns), then frozen arrays read from the wasm.
 import initSlim, { CODE_EXECUTION_TOOLS, recover as recoverWith } from './slim.js';
-import { packageError } from './guard.js';
+import { INLINE_FIX, WASM_NAME, noWasmUrl, packageError } from './guard.js';
 
 export * from './slim.js';
-
-const WASM_NAME = 'code_session_gate_bg.wasm';
 
 /**
  * The default location: beside this file, wherever the host or a bundler put it. The argument must
@@ -30,9 +28,7 @@ const defaultUrl = () => {
   } catch (e) {
     throw packageError(
       'wasm_not_found',
-      `code-session-gate: cannot locate its WebAssembly module: the bundle's import.meta.url is not a URL ` +
-        `(${e instanceof Error ? e.message : String(e)}), so the ${WASM_NAME} beside it cannot be found ` +
-        '(esbuild, for one, leaves import.meta empty in iife and CommonJS output).' +
+      noWasmUrl(e) +
         INLINE_FIX +
         ' or pass the module yourself with init({ module_or_path }) (see the README "Using it in a host").',
       e,
@@ -120,11 +116,6 @@ async function fetchModule(url) {
 
 /** @param {URL} url */
 const fetchFailed = (url) => `code-session-gate: could not fetch its WebAssembly module from ${url.href}`;
-
-/** The fix for bundlers that do not copy the .wasm (part of both messages below). */
-const INLINE_FIX =
-  ' esbuild, tsup, bun build (and other bundlers that do not copy assets): import "code-session-gate/inline",' +
-  ' which carries the module in the JavaScript;';
 
 /** What to do, for the bundlers where this happens. */
 const FIX =

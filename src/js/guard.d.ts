@@ -12,6 +12,21 @@ export declare function packageError(
   path?: string,
 ): Error & { name: 'CodeSessionGateError'; code: string; path: string };
 
+/** The module file beside the entries: `code_session_gate_bg.wasm`. */
+export declare const WASM_NAME: 'code_session_gate_bg.wasm';
+
+/** The start of the "wasm_not_found" message when `import.meta.url` is no URL (`e`: the engine's error). */
+export declare function noWasmUrl(e: unknown): string;
+
+/** The fix for bundlers that do not copy the `.wasm` (esbuild, tsup, bun build): import code-session-gate/inline. */
+export declare const INLINE_FIX: string;
+
+/** The Node entries' fix when a bundle separated them from the `.wasm`: /inline, --external, or /slim with initSync. */
+export declare const NODE_FIX: string;
+
+/** The start of the Node entries' "wasm_not_found" message when the `.wasm` at `path` cannot be read. */
+export declare function cannotRead(path: string, e: unknown): string;
+
 /** Whether `e` is a trap (`WebAssembly.RuntimeError`) or a stack overflow. */
 export declare function isTrap(e: unknown): boolean;
 

@@ -33,6 +33,40 @@ export function packageError(code, message, cause, path = '') {
   return /** @type {Error & { code: string, path: string }} */ (err);
 }
 
+/** The module file every entry but /inline and /slim loads from beside itself. */
+export const WASM_NAME = 'code_session_gate_bg.wasm';
+
+/**
+ * The start of the "wasm_not_found" message when `import.meta.url` is no URL to resolve the `.wasm`
+ * against (esbuild empties `import.meta` in iife and CommonJS output); `e` is the engine's error.
+ * @param {unknown} e
+ */
+export const noWasmUrl = (e) =>
+  "code-session-gate: cannot locate its WebAssembly module: the bundle's import.meta.url is not a URL " +
+  `(${e instanceof Error ? e.message : String(e)}), so the ${WASM_NAME} beside it cannot be found ` +
+  '(esbuild, for one, leaves import.meta empty in iife and CommonJS output).';
+
+/** The fix for bundlers that do not copy the `.wasm` (part of the entries' "wasm_not_found" messages). */
+export const INLINE_FIX =
+  ' esbuild, tsup, bun build (and other bundlers that do not copy assets): import "code-session-gate/inline",' +
+  ' which carries the module in the JavaScript;';
+
+/** The Node entries' fix when a bundle separated them from the `.wasm` (after the start of their message). */
+export const NODE_FIX =
+  INLINE_FIX +
+  ' or mark the package external (--external:code-session-gate) so that Node loads it from node_modules;' +
+  ' or import "code-session-gate/slim" and call initSync({ module }) with the module yourself' +
+  ' (see the README "Using it in a host").';
+
+/**
+ * The start of the Node entries' "wasm_not_found" message when the `.wasm` at `path` cannot be read.
+ * @param {string} path
+ * @param {unknown} e the error of the read (ENOENT, EACCES, ...)
+ */
+export const cannotRead = (path, e) =>
+  `code-session-gate: cannot read its WebAssembly module at ${path}: ${e instanceof Error ? e.message : String(e)} ` +
+  `(the JavaScript was bundled or copied without the ${WASM_NAME} beside it).`;
+
 /** Method names of wasm-bindgen classes that only release memory: after poisoning they do nothing. */
 const RELEASE_METHODS = new Set(['free', Symbol.dispose].filter((k) => k !== undefined));
 

@@ -233,3 +233,52 @@ describe('browser entry: the .wasm fetch is checked', () => {
     assert.deepEqual(out.ref, EXPECTED_REF);
   });
 });
+
+// The Node entries read the .wasm beside themselves at import (and again in recover()). Where it cannot
+// be located (import.meta.url no URL: esbuild's CommonJS bundles empty import.meta; here the entry is
+// loaded from a data: URL) or read (ENOENT: the file is gone), they throw the typed error naming the
+// fix, not a TypeError "Invalid URL" or a bare ENOENT.
+describe('node entries: the .wasm cannot be located or read', () => {
+  test('import, recover() and require() throw wasm_not_found naming code-session-gate/inline', async () => {
+    const out = await nodeRun(
+      'node-no-wasm.mjs',
+      `
+      import { copyFileSync, readFileSync, rmSync } from 'node:fs';
+      import { createRequire } from 'node:module';
+      const dir = new URL('./node_modules/${PKG_NAME}/', import.meta.url);
+      const wasmFile = new URL('code_session_gate_bg.wasm', dir);
+      const shape = (e) => ({ name: e?.name, code: e?.code, message: e?.message, cause: e?.cause?.name, errno: e?.cause?.code });
+      const failure = async (load) => { try { await load(); return 'loaded'; } catch (e) { return shape(e); } };
+      // The inline test removed the consumer's copy: put it back for the imports that must work.
+      copyFileSync(${JSON.stringify(join(PKG_DIR, 'code_session_gate_bg.wasm'))}, wasmFile);
+      const source = readFileSync(new URL('node.js', dir), 'utf8')
+        .replace(/from '\\.\\/(\\w+)\\.js'/g, (_, f) => 'from ' + JSON.stringify(new URL(f + '.js', dir).href));
+      const noUrl = await failure(() => import('data:text/javascript,' + encodeURIComponent(source)));
+      const entry = await import('${PKG_NAME}');
+      rmSync(wasmFile);
+      let recovered;
+      try { recovered = entry.recover(); } catch (e) { recovered = { ...shape(e), guard: entry.isCodeSessionGateError(e, 'wasm_not_found') }; }
+      const missing = await failure(() => import(new URL('node.js?fresh', dir).href));
+      const required = await failure(() => createRequire(import.meta.url)('${PKG_NAME}'));
+      console.log(JSON.stringify({ noUrl, recovered, missing, required }));
+    `,
+    );
+    const fixes = (t) => {
+      assert.equal(t.name, 'CodeSessionGateError');
+      assert.equal(t.code, 'wasm_not_found');
+      assert.match(t.message, /import "code-session-gate\/inline"/);
+      assert.match(t.message, /--external:code-session-gate/);
+      assert.match(t.message, /"code-session-gate\/slim" and call initSync\(\{ module \}\)/);
+      assert.doesNotMatch(t.message, /optimizeDeps|module_or_path/);
+    };
+    fixes(out.noUrl);
+    assert.equal(out.noUrl.cause, 'TypeError');
+    assert.match(out.noUrl.message, /import\.meta\.url is not a URL/);
+    for (const t of [out.recovered, out.missing, out.required]) {
+      fixes(t);
+      assert.equal(t.errno, 'ENOENT');
+      assert.match(t.message, /cannot read its WebAssembly module at \/.*\/code_session_gate_bg\.wasm: ENOENT/);
+    }
+    assert.equal(out.recovered.guard, true);
+  });
+});

@@ -377,6 +377,39 @@ export const ROWS = [
     },
   },
   {
+    name: 'esbuild-node-cjs-default',
+    fixture: 'esbuild-node-default',
+    async run(ctx) {
+      // --platform=node: the default import through the node condition (node.js, which reads the .wasm
+      // beside itself at import), as a CommonJS bundle run alone by node: import.meta is empty there.
+      await sh(ctx, bin('local', 'esbuild'), ['index.js', '--bundle', '--platform=node', '--format=cjs', '--outfile=dist/app.cjs', '--log-level=warning']);
+      const alone = join(WORK, `${ctx.name}.alone`);
+      mkdirSync(alone, { recursive: true });
+      copyFileSync(join(ctx.dir, 'dist/app.cjs'), join(alone, 'app.cjs'));
+      const r = await sh(ctx, process.execPath, ['app.cjs'], { cwd: alone });
+      const result = lastJson(r.stdout);
+      const out = [];
+      /** @param {string} what @param {any} t */
+      const typed = (what, t) => {
+        if (!t || t.resolved) return out.push(`${what} did not fail`);
+        if (t.name !== 'CodeSessionGateError' || t.code !== 'wasm_not_found') {
+          return out.push(`${what} failed with name=${JSON.stringify(t.name)} code=${JSON.stringify(t.code)}: ${JSON.stringify(t.message)}, not a CodeSessionGateError "wasm_not_found"`);
+        }
+        if (t.cause !== 'TypeError') out.push(`${what}: the cause is ${JSON.stringify(t.cause)}, not the engine's TypeError`);
+        if (!/import\.meta\.url is not a URL/.test(t.message)) out.push(`${what}'s message does not say import.meta.url is not a URL: ${JSON.stringify(t.message)}`);
+        // The node entry's advice (the browser entry's would name init({ module_or_path }) instead).
+        for (const fix of [/import "code-session-gate\/inline"/, /--external:code-session-gate/, /code-session-gate\/slim.*initSync\(\{ module \}\)/]) {
+          if (!fix.test(t.message)) out.push(`${what}'s message does not give the fix ${fix}: ${JSON.stringify(t.message)}`);
+        }
+        return undefined;
+      };
+      typed('the import', result.import);
+      typed('a second import', result.again);
+      if (out.length) throw new Fail(out.join('; '));
+      return 'cjs: the import threw wasm_not_found (twice), naming code-session-gate/inline';
+    },
+  },
+  {
     name: 'tsup',
     shared: ['job.mjs'],
     async run(ctx) {

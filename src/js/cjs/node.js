@@ -10,13 +10,28 @@
 // across both).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NODE_FIX, cannotRead, packageError } from './guard.js';
 import { initSync, recover as recoverWith } from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
 
-// eslint-disable-next-line no-undef -- CommonJS's module variable, defined where this runs.
-const load = () => new WebAssembly.Module(readFileSync(join(__dirname, 'code_session_gate_bg.wasm')));
+/**
+ * The `.wasm` beside this file, compiled; the typed "wasm_not_found" error (not an ENOENT) when it cannot
+ * be read, e.g. when a bundler copied this file's code into a bundle elsewhere.
+ * @returns {WebAssembly.Module}
+ */
+const load = () => {
+  // eslint-disable-next-line no-undef -- CommonJS's module variable, defined where this runs.
+  const path = join(__dirname, 'code_session_gate_bg.wasm');
+  let bytes;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    throw packageError('wasm_not_found', cannotRead(path, e) + NODE_FIX, e);
+  }
+  return new WebAssembly.Module(bytes);
+};
 
 initSync({ module: load() });
 
