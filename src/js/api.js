@@ -1,12 +1,13 @@
 // The package's API: the `Gate` class and the functions hosts call, over the wasm module's three
 // exports (`RawGate`, `callStatic`, `constants`; see src/bindings/mod.rs).
 //
-// This layer converts and caches; it decides nothing. Each argument crosses as the JSON text
-// `JSON.stringify` makes of it (one native call, no replacer), after a walk that refuses what JSON
-// would silently lose or cannot hold (non-finite numbers, functions, symbols, bigints, nesting past the
-// gate's limit or cycles, and getters or Proxies that throw), with the offending value's path. Answers
-// come back as JSON text. What has not changed is held here: a gate's verdicts (its configuration
-// never changes), and each `contextForCall` answer with the partition state it depends on, so that a
+// This layer converts and caches; it decides nothing. Each argument crosses as JSON text that this layer
+// writes as it reads the host's values, each exactly once (so a getter or Proxy trap cannot have one
+// answer checked and another sent), refusing what JSON would silently lose or cannot hold (non-finite
+// numbers, functions, symbols, bigints, nesting past the gate's limit or cycles, and getters or Proxies
+// that throw), with the offending value's path. Answers come back as JSON text. What has not changed
+// is held here: a gate's verdicts (its configuration never changes), and each `contextForCall` answer
+// with the partition state it depends on, so that a
 // call whose partition was not written since is answered without entering the wasm. File lists and
 // contexts are frozen, built once per partition state and shared; a new list reuses the objects of the
 // refs it has in common with one already built.
@@ -118,113 +119,233 @@ function describe(e) {
 
 const dot = (path, key) => (path === '' ? key : `${path}.${key}`);
 
+/** Every `Fault` made (a WeakSet, so that telling one from a host's thrown value runs no host code). */
+const faults = new WeakSet();
+
 /**
- * Refuses what `JSON.stringify(value)` would lose or cannot write, naming the value: NaN and ±Infinity
- * (it writes `null`), functions and symbols (it drops or nulls them), bigints (it throws), nesting
- * deeper than the gate's limit, cycles (it throws), and getters, `toJSON` methods or Proxy traps that
- * throw. Walks what `JSON.stringify` walks: `toJSON` results, array items, own enumerable string keys.
+ * A refusal met while writing a value: its code, its message for the path, and the path's segments
+ * from the value outwards (a number for an array index, a string for a key), completed as it unwinds.
  */
-function check(value, path, depth, key) {
-  let v = value;
-  const kind = jsonTextKind(v);
-  if (kind !== NOT_JSON_TEXT) throw misplacedJsonText(kind, path);
-  if (v !== null && (typeof v === 'object' || typeof v === 'function')) {
-    let toJSON;
-    try {
-      toJSON = v.toJSON;
-      if (typeof toJSON === 'function') v = toJSON.call(v, key);
-    } catch (e) {
-      throw gateError('invalid_value', path, `${path || 'the value'}: reading it threw: ${describe(e)}`, e);
-    }
+class Fault {
+  constructor(code, message, cause) {
+    this.code = code;
+    /** @type {(at: string) => string} */
+    this.message = message;
+    this.cause = cause;
+    /** @type {(string | number)[]} */
+    this.segments = [];
+    faults.add(this);
   }
-  switch (typeof v) {
-    case 'string':
-    case 'boolean':
-    case 'undefined':
-      return;
-    case 'number':
-      if (!Number.isFinite(v)) {
-        throw gateError('invalid_value', path, `${path}: expected a finite number, got ${String(v)}`);
-      }
-      return;
-    case 'bigint':
-    case 'function':
-    case 'symbol':
-      throw gateError('invalid_type', path, `${path}: expected plain data, got ${typeof v}`);
-    default:
-      break;
-  }
-  if (v === null) return;
-  if (depth >= C.maxDepth) {
-    throw gateError('invalid_value', path, `${path}: nested deeper than ${C.maxDepth} levels (or cyclic)`);
-  }
-  if (v instanceof Number || v instanceof String || v instanceof Boolean) return check(v.valueOf(), path, depth, key);
-  let keys;
-  let n;
-  const array = Array.isArray(v);
-  if (array) n = lengthOf(v, path);
-  else {
-    try {
-      keys = Object.keys(v);
-    } catch (e) {
-      throw gateError('invalid_value', path, `${path || 'the value'}: reading it threw: ${describe(e)}`, e);
+
+  /** The refusal, with the path from `root` (the argument's name, "" for an options object). */
+  error(root) {
+    let path = root;
+    for (let i = this.segments.length - 1; i >= 0; i--) {
+      const s = this.segments[i];
+      path = typeof s === 'number' ? `${path}[${s}]` : dot(path, s);
     }
-  }
-  if (array) {
-    for (let i = 0; i < n; i++) {
-      const at = `${path}[${i}]`;
-      check(read(v, i, at), at, depth + 1, String(i));
-    }
-  } else {
-    for (let i = 0; i < keys.length; i++) {
-      const at = dot(path, keys[i]);
-      check(read(v, keys[i], at), at, depth + 1, keys[i]);
-    }
+    return gateError(this.code, path, this.message(path || 'the value'), this.cause);
   }
 }
 
+const isFault = (/** @type {unknown} */ e) => typeof e === 'object' && e !== null && faults.has(e);
+
+/** A host call that threw (a getter, a `toJSON`, a Proxy trap), as a Fault. */
+const threw = (/** @type {string} */ what, /** @type {unknown} */ e) =>
+  new Fault('invalid_value', (at) => `${at}: ${what} threw: ${describe(e)}`, e);
+
+/** `s` as a JSON string: as it is between quotes when nothing in it needs an escape (the usual case). */
+function quoteOnce(s) {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
+  }
+  return `"${s}"`;
+}
+
 /**
- * Whether `v` is plain JSON data that `JSON.stringify` writes faithfully (the common case), checked
- * without building any path: finite numbers, strings, booleans, `null`, arrays and plain objects
- * without `toJSON`, within the nesting limit. `false` (or a throw) sends the value through [`check`],
- * which accepts what is merely unusual (boxed primitives, `toJSON`) and names what it refuses.
+ * Short strings written lately, quoted: keys, file ids, names and storage ids recur in every call of a
+ * conversation (each echo repeats its file's), and a lookup costs less than looking at each character
+ * again. Bounded: it starts over when full.
  */
-function plain(v, depth) {
-  switch (typeof v) {
-    case 'string':
-    case 'boolean':
-    case 'undefined':
-      return true;
-    case 'number':
-      return Number.isFinite(v);
-    case 'object':
-      break;
-    default:
-      return false;
+const quoted = new Map();
+const QUOTED_MAX = 4096;
+const QUOTED_LENGTH = 256;
+
+/** `s` as a JSON string. */
+function quote(s) {
+  if (s.length > QUOTED_LENGTH) return quoteOnce(s);
+  let q = quoted.get(s);
+  if (q === undefined) {
+    q = quoteOnce(s);
+    if (quoted.size >= QUOTED_MAX) quoted.clear();
+    quoted.set(s, q);
   }
-  if (v === null) return true;
-  if (depth >= C.maxDepth || typeof v.toJSON === 'function') return false;
-  if (Array.isArray(v)) {
-    const n = v.length;
-    // Over the limit (or a Proxy's odd length): `check` names it without walking it.
-    if (!(n <= LIMIT.maxArrayItems)) return false;
-    for (let i = 0; i < n; i++) if (!plain(v[i], depth + 1)) return false;
-    return true;
-  }
-  // A boxed primitive (which `check` unwraps) has its class's prototype; most objects have
-  // Object.prototype and need no `instanceof` walk.
-  const proto = getPrototypeOf(v);
-  if (proto !== ObjectPrototype && proto !== null && (v instanceof Number || v instanceof String || v instanceof Boolean)) {
-    return false;
-  }
-  // `for…in` visits the own enumerable keys `JSON.stringify` writes (and any inherited enumerable
-  // ones, which are checked needlessly but harmlessly), without building a key array.
-  for (const k in v) if (!plain(v[k], depth + 1)) return false;
-  return true;
+  return q;
 }
 
 const getPrototypeOf = Object.getPrototypeOf;
 const ObjectPrototype = Object.prototype;
+const ArrayPrototype = Array.prototype;
+
+/**
+ * The JSON text `JSON.stringify` writes for `v`, or `undefined` where it writes nothing, reading each
+ * value of the host's exactly once, so that the text holds what was checked: `toJSON` results, array
+ * items, own enumerable string keys. What JSON would silently lose or cannot hold is a `Fault`: NaN and
+ * ±Infinity (written as `null`), functions and symbols (dropped), bigints (a throw), nesting deeper
+ * than the gate's limit, cycles, a JsonText inside a value, and getters, `toJSON` methods or Proxy
+ * traps that throw. Every host call is wrapped where it is made, so that whatever it throws becomes a
+ * Fault. `key` is what `toJSON` receives: the member's key, or its index in an array.
+ */
+function write(v, depth, key) {
+  switch (typeof v) {
+    case 'string':
+      return quote(v);
+    case 'number':
+      if (v - v === 0) return `${v}`;
+      throw new Fault('invalid_value', (at) => `${at}: expected a finite number, got ${String(v)}`);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'undefined':
+      return undefined;
+    case 'object':
+      if (v === null) return 'null';
+      break;
+    case 'function':
+      break;
+    default:
+      throw new Fault('invalid_type', (at) => `${at}: expected plain data, got ${typeof v}`);
+  }
+  let proto;
+  let toJSON;
+  try {
+    proto = getPrototypeOf(v);
+    toJSON = v.toJSON;
+  } catch (e) {
+    throw threw('reading it', e);
+  }
+  // Plain objects and arrays (most values) are no JsonText; anything else is asked.
+  if (proto !== ObjectPrototype && proto !== ArrayPrototype) {
+    const kind = jsonTextKind(v);
+    if (kind !== NOT_JSON_TEXT) throw new Fault('invalid_type', (at) => misplacedJsonText(kind, at).message);
+  }
+  if (typeof toJSON !== 'function') {
+    // Plain objects and arrays (most values): no boxed primitive to unwrap.
+    if (proto === ObjectPrototype || proto === ArrayPrototype) {
+      if (depth >= C.maxDepth) {
+        throw new Fault('invalid_value', (at) => `${at}: nested deeper than ${C.maxDepth} levels (or cyclic)`);
+      }
+      let array;
+      try {
+        array = Array.isArray(v);
+      } catch (e) {
+        throw threw('reading it', e);
+      }
+      return array ? writeArray(v, depth) : writeObject(v, depth, undefined);
+    }
+    return unboxed(v, depth);
+  }
+  let value;
+  try {
+    value = toJSON.call(v, typeof key === 'number' ? String(key) : key);
+  } catch (e) {
+    throw threw('reading it', e);
+  }
+  return unboxed(value, depth);
+}
+
+/** [`write`] of a value whose `toJSON` has been applied (or that has none). */
+function unboxed(v, depth) {
+  switch (typeof v) {
+    case 'object':
+      if (v === null) return 'null';
+      break;
+    case 'function':
+    case 'bigint':
+    case 'symbol':
+      throw new Fault('invalid_type', (at) => `${at}: expected plain data, got ${typeof v}`);
+    default:
+      return write(v, depth, '');
+  }
+  if (depth >= C.maxDepth) {
+    throw new Fault('invalid_value', (at) => `${at}: nested deeper than ${C.maxDepth} levels (or cyclic)`);
+  }
+  let boxed;
+  let array;
+  try {
+    boxed = v instanceof Number || v instanceof String || v instanceof Boolean;
+    array = !boxed && Array.isArray(v);
+  } catch (e) {
+    throw threw('reading it', e);
+  }
+  if (boxed) {
+    let primitive;
+    try {
+      primitive = v.valueOf();
+    } catch (e) {
+      throw threw('reading it', e);
+    }
+    return write(primitive, depth, '');
+  }
+  return array ? writeArray(v, depth) : writeObject(v, depth, undefined);
+}
+
+function writeArray(v, depth) {
+  let n;
+  try {
+    n = v.length;
+  } catch (e) {
+    throw threw('reading its length', e);
+  }
+  if (!Number.isInteger(n) || n < 0 || n > 2 ** 32 - 1) {
+    throw new Fault('invalid_value', (at) => `${at}: an array whose length is ${typeof n === 'number' ? n : typeof n}`);
+  }
+  if (n > LIMIT.maxArrayItems) {
+    throw new Fault('limit_exceeded', (at) => `${at}: ${n} items, more than the limit of ${LIMIT.maxArrayItems} (maxArrayItems)`);
+  }
+  let out = '[';
+  let i = 0;
+  try {
+    for (; i < n; i++) {
+      // A throw here is the host's (reading the item) or a Fault of the item's own.
+      const text = write(v[i], depth + 1, i);
+      out += (i === 0 ? '' : ',') + (text === undefined ? 'null' : text);
+    }
+  } catch (e) {
+    const f = isFault(e) ? /** @type {Fault} */ (e) : threw('reading it', e);
+    f.segments.push(i);
+    throw f;
+  }
+  return out + ']';
+}
+
+/**
+ * An object's text; `known` (top level only) holds values the caller has already read from it, which
+ * are written as read instead of being read again.
+ */
+function writeObject(v, depth, known) {
+  let keys;
+  try {
+    keys = Object.keys(v);
+  } catch (e) {
+    throw threw('reading it', e);
+  }
+  let out = '{';
+  let k = '';
+  try {
+    for (let i = 0; i < keys.length; i++) {
+      k = keys[i];
+      // A throw here is the host's (reading the member) or a Fault of the member's own.
+      const text = write(known === undefined || !known.has(k) ? v[k] : known.get(k), depth + 1, k);
+      if (text !== undefined) out += (out.length === 1 ? '' : ',') + quote(k) + ':' + text;
+    }
+  } catch (e) {
+    const f = isFault(e) ? /** @type {Fault} */ (e) : threw('reading it', e);
+    f.segments.push(k);
+    throw f;
+  }
+  return out + '}';
+}
 
 /**
  * The length of array `v`, read once: a refusal if reading it throws or gives something no array has
@@ -335,8 +456,30 @@ function misplacedJsonText(kind, path) {
     : gateError('invalid_type', path, `${at}: a JsonText stands only as a whole argument, where the operation takes one`);
 }
 
-/** The JSON text of argument `name` (not `undefined`), after the walk that refuses what it would lose. */
+/** Options objects whose `codeSessionKey` and `threadId` a caller has read already (`ReadOptions`). */
+const readOptions = new WeakSet();
+
+/**
+ * An options object whose `codeSessionKey` and `threadId` the caller has read already: its text holds
+ * those values as read, and every other member read once.
+ */
+class ReadOptions {
+  constructor(options, codeSessionKey, threadId) {
+    this.options = options;
+    this.known = new Map([
+      ['codeSessionKey', codeSessionKey],
+      ['threadId', threadId],
+    ]);
+    readOptions.add(this);
+  }
+}
+
+/**
+ * The JSON text of argument `name` (not `undefined`), written as the host's values are read (each
+ * once), refusing what JSON would lose.
+ */
 function textOf(name, value) {
+  if (readOptions.has(value)) return optionsText(name, value.options, value.known);
   const kind = jsonTextKind(value);
   if (kind !== NOT_JSON_TEXT) {
     if (kind === FOREIGN_JSON_TEXT) throw misplacedJsonText(kind, name);
@@ -351,22 +494,25 @@ function textOf(name, value) {
     // walk here has checked.
     return C.hostText + text;
   }
-  if (typeof value !== 'string') {
-    let fast = false;
-    try {
-      fast = plain(value, 0);
-    } catch {
-      // A getter or trap threw: `check` reads again and names it.
-    }
-    if (!fast) check(value, name, 0, '');
-  }
-  let text;
   try {
-    text = JSON.stringify(value);
-  } catch (e) {
-    throw gateError('invalid_value', name, `${name || 'the value'}: JSON.stringify threw: ${describe(e)}`, e);
+    return write(value, 0, '') ?? 'null';
+  } catch (f) {
+    if (isFault(f)) throw /** @type {Fault} */ (f).error(name);
+    throw f;
   }
-  return text === undefined ? 'null' : text;
+}
+
+/**
+ * The JSON text of an options object (argument `name`) whose members in `known` the caller has already
+ * read: they are written as read, every other member read once.
+ */
+function optionsText(name, value, known) {
+  try {
+    return writeObject(value, 0, known);
+  } catch (f) {
+    if (isFault(f)) throw /** @type {Fault} */ (f).error(name);
+    throw f;
+  }
 }
 
 const encoder = new TextEncoder();
@@ -449,10 +595,9 @@ const KEEP_INPUT = 1 << 20;
 /**
  * The arguments `[name, value]` written straight into the module's input buffer, as
  * `RawGate.callInput` reads them: each text's UTF-8 byte length (a little-endian u32), then the texts.
- * Returns the number of bytes written. Refuses exactly as `encode` does (the same texts and limits).
+ * Returns the number of bytes written. `texts` and `total` are what `textsOf` made of the arguments.
  */
-function encodeInput(args) {
-  const [texts, total] = textsOf(args);
+function encodeInput(texts, total) {
   const n = texts.length;
   // UTF-8 takes at most three bytes per UTF-16 unit.
   const need = n * 4 + total * 3;
@@ -604,7 +749,18 @@ function member(obj, key, path) {
   }
 }
 
-const isRecord = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && jsonTextKind(v) === NOT_JSON_TEXT;
+/**
+ * Whether `v` is an object that is no array and no JsonText; `false` for one that cannot be inspected
+ * (a revoked Proxy), which the writer then reads and refuses with its path.
+ */
+function isRecord(v) {
+  if (v === null || typeof v !== 'object') return false;
+  try {
+    return !Array.isArray(v) && jsonTextKind(v) === NOT_JSON_TEXT;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Which instance of the module is current: `recover()` moves it on, and a gate made in an earlier one
@@ -670,13 +826,22 @@ export class Gate {
 
   /** Runs gate operation `op`; `writes`: whether it may change the session map. */
   #call(op, args, writes) {
-    if (this.#epoch !== epoch) this.#enter(`Gate.${op}`);
-    if (this.#freed) throw gateError('freed', '', `Gate.${op}: the gate was freed (free() or a using block ended)`);
-    const used = encodeInput(args);
+    this.#live(op);
+    const [texts, total] = textsOf(args);
+    // Reading the arguments ran the host's getters, which may have freed this gate or replaced the
+    // instance: nothing is entered for a gate that is gone.
+    this.#live(op);
+    const used = encodeInput(texts, total);
     if (writes) this.#version++;
     const text = this.#raw.callInput(OP[op], args.length, used);
     inputUsed(used);
     return answer(text);
+  }
+
+  /** Refuses a call on a gate that was freed or whose instance `recover()` replaced. */
+  #live(op) {
+    if (this.#epoch !== epoch) this.#enter(`Gate.${op}`);
+    if (this.#freed) throw gateError('freed', '', `Gate.${op}: the gate was freed (free() or a using block ended)`);
   }
 
   /** The SDK profile this gate reproduces. */
@@ -747,9 +912,10 @@ export class Gate {
     let key;
     let thread;
     if (options !== undefined && options !== null) {
-      // The options object of the last answer was a record then and still is; any other is checked.
-      if (options !== last.options && !isRecord(options)) return this.#ask(path, name, options, undefined).value;
+      // The options object of the last answer was a record then and still is; any other (a revoked
+      // Proxy included) is read by the module's way, which names what is wrong with it.
       try {
+        if (options !== last.options && !isRecord(options)) return this.#ask(path, name, options, undefined).value;
         key = options.codeSessionKey;
         thread = options.threadId;
       } catch {
@@ -779,7 +945,9 @@ export class Gate {
     let byThread = byKey.get(key);
     if (byThread === undefined) byKey.set(key, (byThread = new Map()));
     const entry = byThread.get(thread);
-    const next = this.#ask(path, name, options, entry);
+    // The module reads the two members as they were read for the cache, not a second time.
+    const read = options === undefined || options === null ? options : new ReadOptions(options, key, thread);
+    const next = this.#ask(path, name, read, entry);
     if (next !== entry) {
       // A bounded cache: hosts with very many threads or names start over rather than grow without end.
       if (++this.#answerCount > 4096) {
