@@ -59,6 +59,21 @@ pub const GATE_OPS: [&str; 25] = [
     "explain",
 ];
 
+/// The gate operations that may change the session map (a partition's files or exec session, or the
+/// whole map). The JavaScript layer keeps `contextForCall` answers until one of these runs, so every
+/// other operation must leave the map as it found it: [`call`] checks that in every build with debug
+/// assertions (the tests, the property tests and the fuzzers).
+pub const GATE_WRITES: [&str; 8] = [
+    "updateSession",
+    "foldResults",
+    "completeDirectBatch",
+    "completeEventBatch",
+    "seedRun",
+    "seedAgents",
+    "setSessions",
+    "restore",
+];
+
 /// The operations without a gate, in the order of their numbers.
 pub const STATIC_OPS: [&str; 9] = [
     "toInjectedFileRef",
@@ -95,7 +110,28 @@ impl GateSession {
 pub fn call(session: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<String> {
     let name = GATE_OPS.get(op as usize).copied().unwrap_or("");
     let args = host_texts(args, name, gate_params(op))?;
-    gate_ops::call(session, op, &args)
+    #[cfg(debug_assertions)]
+    let before = session_stamp(&session.gate);
+    let answer = gate_ops::call(session, op, &args);
+    #[cfg(debug_assertions)]
+    if !GATE_WRITES.contains(&name) && session_stamp(&session.gate) != before {
+        return Err(GateError::general(
+            ErrorCode::InvalidValue,
+            format!(
+                "internal: {name} changed the session map but is not in GATE_WRITES (src/api/mod.rs), \
+                 so the JavaScript layer would serve stale contexts"
+            ),
+        ));
+    }
+    answer
+}
+
+/// What changes whenever the session map is written: the last partition generation it handed out
+/// (`None` for a gate without a map).
+#[cfg(debug_assertions)]
+fn session_stamp(gate: &Gate) -> Option<u64> {
+    gate.sessions()
+        .map(crate::core::sessions::SessionMap::last_generation)
 }
 
 /// Marks an argument the JavaScript layer passes as the host gave it (a `JsonText`), not as text it
@@ -182,13 +218,15 @@ pub fn split_args<'a>(bytes: &'a [u8], lens: &[u32]) -> GateResult<Vec<Option<&'
     Ok(out)
 }
 
-/// What the JavaScript layer reads once: the operation tables, `CODE_EXECUTION_TOOLS`,
+/// What the JavaScript layer reads once: the operation tables (with the operations that write the
+/// session map), `CODE_EXECUTION_TOOLS`,
 /// `CODE_ENV_KINDS`, the verdict bits, the nesting limit and the [`HOST_TEXT`] mark.
 pub fn constants() -> String {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Constants {
         gate_ops: &'static [&'static str],
+        gate_writes: &'static [&'static str],
         static_ops: &'static [&'static str],
         code_execution_tools: &'static [&'static str],
         code_env_kinds: &'static [&'static str],
@@ -200,6 +238,7 @@ pub fn constants() -> String {
     }
     json::to_text(&Constants {
         gate_ops: &GATE_OPS,
+        gate_writes: &GATE_WRITES,
         static_ops: &STATIC_OPS,
         code_execution_tools: &CODE_EXECUTION_TOOLS,
         code_env_kinds: &CODE_ENV_KINDS,
@@ -241,3 +280,85 @@ fn unknown_op(op: u32) -> GateError {
 
 /// `null` as an answer.
 const NULL: &str = "null";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn op(name: &str) -> u32 {
+        GATE_OPS.iter().position(|n| *n == name).unwrap() as u32
+    }
+
+    #[test]
+    fn the_writing_operations_are_gate_operations() {
+        for name in GATE_WRITES {
+            assert!(GATE_OPS.contains(&name), "{name}");
+        }
+    }
+
+    /// Every operation runs on a seeded gate through [`call`], whose debug check refuses one that
+    /// changed the session map without being declared in [`GATE_WRITES`]: a batch, a prestart and
+    /// its settlement, which write nothing, pass it.
+    #[test]
+    fn operations_not_declared_as_writing_leave_the_session_map_alone() {
+        let config = r#"{"codeSessionToolNames":["create_file"],"sessions":[["execute_code",{"session_id":"e0","files":[{"id":"a","name":"a.txt"}],"lastUpdated":1}]]}"#;
+        let (mut s, _) = new_gate(&[Some(config)]).unwrap();
+        let mut run = |name: &str, args: &[Option<&str>]| {
+            let out = call(&mut s, op(name), args);
+            if let Err(e) = &out {
+                assert!(!e.message.starts_with("internal"), "{name}: {}", e.message);
+            }
+            out
+        };
+        let calls = r#"[{"id":"c1","name":"bash_tool","args":{}}]"#;
+        let prestart = run("prestartEager", &[Some(calls), Some("{}"), None]).unwrap();
+        let id = prestart
+            .split("\"id\":")
+            .nth(1)
+            .and_then(|t| t.split(',').next())
+            .unwrap()
+            .to_owned();
+        let settle = r#"{"requests":[{"id":"c1","unchanged":true}],"results":[{"toolCallId":"c1","status":"success","artifact":{"session_id":"e9","files":[]}}]}"#;
+        run("settleEager", &[Some(&id), Some(settle)]).unwrap();
+        run("beginEventBatch", &[Some(calls), Some("{}"), None]).unwrap();
+        run("beginDirectBatch", &[Some(calls), Some("{}"), None]).unwrap();
+        run(
+            "contextForCall",
+            &[Some("\"event\""), Some("\"create_file\""), None, None, None],
+        )
+        .unwrap();
+        for name in ["verdict", "classify", "suppressEagerTool", "session"] {
+            run(name, &[Some("\"create_file\"")]).unwrap();
+        }
+        for name in [
+            "sessions",
+            "verdictTable",
+            "describe",
+            "snapshot",
+            "resetRun",
+        ] {
+            run(name, &[]).unwrap();
+        }
+        // And a declared one does write.
+        let artifact = r#"{"session_id":"e1","files":[]}"#;
+        run(
+            "updateSession",
+            &[
+                Some("\"execute_code\""),
+                Some(artifact),
+                Some(r#"{"now":2}"#),
+            ],
+        )
+        .unwrap();
+        assert!(
+            s.gate
+                .sessions()
+                .unwrap()
+                .get("execute_code")
+                .unwrap()
+                .session_id
+                .as_deref()
+                == Some("e1")
+        );
+    }
+}

@@ -25,6 +25,8 @@ const rawConstants = guard.wrap(constants, 'constants');
 let C;
 /** Gate operation numbers by name. */
 let OP;
+/** The gate operations that may change the session map (the module's list, which it checks). */
+let WRITES;
 /** Static operation numbers by name. */
 let SOP;
 /** The module's input limits by name (`maxInputBytes`, `maxArrayItems`, `maxCallsPerBatch`). */
@@ -42,6 +44,7 @@ function loaded(exports) {
   if (C === undefined) {
     C = JSON.parse(rawConstants());
     OP = Object.fromEntries(C.gateOps.map((n, i) => [n, i]));
+    WRITES = new Set(C.gateWrites);
     SOP = Object.fromEntries(C.staticOps.map((n, i) => [n, i]));
     LIMIT = Object.freeze({ maxInputBytes: Infinity, maxArrayItems: Infinity, ...Object.fromEntries(C.limits ?? []) });
   }
@@ -824,15 +827,19 @@ export class Gate {
     this.#verdicts = new Map(info.verdicts);
   }
 
-  /** Runs gate operation `op`; `writes`: whether it may change the session map. */
-  #call(op, args, writes) {
+  /**
+   * Runs gate operation `op`. One that may change the session map (the module's `gateWrites`, which
+   * the module checks in its debug builds) moves this gate's version on, so that cached
+   * `contextForCall` answers are asked for again.
+   */
+  #call(op, args) {
     this.#live(op);
     const [texts, total] = textsOf(args);
     // Reading the arguments ran the host's getters, which may have freed this gate or replaced the
     // instance: nothing is entered for a gate that is gone.
     this.#live(op);
     const used = encodeInput(texts, total);
-    if (writes) this.#version++;
+    if (WRITES.has(op)) this.#version++;
     const text = this.#raw.callInput(OP[op], args.length, used);
     inputUsed(used);
     return answer(text);
@@ -858,7 +865,7 @@ export class Gate {
       const v = this.#verdicts.get(name);
       if (v !== undefined) return v;
     }
-    const v = this.#call('verdict', [['name', name]], false);
+    const v = this.#call('verdict', [['name', name]]);
     // Any other name's verdict is 0 for good; remember a bounded number of them.
     if (this.#verdicts.size < 4096) this.#verdicts.set(name, v);
     return v;
@@ -869,19 +876,19 @@ export class Gate {
    * not in the map has verdict 0.
    */
   verdictTable() {
-    return new Map(this.#call('verdictTable', [], false));
+    return new Map(this.#call('verdictTable', []));
   }
 
   /** Every gate site's verdict for `name`, as an object. */
   classify(name) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.classify');
-    return this.#call('classify', [['name', name]], false);
+    return this.#call('classify', [['name', name]]);
   }
 
   /** Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`. */
   isEagerExcluded(name, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.isEagerExcluded');
-    return this.#call('isEagerExcluded', [['name', name], ['options', options]], false);
+    return this.#call('isEagerExcluded', [['name', name], ['options', options]]);
   }
 
   /**
@@ -891,13 +898,13 @@ export class Gate {
    */
   explain(name, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.explain');
-    return this.#call('explain', [['name', name], ['options', options]], false);
+    return this.#call('explain', [['name', name], ['options', options]]);
   }
 
   /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
   suppressEagerTool(name) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.suppressEagerTool');
-    this.#call('suppressEagerTool', [['name', name]], false);
+    this.#call('suppressEagerTool', [['name', name]]);
   }
 
   /**
@@ -978,7 +985,6 @@ export class Gate {
         ['have', entry === undefined ? undefined : entry.dep],
         ['list', this.#shared.last],
       ],
-      false,
     );
     if (out.same === 1 && entry !== undefined) {
       entry.version = this.#version;
@@ -994,7 +1000,7 @@ export class Gate {
    */
   updateSession(key, artifact, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.updateSession');
-    this.#call('updateSession', [['key', key], ['artifact', artifact], ['options', options]], true);
+    this.#call('updateSession', [['key', key], ['artifact', artifact], ['options', options]]);
   }
 
   /**
@@ -1005,7 +1011,7 @@ export class Gate {
    */
   foldResults(path, results, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.foldResults');
-    this.#call('foldResults', [['path', path], ['results', results], ['options', options]], true);
+    this.#call('foldResults', [['path', path], ['results', results], ['options', options]]);
   }
 
   /**
@@ -1014,11 +1020,7 @@ export class Gate {
    */
   beginDirectBatch(calls, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.beginDirectBatch');
-    const out = this.#call(
-      'beginDirectBatch',
-      [['calls', calls], ['options', options], ['list', this.#shared.last]],
-      false,
-    );
+    const out = this.#call('beginDirectBatch', [['calls', calls], ['options', options], ['list', this.#shared.last]]);
     for (const f of out.injections) {
       if (f._injected_files !== undefined) f._injected_files = this.#shared.list(f._injected_files);
     }
@@ -1028,7 +1030,7 @@ export class Gate {
   /** Folds a direct batch's outcomes (in call order) with what each call was given. */
   completeDirectBatch(batch, outcomes, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeDirectBatch');
-    this.#call('completeDirectBatch', [['batch', batch], ['outcomes', outcomes], ['options', options]], true);
+    this.#call('completeDirectBatch', [['batch', batch], ['outcomes', outcomes], ['options', options]]);
   }
 
   /**
@@ -1038,11 +1040,7 @@ export class Gate {
    */
   beginEventBatch(calls, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.beginEventBatch');
-    const out = this.#call(
-      'beginEventBatch',
-      [['calls', calls], ['options', options], ['list', this.#shared.last]],
-      false,
-    );
+    const out = this.#call('beginEventBatch', [['calls', calls], ['options', options], ['list', this.#shared.last]]);
     const contexts = out.contexts.map((c) => this.#shared.context(c));
     const handed = new Map();
     this.#handed.set(out.id, handed);
@@ -1090,7 +1088,7 @@ export class Gate {
    */
   completeEventBatch(batch, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeEventBatch');
-    const end = this.#call('completeEventBatch', [['batch', batch], ['options', this.#returned(batch, options)]], true);
+    const end = this.#call('completeEventBatch', [['batch', batch], ['options', this.#returned(batch, options)]]);
     this.#handed.delete(batch);
     return end;
   }
@@ -1101,7 +1099,7 @@ export class Gate {
    */
   prestartEager(calls, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.prestartEager');
-    const out = this.#call('prestartEager', [['calls', calls], ['options', options], ['list', this.#shared.last]], false);
+    const out = this.#call('prestartEager', [['calls', calls], ['options', options], ['list', this.#shared.last]]);
     if (out === null) return null;
     const contexts = out.contexts.map((c) => this.#shared.context(c));
     const handed = new Map();
@@ -1112,52 +1110,52 @@ export class Gate {
   /** Records the host's handling of a prestart: `options.requests`, and `options.results` or `rejected`. */
   settleEager(prestart, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.settleEager');
-    this.#call('settleEager', [['prestart', prestart], ['options', this.#returned(prestart, options)]], false);
+    this.#call('settleEager', [['prestart', prestart], ['options', this.#returned(prestart, options)]]);
     this.#handed.delete(prestart);
   }
 
   /** `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) into the session map. */
   seedRun(initialSessions, agents) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.seedRun');
-    this.#call('seedRun', [['initialSessions', initialSessions], ['agents', agents]], true);
+    this.#call('seedRun', [['initialSessions', initialSessions], ['agents', agents]]);
   }
 
   /** `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`. */
   seedAgents(agents) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.seedAgents');
-    this.#call('seedAgents', [['agents', agents]], true);
+    this.#call('seedAgents', [['agents', agents]]);
   }
 
   /** The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one. */
   sessions() {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sessions');
-    return this.#call('sessions', [], false);
+    return this.#call('sessions', []);
   }
 
   /** The entry of partition `key` (a copy), or `undefined`. */
   session(key) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.session');
-    return this.#call('session', [['key', key]], false);
+    return this.#call('session', [['key', key]]);
   }
 
   /** Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store. */
   setSessions(sessions) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.setSessions');
-    this.#call('setSessions', [['sessions', sessions]], true);
+    this.#call('setSessions', [['sessions', sessions]]);
     this.#shared.clear();
   }
 
   /** Ends the run: forgets eager prestarts, eager suppressions and pending batches (sessions stay). */
   resetRun() {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.resetRun');
-    this.#call('resetRun', [], false);
+    this.#call('resetRun', []);
     this.#handed.clear();
   }
 
   /** Forgets a pending batch or prestart without folding anything; `true` if there was one. */
   abandon(batch) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.abandon');
-    const had = this.#call('abandon', [['batch', batch]], false);
+    const had = this.#call('abandon', [['batch', batch]]);
     this.#handed.delete(batch);
     return had;
   }
@@ -1169,7 +1167,7 @@ export class Gate {
    */
   snapshot() {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.snapshot');
-    return this.#call('snapshot', [], false);
+    return this.#call('snapshot', []);
   }
 
   /**
@@ -1183,7 +1181,7 @@ export class Gate {
     if (!live.open) guard.check('Gate.fromSnapshot');
     const gate = new Gate();
     try {
-      const info = gate.#call('restore', [['snapshot', snapshot], ['config', config]], true);
+      const info = gate.#call('restore', [['snapshot', snapshot], ['config', config]]);
       gate.#profile = info.profile;
       gate.#verdicts = new Map(info.verdicts);
     } catch (e) {
