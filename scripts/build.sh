@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/ (generated only, git-ignored):
-#   1. cargo +$BUILD_NIGHTLY build --lib --release --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort
-#      with immediate-abort panics (std rebuilt with the crate's profile; registry and std source paths
-#      remapped), into target/ship/ so that the stable builds of cargo test / clippy stay valid
+#   1. cargo build --lib --release --target wasm32-unknown-unknown (registry source paths remapped)
 #   2. wasm-bindgen --target web (one glue for every host; the entries of src/js/ pick the loader)
 #   3. wasm-opt -Oz --converge from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
 #   4. scripts/assemble-pkg.mjs: guarded api.js, the entries and types of src/js/, package.json
@@ -16,15 +14,13 @@ set -euo pipefail
 cd "$ROOT"
 
 NAME=code_session_gate
-SHIP_TARGET_DIR="target/ship"
-WASM_IN="$SHIP_TARGET_DIR/wasm32-unknown-unknown/release/$NAME.wasm"
+WASM_IN="target/wasm32-unknown-unknown/release/$NAME.wasm"
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
 STAMP="target/pkg-build.stamp"
 force="${CSG_FORCE_BUILD:-0}"
 [ "${1:-}" = "--force" ] && force=1
 
 command -v wasm-bindgen >/dev/null || die "wasm-bindgen not found: run scripts/setup.sh"
-rustup run "$BUILD_NIGHTLY" rustc -V >/dev/null 2>&1 || die "toolchain $BUILD_NIGHTLY not found: run scripts/setup.sh"
 [ -x "$WASM_OPT" ] || die "node_modules/.bin/wasm-opt not found: run scripts/setup.sh"
 
 # Everything the package is made from (git-tracked or not), plus the tool versions.
@@ -34,7 +30,6 @@ inputs_hash() {
       scripts/lib.sh scripts/versions.sh -type f -print0 2>/dev/null \
       | LC_ALL=C sort -z | xargs -0 sha256sum
     rustc -V
-    rustup run "$BUILD_NIGHTLY" rustc -vV
     wasm-bindgen --version
   } | sha256sum | cut -d' ' -f1
 }
@@ -55,32 +50,19 @@ if [ "$force" != 1 ] && [ -f "$STAMP" ] && [ -f "pkg/package.json" ] \
   exit 0
 fi
 
-# Immediate-abort panics: a panic is a bare `unreachable` trap, with no formatting machinery, message
-# or location in the module (std is rebuilt with it by -Zbuild-std; the crate's profile already has
-# panic = "abort"). The hosts see the same trap as before and recover the same way.
-#
-# Source paths that may still be named (panic locations, were any left) are remapped so that the shipped
-# module names no path of the machine that built it: the registry's folder (under the builder's home) to
-# /cargo, and the toolchain's std sources to /rustc/<commit>, as in the prebuilt std. Flags the caller set
+# Panic locations name the registry's source files: their folder (under the builder's home) is remapped
+# to /cargo, so that the shipped module names no path of the machine that built it. Flags the caller set
 # are kept.
-sysroot="$(rustup run "$BUILD_NIGHTLY" rustc --print sysroot)"
-commit="$(rustup run "$BUILD_NIGHTLY" rustc -vV | awk '/^commit-hash:/ { print $2 }')"
-ship_flags=(
-  -Zunstable-options -Cpanic=immediate-abort
-  "--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo"
-  "--remap-path-prefix=$sysroot/lib/rustlib/src/rust=/rustc/$commit"
-)
-ship="$(IFS=$'\x1f' && printf '%s' "${ship_flags[*]}")"
+remap="--remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/cargo"
 if [ -n "${CARGO_ENCODED_RUSTFLAGS:-}" ]; then
-  flags="$CARGO_ENCODED_RUSTFLAGS"$'\x1f'"$ship"
+  flags="$CARGO_ENCODED_RUSTFLAGS"$'\x1f'"$remap"
 else
   read -ra user_flags <<<"${RUSTFLAGS:-}"
   flags="$(IFS=$'\x1f' && printf '%s' "${user_flags[*]}")"
-  flags="${flags:+$flags$'\x1f'}$ship"
+  flags="${flags:+$flags$'\x1f'}$remap"
 fi
-log "cargo +$BUILD_NIGHTLY build --lib --release --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort ($(rustup run "$BUILD_NIGHTLY" rustc -V))"
-CARGO_ENCODED_RUSTFLAGS="$flags" rustup run "$BUILD_NIGHTLY" cargo build --lib --release \
-  --target wasm32-unknown-unknown -Zbuild-std=std,panic_abort --target-dir "$SHIP_TARGET_DIR"
+log "cargo build --lib --release --target wasm32-unknown-unknown"
+CARGO_ENCODED_RUSTFLAGS="$flags" cargo build --lib --release --target wasm32-unknown-unknown
 
 mkdir -p target
 work="$(mktemp -d "$ROOT/target/pkg-build.XXXXXX")"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need, skipping whatever is already present, so it is cheap to
-# run before every build and test (CI runs on the same machine). Network: crates.io, the npm registry,
-# the rustup dist server (the pinned nightly of the build) and Debian's apt repositories only.
+# run before every build and test (CI runs on the same machine). Network: crates.io, the npm registry
+# and Debian's apt repositories only.
 #
 #   scripts/setup.sh
 set -euo pipefail
@@ -51,29 +51,6 @@ setup_rust() {
       rustup component add "$comp"
     fi
   done
-}
-
-# The pinned nightly that builds the shipped .wasm (scripts/build.sh: -Zbuild-std, immediate-abort
-# panics), with the std sources it rebuilds (rust-src) and the wasm target's prebuilt std (for the
-# target's sysroot files). Minimal profile; about 30 s the first time, from the rustup dist server.
-setup_build_nightly() {
-  local tc="$BUILD_NIGHTLY"
-  if ! rustup run "$tc" rustc -V >/dev/null 2>&1; then
-    log "rustup toolchain install $tc --profile minimal --component rust-src --target wasm32-unknown-unknown"
-    rustup toolchain install "$tc" --profile minimal --component rust-src --target wasm32-unknown-unknown
-    rustup run "$tc" rustc -V >/dev/null 2>&1 || die "toolchain $tc still not usable after installing"
-  fi
-  local installed
-  installed="$(rustup component list --installed --toolchain "$tc")"
-  if ! grep -qx 'rust-src' <<<"$installed"; then
-    log "rustup component add --toolchain $tc rust-src"
-    rustup component add --toolchain "$tc" rust-src
-  fi
-  if ! grep -qx 'rust-std-wasm32-unknown-unknown' <<<"$installed"; then
-    log "rustup target add --toolchain $tc wasm32-unknown-unknown"
-    rustup target add --toolchain "$tc" wasm32-unknown-unknown
-  fi
-  note "toolchain $tc (shipped .wasm) with rust-src and wasm32-unknown-unknown: present ($(rustup run "$tc" rustc -V))"
 }
 
 # A `cargo install` already running (e.g. a machine-preparation job installing the same tool): wait
@@ -186,7 +163,6 @@ setup_npm() {
 
 check_pins
 setup_rust
-setup_build_nightly
 setup_wasm_bindgen
 setup_wasm_pack
 setup_chromium

@@ -7,11 +7,6 @@
 #     or wasm-bindgen refuses the module with a schema-version error);
 #   - package.json pins the npm tools below with exact versions (package-lock.json records them).
 
-# The nightly Rust toolchain that builds the shipped .wasm (scripts/build.sh: -Zbuild-std with
-# immediate-abort panics), from the rustup dist server, with rust-src and the wasm32-unknown-unknown
-# target; scripts/setup.sh installs it. The dist date is the day after rustc's commit date: this one is
-# rustc 1.97.0-nightly (e50aa6fba 2026-05-19). Everything else (cargo test, clippy) stays on stable.
-BUILD_NIGHTLY=nightly-2026-05-20
 # wasm-bindgen-cli (wasm-bindgen + wasm-bindgen-test-runner), from crates.io.
 WASM_BINDGEN_VERSION=0.2.130
 # wasm-pack, from crates.io (the npm `wasm-pack` downloads from GitHub, which fails here). Not used by
@@ -33,7 +28,7 @@ ESBUILD_VERSION=0.28.2         # scripts/assemble-pkg.mjs: bundles the CommonJS 
 
 # Size of pkg/code_session_gate_bg.wasm (after wasm-opt), checked by scripts/size-check.sh:
 #   - the budget (issue 5: 128 KiB / 48 KiB now, on the way to 64 KiB / 24 KiB), reported against;
-#   - the ceiling, a ratchet just above the last measured size (497,816 / 211,876 bytes), which fails the
+#   - the ceiling, a ratchet just above the last measured size (543,737 / 226,527 bytes), which fails the
 #     test command: the module may shrink towards the budget, never grow back. Lower it as it shrinks.
 #     (Raised from 443,000 / 186,000 for the sandbox dialects and snapshots of the edge-middleware issue,
 #     +65 KB raw / +25 KB gzip, then for the input limits and the indexed merge of the reliability issue,
@@ -43,10 +38,8 @@ ESBUILD_VERSION=0.28.2         # scripts/assemble-pkg.mjs: bundles the CommonJS 
 #     read of completeEventBatch's and settleEager's options, +2.9 KB / +1.3 KB, then for the rule of
 #     where a JsonText may stand, moved from JavaScript into src/api, +0.6 KB / +1 KB. Lowered to
 #     543,737 / 226,527 bytes measured: the linear list diff +1.5 KB, the one-pass options read of
-#     completeEventBatch and settleEager removed -2.6 KB, wasm-opt --converge -0.2 KB / -1.4 KB gzip.
-#     Lowered to 497,816 / 211,876 bytes measured: the pinned nightly's -Zbuild-std=std,panic_abort with
-#     immediate-abort panics (BUILD_NIGHTLY, scripts/build.sh), -45.9 KB raw / -14.7 KB gzip, -8.4 % / -6.5 %.)
+#     completeEventBatch and settleEager removed -2.6 KB, wasm-opt --converge -0.2 KB / -1.4 KB gzip.)
 WASM_BUDGET_RAW=131072         # <= 128 KiB
 WASM_BUDGET_GZIP=49152         # <= 48 KiB, gzip -9
-WASM_CEILING_RAW=498000
-WASM_CEILING_GZIP=212000
+WASM_CEILING_RAW=544000
+WASM_CEILING_GZIP=227000
