@@ -12,6 +12,13 @@ const { Gate, toInjectedFileRef } = pkg;
 const KEY = 'execute_code';
 const SEED = () => [[KEY, { session_id: 'e0', files: [{ id: 'a1', name: 'a.txt' }], lastUpdated: 1 }]];
 
+/** A revoked Proxy: every operation on it throws a TypeError. */
+function revoked() {
+  const { proxy, revoke } = Proxy.revocable({}, {});
+  revoke();
+  return proxy;
+}
+
 /** An object whose `key` answers `first` on the first read and `later` on every other one, counting reads. */
 function flipping(base, key, first, later) {
   const reads = { count: 0 };
@@ -78,11 +85,6 @@ test("contextForCall reads its options' members once, also when the module is as
 
 test('a revoked Proxy as options (or anywhere in an argument) is a typed refusal, not a TypeError', () => {
   const gate = new Gate({ sessions: SEED() });
-  const revoked = () => {
-    const { proxy, revoke } = Proxy.revocable({}, {});
-    revoke();
-    return proxy;
-  };
   refuses(() => gate.contextForCall('event', 'bash_tool', revoked()), 'invalid_value', 'options');
   refuses(() => gate.contextForCall('direct', 'bash_tool', revoked()), 'invalid_value', 'options');
   refuses(() => gate.updateSession(KEY, { session_id: 'e1', files: [revoked()] }, { now: 2 }), 'invalid_value', 'artifact.files[0]');
@@ -111,11 +113,6 @@ test("free() called by a getter while the gate's own call reads its arguments: t
 
 test('a revoked Proxy as the options of completeEventBatch or settleEager, or as a request, is a typed refusal', () => {
   const gate = new Gate({ sessions: SEED() });
-  const revoked = () => {
-    const { proxy, revoke } = Proxy.revocable({}, {});
-    revoke();
-    return proxy;
-  };
   const batch = gate.beginEventBatch([{ id: 'c1', name: 'bash_tool', args: {} }], {});
   refuses(() => gate.completeEventBatch(batch.id, revoked()), 'invalid_value', 'options');
   refuses(() => gate.completeEventBatch(batch.id, { requests: [revoked()], results: [], now: 2 }), 'invalid_value', 'options.requests[0]');

@@ -62,6 +62,20 @@ async function runAlone(ctx, file, where) {
 }
 
 /**
+ * Bundles the row's index.js with esbuild (`flags`: platform and format) into dist/app.cjs, runs it with
+ * node alone in a folder of its own (no package beside it), and returns what it printed.
+ * @param {Ctx} ctx
+ * @param {string[]} flags
+ */
+async function bundleAndRunAlone(ctx, flags) {
+  await sh(ctx, bin('local', 'esbuild'), ['index.js', '--bundle', ...flags, '--outfile=dist/app.cjs', '--log-level=warning']);
+  const alone = join(WORK, `${ctx.name}.alone`);
+  mkdirSync(alone, { recursive: true });
+  copyFileSync(join(ctx.dir, 'dist/app.cjs'), join(alone, 'app.cjs'));
+  return (await sh(ctx, process.execPath, ['app.cjs'], { cwd: alone })).stdout;
+}
+
+/**
  * Writes the row's index.html: an empty page with the result element the job fills in, loading the
  * bundle `src` (a module script, or with `classic` a deferred classic script).
  * @param {Ctx} ctx
@@ -352,6 +366,7 @@ export const ROWS = [
   {
     name: 'esbuild-browser-unconfigured',
     fixture: 'esbuild-default',
+    shared: ['job.mjs'],
     async run(ctx) {
       await sh(ctx, bin('local', 'esbuild'), ['index.js', '--bundle', '--format=iife', '--platform=browser', '--outfile=dist/app.js', '--log-level=warning']);
       writePage(ctx, 'dist/app.js', { classic: true });
@@ -364,15 +379,12 @@ export const ROWS = [
   {
     name: 'esbuild-node-unconfigured',
     fixture: 'esbuild-default',
+    shared: ['job.mjs'],
     async run(ctx) {
       // --platform=neutral: the default import without the node condition (browser.js), as a CommonJS
       // bundle run alone by node. (With --platform=node the node condition picks node.js instead.)
-      await sh(ctx, bin('local', 'esbuild'), ['index.js', '--bundle', '--platform=neutral', '--format=cjs', '--outfile=dist/app.cjs', '--log-level=warning']);
-      const alone = join(WORK, `${ctx.name}.alone`);
-      mkdirSync(alone, { recursive: true });
-      copyFileSync(join(ctx.dir, 'dist/app.cjs'), join(alone, 'app.cjs'));
-      const r = await sh(ctx, process.execPath, ['app.cjs'], { cwd: alone });
-      expectTypedRejection(lastJson(r.stdout), 'cjs');
+      const stdout = await bundleAndRunAlone(ctx, ['--platform=neutral', '--format=cjs']);
+      expectTypedRejection(lastJson(stdout), 'cjs');
       return 'cjs: init() and recover() rejected with wasm_not_found, naming code-session-gate/inline';
     },
   },
@@ -382,12 +394,7 @@ export const ROWS = [
     async run(ctx) {
       // --platform=node: the default import through the node condition (node.js, which reads the .wasm
       // beside itself at import), as a CommonJS bundle run alone by node: import.meta is empty there.
-      await sh(ctx, bin('local', 'esbuild'), ['index.js', '--bundle', '--platform=node', '--format=cjs', '--outfile=dist/app.cjs', '--log-level=warning']);
-      const alone = join(WORK, `${ctx.name}.alone`);
-      mkdirSync(alone, { recursive: true });
-      copyFileSync(join(ctx.dir, 'dist/app.cjs'), join(alone, 'app.cjs'));
-      const r = await sh(ctx, process.execPath, ['app.cjs'], { cwd: alone });
-      const result = lastJson(r.stdout);
+      const result = lastJson(await bundleAndRunAlone(ctx, ['--platform=node', '--format=cjs']));
       const out = [];
       /** @param {string} what @param {any} t */
       const typed = (what, t) => {
