@@ -347,6 +347,15 @@ function writeObject(v, depth, known) {
     f.segments.push(k);
     throw f;
   }
+  // A member the caller read that is not an own key (inherited): written too, so that the module
+  // decides on the value the caller's cache is keyed on.
+  if (known !== undefined) {
+    for (const [key, value] of known) {
+      if (value === undefined || keys.includes(key)) continue;
+      const text = write(value, depth + 1, key);
+      if (text !== undefined) out += (out.length === 1 ? '' : ',') + quote(key) + ':' + text;
+    }
+  }
   return out + '}';
 }
 

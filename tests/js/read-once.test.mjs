@@ -121,3 +121,13 @@ test('a revoked Proxy as the options of completeEventBatch or settleEager, or as
   assert.equal(gate.completeEventBatch(batch.id, { requests: batch.dispatch, results, now: 3 }), 'folded');
   assert.equal(gate.session(KEY).session_id, 'e2');
 });
+
+test("contextForCall's options are read as properties, inherited ones included, by the cache and the module alike", () => {
+  const gate = new Gate({ toolExecution: { sandbox: { statefulSessions: true } }, sessions: SEED() });
+  const inherited = gate.contextForCall('event', 'bash_tool', Object.create({ threadId: 't1' }));
+  const own = gate.contextForCall('event', 'bash_tool', { threadId: 't1' });
+  assert.equal(inherited.runtimeSessionHint, 't1');
+  assert.equal(own.runtimeSessionHint, 't1');
+  const none = gate.contextForCall('event', 'bash_tool', {});
+  assert.equal(none.runtimeSessionHint, undefined);
+});
