@@ -21,8 +21,7 @@ use std::collections::HashMap;
 use code_session_gate::api::{self, GateSession};
 use code_session_gate::core::calls::gate::Gate;
 use csg_fuzz::{
-    answer_json, quote, Gen, ListModel, Packed, EXECS, FILE_IDS, FILE_NAMES, J, KEYS, THREADS,
-    TOOLS,
+    answer_json, quote, Gen, ListModel, EXECS, FILE_IDS, FILE_NAMES, J, KEYS, THREADS, TOOLS,
 };
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
@@ -143,7 +142,7 @@ impl Host {
         }
         if let Some(f) = o.get("files") {
             let list = self.lists.decode(what, f);
-            out.insert("files".into(), unpacked(&list));
+            out.insert("files".into(), Value::Array(list));
         }
         for k in o.keys() {
             assert!(
@@ -177,7 +176,7 @@ impl Host {
                 }
                 "_injected_files" => {
                     let list = self.lists.decode(what, v);
-                    out.insert(k.clone(), unpacked(&list));
+                    out.insert(k.clone(), Value::Array(list));
                 }
                 other => panic!("{what}: unknown direct field {other}: {f}"),
             }
@@ -192,29 +191,6 @@ impl Host {
         self.remember_context(&Value::Object(ctx));
         Value::Object(out)
     }
-}
-
-/// Packed refs as the objects the JavaScript layer builds (`unpack` in `src/js/api.js`).
-fn unpacked(list: &[Packed]) -> Value {
-    Value::Array(
-        list.iter()
-            .map(|a| {
-                let mut m = serde_json::Map::new();
-                let get = |i: usize| a.get(i).cloned().unwrap_or(Value::Null);
-                m.insert("id".into(), get(0));
-                m.insert("resource_id".into(), get(1));
-                m.insert("name".into(), get(2));
-                if !get(3).is_null() {
-                    m.insert("storage_session_id".into(), get(3));
-                }
-                m.insert("kind".into(), get(4));
-                if a.len() > 5 {
-                    m.insert("version".into(), get(5));
-                }
-                Value::Object(m)
-            })
-            .collect(),
-    )
 }
 
 fn value_j(v: &Value) -> J {

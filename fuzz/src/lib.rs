@@ -8,11 +8,10 @@
 //! an odd number spelling, an escape or a lone surrogate where the gate must refuse or carry it.
 //!
 //! [`ListModel`] is the JavaScript layer's view of the file lists the gate writes by reference
-//! (`src/api/lists.rs`, `Shared` in `src/js/api.js`): the targets decode every list of every answer with
-//! it, and a list that cannot be decoded, or a generation that stands for two different lists, is a
-//! finding.
+//! (`src/api/lists/`, `Shared` in `src/js/api.js`), on the library's own reader of that protocol: the
+//! targets decode every list of every answer with it, and a list that cannot be decoded, or a generation
+//! that stands for two different lists, is a finding.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use arbitrary::Unstructured;
@@ -51,6 +50,7 @@ pub fn install_overflow_handler() {
         libc::sigaction(libc::SIGSEGV, &action, std::ptr::null_mut());
     }
 }
+use code_session_gate::api::lists::reader::ListReader;
 use serde_json::Value;
 
 /// A JSON text under construction: a tree whose leaves may be raw text (odd number spellings, escapes,
@@ -1072,16 +1072,12 @@ pub fn is_surrogate_error(e: &serde_json::Error) -> bool {
     m.contains("surrogate") || m.contains("unexpected end of hex escape")
 }
 
-/// A decoded narrowed ref: `[id, resource_id, name, storage_session_id | null, kind, version?]`.
-pub type Packed = Vec<Value>;
-
-/// The JavaScript layer's lists (`Shared` in `src/js/api.js`): what it holds by generation, and the
-/// generation it last decoded (the `list` it passes to the next call).
+/// The JavaScript layer's lists (`Shared` in `src/js/api.js`), read by the library's own reader of
+/// the list protocol ([`ListReader`]): a list that cannot be read (not held, a pick outside its base, a
+/// malformed packed ref, a generation that stands for two different lists) is a finding.
 #[derive(Debug, Default)]
 pub struct ListModel {
-    lists: Vec<(u64, Vec<Packed>)>,
-    /// Every list ever decoded by generation: a generation must always stand for the same list.
-    seen: HashMap<u64, Vec<Packed>>,
+    reader: ListReader,
     /// The last generation decoded (0: none).
     pub last: u64,
     /// The answer being decoded was asked with a made-up `list` (one the caller does not hold): the
@@ -1089,162 +1085,36 @@ pub struct ListModel {
     pub lenient: bool,
 }
 
-const LIST_KEEP: usize = 16;
-
 impl ListModel {
-    /// Forgets everything (the JavaScript layer's `clear()` on `setSessions`).
+    /// Forgets the lists held (the JavaScript layer's `clear()` on `setSessions`).
     pub fn clear(&mut self) {
-        self.lists.clear();
+        self.reader.clear();
         self.last = 0;
     }
 
     /// Forgets even the generations seen (a new gate: `Gate.fromSnapshot`).
     pub fn reset(&mut self) {
-        self.clear();
-        self.seen.clear();
+        self.reader = ListReader::default();
+        self.last = 0;
     }
 
-    fn get(&self, gen: u64) -> Option<&Vec<Packed>> {
-        self.lists.iter().find(|(g, _)| *g == gen).map(|(_, l)| l)
-    }
-
-    /// Decodes a list reference `{gen, base?, add?, pick?}` of an answer, as the JavaScript layer does,
-    /// and checks it: a known list must be held, a base must be held, picks must index it, the added refs
-    /// must be exactly the unpicked ones, and a generation must always stand for the same list.
-    pub fn decode(&mut self, what: &str, r: &Value) -> Vec<Packed> {
-        let o = r
-            .as_object()
-            .unwrap_or_else(|| panic!("{what}: list reference is not an object: {r}"));
-        let gen = o
-            .get("gen")
-            .and_then(Value::as_u64)
-            .unwrap_or_else(|| panic!("{what}: list reference without a numeric gen: {r}"));
-        assert!(gen != 0, "{what}: list of generation 0: {r}");
-        if self.lenient && (o.get("add").is_none() || o.get("pick").is_some()) {
-            let held = o.get("add").is_none().then(|| self.get(gen)).flatten();
-            let base = o
-                .get("base")
-                .and_then(Value::as_u64)
-                .and_then(|b| self.get(b));
-            if held.is_none() && base.is_none() {
+    /// Decodes a list reference `{gen, base?, add?, pick?}` of an answer into its narrowed refs, as the
+    /// JavaScript layer does, and panics (a finding) where the answer breaks the protocol.
+    pub fn decode(&mut self, what: &str, r: &Value) -> Vec<Value> {
+        if self.lenient && (r.get("add").is_none() || r.get("pick").is_some()) {
+            let gen = |k: &str| r.get(k).and_then(Value::as_u64);
+            let held = r.get("add").is_none() && gen("gen").is_some_and(|g| self.reader.holds(g));
+            let base = gen("base").is_some_and(|g| self.reader.holds(g));
+            if !held && !base {
                 return Vec::new();
             }
         }
-        let Some(add) = o.get("add") else {
-            let held = self
-                .get(gen)
-                .unwrap_or_else(|| {
-                    panic!("{what}: the answer says the caller holds list {gen}, which it does not: {r}")
-                })
-                .clone();
-            return held;
-        };
-        let add = add
-            .as_array()
-            .unwrap_or_else(|| panic!("{what}: add is not an array: {r}"));
-        for a in add {
-            check_packed(what, a);
-        }
-        let list: Vec<Packed> = match o.get("pick") {
-            Some(pick) => {
-                let base_gen = o
-                    .get("base")
-                    .and_then(Value::as_u64)
-                    .unwrap_or_else(|| panic!("{what}: pick without a base: {r}"));
-                let base = self
-                    .get(base_gen)
-                    .unwrap_or_else(|| {
-                        panic!("{what}: base list {base_gen} is not held by the caller: {r}")
-                    })
-                    .clone();
-                let pick = pick
-                    .as_array()
-                    .unwrap_or_else(|| panic!("{what}: pick is not an array: {r}"));
-                let mut j = 0;
-                let mut out = Vec::with_capacity(pick.len());
-                for p in pick {
-                    let p = p
-                        .as_i64()
-                        .unwrap_or_else(|| panic!("{what}: a pick is not an integer: {r}"));
-                    if p >= 0 {
-                        let item = base.get(p as usize).unwrap_or_else(|| {
-                            panic!(
-                                "{what}: pick {p} is outside base list {base_gen} ({} refs): {r}",
-                                base.len()
-                            )
-                        });
-                        out.push(item.clone());
-                    } else {
-                        assert_eq!(p, -1, "{what}: pick below -1: {r}");
-                        let a = add.get(j).unwrap_or_else(|| {
-                            panic!("{what}: more -1 picks than added refs: {r}")
-                        });
-                        out.push(a.as_array().cloned().unwrap_or_default());
-                        j += 1;
-                    }
-                }
-                assert_eq!(j, add.len(), "{what}: added refs not all picked: {r}");
-                out
-            }
-            None => {
-                assert!(o.get("base").is_none(), "{what}: base without picks: {r}");
-                add.iter()
-                    .map(|a| a.as_array().cloned().unwrap_or_default())
-                    .collect()
-            }
-        };
-        if let Some(before) = self.seen.get(&gen) {
-            assert_eq!(
-                before, &list,
-                "{what}: generation {gen} stands for two different lists"
-            );
-        }
-        self.seen.insert(gen, list.clone());
-        self.lists.retain(|(g, _)| *g != gen);
-        self.lists.push((gen, list.clone()));
-        if self.lists.len() > LIST_KEEP {
-            self.lists.remove(0);
-        }
-        self.last = gen;
+        let list = self
+            .reader
+            .list(r)
+            .unwrap_or_else(|broken| panic!("{what}: {broken}"));
+        self.last = self.reader.last;
         list
-    }
-}
-
-/// A packed ref: 5 or 6 items, strings (storage may be null), a known kind, a version only on skills.
-pub fn check_packed(what: &str, a: &Value) {
-    let a = a
-        .as_array()
-        .unwrap_or_else(|| panic!("{what}: a packed ref is not an array: {a}"));
-    assert!(
-        a.len() == 5 || a.len() == 6,
-        "{what}: packed ref of {} items: {a:?}",
-        a.len()
-    );
-    for i in [0, 1, 2] {
-        assert!(
-            a[i].is_string(),
-            "{what}: packed ref item {i} is not a string: {a:?}"
-        );
-    }
-    assert!(
-        a[3].is_string() || a[3].is_null(),
-        "{what}: packed storage id is neither string nor null: {a:?}"
-    );
-    let kind = a[4].as_str().unwrap_or("");
-    assert!(
-        matches!(kind, "skill" | "agent" | "user"),
-        "{what}: packed kind {kind:?}"
-    );
-    assert_eq!(
-        a.len() == 6,
-        kind == "skill",
-        "{what}: version on a non-skill or skill without version: {a:?}"
-    );
-    if a.len() == 6 {
-        assert!(
-            a[5].is_number(),
-            "{what}: skill version is not a number: {a:?}"
-        );
     }
 }
 

@@ -4,8 +4,7 @@
 //! JavaScript API returns it (file lists unpacked, contexts resolved), so that the replay in Node can
 //! compare answer by answer.
 
-use std::collections::HashMap;
-
+use code_session_gate::api::lists::reader::ListReader;
 use code_session_gate::api::{self, GateSession, GATE_OPS, STATIC_OPS};
 use serde_json::{json, Map, Value};
 
@@ -105,72 +104,21 @@ impl Native {
         ];
         let answer = self.call("contextForCall", &args)?;
         let answer: Value = serde_json::from_str(&answer).expect("JSON");
-        Ok(fields(&answer["fields"], &mut Lists::default()).to_string())
+        let fields = reader()
+            .fields(&answer["fields"])
+            .unwrap_or_else(|broken| panic!("contextForCall: {broken}"));
+        Ok(fields.to_string())
     }
 }
 
 // ------------------------------------------------------------------------------------------------
 // Answers as the JavaScript API returns them
 
-/// The lists one answer wrote (a list written twice in an answer is named by its generation).
-#[derive(Default)]
-struct Lists(HashMap<u64, Value>);
-
-impl Lists {
-    fn list(&mut self, r: &Value) -> Value {
-        let gen = r["gen"].as_u64().expect("a list generation");
-        assert!(r.get("base").is_none(), "a diff against a list never held");
-        match r.get("add").and_then(Value::as_array) {
-            Some(added) => {
-                let list = Value::Array(added.iter().map(unpack).collect());
-                self.0.insert(gen, list.clone());
-                list
-            }
-            None => self.0.get(&gen).cloned().expect("a list written earlier"),
-        }
-    }
-
-    fn context(&mut self, c: &Value) -> Value {
-        let mut out = Map::new();
-        if let Some(id) = c.get("session_id") {
-            out.insert("session_id".into(), id.clone());
-        }
-        if let Some(files) = c.get("files") {
-            out.insert("files".into(), self.list(files));
-        }
-        Value::Object(out)
-    }
-}
-
-/// A packed ref `[id, resource_id, name, storage | null, kind, version?]` as the object.
-fn unpack(a: &Value) -> Value {
-    let a = a.as_array().expect("a packed ref");
-    let mut m = Map::new();
-    m.insert("id".into(), a[0].clone());
-    m.insert("resource_id".into(), a[1].clone());
-    m.insert("name".into(), a[2].clone());
-    if !a[3].is_null() {
-        m.insert("storage_session_id".into(), a[3].clone());
-    }
-    m.insert("kind".into(), a[4].clone());
-    if let Some(v) = a.get(5) {
-        m.insert("version".into(), v.clone());
-    }
-    Value::Object(m)
-}
-
-/// Invoke params or request fields with their lists and contexts resolved (keys in answer order).
-fn fields(f: &Value, lists: &mut Lists) -> Value {
-    let mut out = Map::new();
-    for (k, v) in f.as_object().expect("fields") {
-        let v = match k.as_str() {
-            "_injected_files" => lists.list(v),
-            "codeSessionContext" => lists.context(v),
-            _ => v.clone(),
-        };
-        out.insert(k.clone(), v);
-    }
-    Value::Object(out)
+/// Every answer here is asked with no list held (`list` 0), so each is read by a reader of its own
+/// ([`ListReader`], the library's reader of the list protocol): its lists are written in full, or named
+/// by the generation written earlier in the same answer.
+fn reader() -> ListReader {
+    ListReader::default()
 }
 
 /// A value with every object's keys sorted (the comparison form of batch answers, whose key order
@@ -194,39 +142,18 @@ pub fn canonical(v: &Value) -> Value {
 /// `beginEventBatch` as the JavaScript API returns it, less the batch id: `{dispatch, rejected,
 /// eager}`, each dispatched request carrying its context.
 fn event_batch(answer: &Value) -> Value {
-    let mut lists = Lists::default();
-    let contexts: Vec<Value> = answer["contexts"]
-        .as_array()
-        .expect("contexts")
-        .iter()
-        .map(|c| lists.context(c))
-        .collect();
-    let dispatch: Vec<Value> = answer["dispatch"]
-        .as_array()
-        .expect("dispatch")
-        .iter()
-        .map(|r| {
-            let mut m = r.as_object().expect("a request").clone();
-            if let Some(i) = m.shift_remove("ctx") {
-                let i = i.as_u64().expect("a context index") as usize;
-                m.insert("codeSessionContext".into(), contexts[i].clone());
-            }
-            Value::Object(m)
-        })
-        .collect();
-    json!({"dispatch": dispatch, "rejected": answer["rejected"], "eager": answer["eager"]})
+    let b = reader()
+        .batch(answer, "dispatch")
+        .unwrap_or_else(|broken| panic!("beginEventBatch: {broken}"));
+    json!({"dispatch": b["dispatch"], "rejected": b["rejected"], "eager": b["eager"]})
 }
 
 /// `beginDirectBatch` as the JavaScript API returns it, less the batch id: `{injections}`.
 fn direct_batch(answer: &Value) -> Value {
-    let mut lists = Lists::default();
-    let injections: Vec<Value> = answer["injections"]
-        .as_array()
-        .expect("injections")
-        .iter()
-        .map(|f| fields(f, &mut lists))
-        .collect();
-    json!({ "injections": injections })
+    let b = reader()
+        .answer("beginDirectBatch", answer)
+        .unwrap_or_else(|broken| panic!("beginDirectBatch: {broken}"));
+    json!({ "injections": b["injections"] })
 }
 
 // ------------------------------------------------------------------------------------------------

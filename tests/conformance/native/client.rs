@@ -4,10 +4,9 @@
 //! the wasm package calls; compiled to wasm32 (the browser suite), the client goes through the wasm
 //! exports themselves (see [`transport`]).
 
-use std::collections::HashMap;
-
+use code_session_gate::api::lists::reader::ListReader;
 use code_session_gate::api::{self, GATE_OPS, STATIC_OPS};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 fn op_number(table: &[&str], name: &str) -> u32 {
     table
@@ -123,11 +122,11 @@ pub fn call_static(op: &str, args: &Value) -> Result<Value, String> {
     Ok(serde_json::from_str(&text).expect("an answer is JSON"))
 }
 
-/// A gate as the JavaScript `Gate` class drives it.
+/// A gate as the JavaScript `Gate` class drives it: its answers' file lists are read back by the
+/// library's own reader of the list protocol ([`ListReader`]).
 pub struct Client {
     session: transport::Session,
-    lists: HashMap<u64, Value>,
-    last_list: u64,
+    lists: ListReader,
 }
 
 impl Client {
@@ -137,15 +136,14 @@ impl Client {
         let session = transport::new_gate(&args)?;
         Ok(Client {
             session,
-            lists: HashMap::new(),
-            last_list: 0,
+            lists: ListReader::default(),
         })
     }
 
     /// Runs `op` with `args` (the list base is filled in) and rebuilds its answer; `None` = `undefined`.
     pub fn call(&mut self, op: &str, mut args: Value) -> Result<Option<Value>, String> {
         if let Value::Object(o) = &mut args {
-            o.insert("list".into(), self.last_list.into());
+            o.insert("list".into(), self.lists.last.into());
         }
         let n = op_number(&GATE_OPS, op);
         let args = positional(api::gate_params(n), &args);
@@ -154,130 +152,10 @@ impl Client {
             return Ok(None);
         }
         let answer: Value = serde_json::from_str(&text).expect("an answer is JSON");
-        Ok(Some(match op {
-            "contextForCall" => {
-                let fields = answer.get("fields").cloned().unwrap_or(Value::Null);
-                self.fields(fields)
-            }
-            "beginDirectBatch" => {
-                let mut a = answer;
-                if let Some(Value::Array(items)) = a.get_mut("injections") {
-                    let rebuilt: Vec<Value> = items.drain(..).map(|f| self.fields(f)).collect();
-                    *items = rebuilt;
-                }
-                a
-            }
-            "beginEventBatch" => self.batch(answer, "dispatch"),
-            "prestartEager" if !answer.is_null() => self.batch(answer, "requests"),
-            _ => answer,
-        }))
+        let rebuilt = self
+            .lists
+            .answer(op, &answer)
+            .unwrap_or_else(|broken| panic!("{op}: {broken}"));
+        Ok(Some(rebuilt))
     }
-
-    /// A list reference as the list.
-    fn list(&mut self, r: &Value) -> Value {
-        let gen = r.get("gen").and_then(Value::as_u64).unwrap_or(0);
-        let list = match r.get("add") {
-            None => self
-                .lists
-                .get(&gen)
-                .cloned()
-                .expect("a list the client holds"),
-            Some(Value::Array(added)) => {
-                let mut added = added.iter();
-                match (r.get("base"), r.get("pick")) {
-                    (Some(base), Some(Value::Array(pick))) => {
-                        let base = self
-                            .lists
-                            .get(&base.as_u64().unwrap_or(0))
-                            .and_then(Value::as_array)
-                            .cloned()
-                            .expect("the base the client named");
-                        Value::Array(
-                            pick.iter()
-                                .map(|i| match i.as_i64() {
-                                    Some(i) if i >= 0 => base[i as usize].clone(),
-                                    _ => unpack(added.next().expect("an added ref")),
-                                })
-                                .collect(),
-                        )
-                    }
-                    _ => Value::Array(added.map(unpack).collect()),
-                }
-            }
-            Some(other) => panic!("bad list reference {other}"),
-        };
-        self.lists.insert(gen, list.clone());
-        self.last_list = gen;
-        list
-    }
-
-    /// A context `{gen, session_id?, files?}` as the request carries it.
-    fn context(&mut self, c: &Value) -> Value {
-        let mut out = Map::new();
-        if let Some(id) = c.get("session_id") {
-            out.insert("session_id".into(), id.clone());
-        }
-        if let Some(files) = c.get("files") {
-            let list = self.list(files);
-            out.insert("files".into(), list);
-        }
-        Value::Object(out)
-    }
-
-    fn fields(&mut self, fields: Value) -> Value {
-        let Value::Object(mut m) = fields else {
-            return fields;
-        };
-        if let Some(files) = m.get("_injected_files").cloned() {
-            let list = self.list(&files);
-            m.insert("_injected_files".into(), list);
-        }
-        if let Some(c) = m.get("codeSessionContext").cloned() {
-            let ctx = self.context(&c);
-            m.insert("codeSessionContext".into(), ctx);
-        }
-        Value::Object(m)
-    }
-
-    fn batch(&mut self, mut answer: Value, requests_key: &str) -> Value {
-        let contexts: Vec<Value> = answer
-            .get("contexts")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-            .iter()
-            .map(|c| self.context(c))
-            .collect();
-        if let Some(Value::Array(requests)) = answer.get_mut(requests_key) {
-            for r in requests {
-                if let Value::Object(o) = r {
-                    if let Some(i) = o.remove("ctx").and_then(|i| i.as_u64()) {
-                        o.insert("codeSessionContext".into(), contexts[i as usize].clone());
-                    }
-                }
-            }
-        }
-        if let Value::Object(o) = &mut answer {
-            o.remove("contexts");
-        }
-        answer
-    }
-}
-
-/// A narrowed ref from its packed answer `[id, resource_id, name, storage_session_id | null, kind,
-/// version?]`, as the JavaScript layer builds it: wire keys in order, no key for an absent storage id.
-fn unpack(packed: &Value) -> Value {
-    let a = packed.as_array().expect("a packed ref");
-    let mut ref_ = Map::new();
-    ref_.insert("id".into(), a[0].clone());
-    ref_.insert("resource_id".into(), a[1].clone());
-    ref_.insert("name".into(), a[2].clone());
-    if !a[3].is_null() {
-        ref_.insert("storage_session_id".into(), a[3].clone());
-    }
-    ref_.insert("kind".into(), a[4].clone());
-    if let Some(version) = a.get(5) {
-        ref_.insert("version".into(), version.clone());
-    }
-    Value::Object(ref_)
 }

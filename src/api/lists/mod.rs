@@ -17,7 +17,9 @@
 //! JavaScript layer builds the object with the keys in that order (half the text to write and to parse).
 //!
 //! The caller names the list it holds (`have`); the gate keeps the last few lists it wrote, so that it can
-//! diff against them.
+//! diff against them. [`reader`] is the caller's side, for the native clients of the operations.
+
+pub mod reader;
 
 use hashbrown::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -28,7 +30,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use crate::core::files::narrow::{CodeEnvFile, CodeEnvKind};
 
 /// How many written lists the gate keeps to diff against.
-const KEPT: usize = 16;
+pub(crate) const KEPT: usize = 16;
 
 /// A narrowed list and the partition generation it was narrowed from.
 pub type List = (u64, Rc<[CodeEnvFile<'static>]>);
