@@ -659,7 +659,7 @@ const LIST_KEEP = 16;
 
 /**
  * A narrowed ref from its packed answer `[id, resource_id, name, storage_session_id | null, kind,
- * version?]` (src/api/lists.rs), frozen, with the wire keys in the SDK's order; an absent storage id is
+ * version?]` (src/api/lists/), frozen, with the wire keys in the SDK's order; an absent storage id is
  * an absent key.
  */
 function unpack(a) {
@@ -679,7 +679,7 @@ class Shared {
   contexts = new Map();
   last = 0;
 
-  /** A list reference of an answer (see src/api/lists.rs) as the frozen list. */
+  /** A list reference of an answer (see src/api/lists/) as the frozen list. */
   list(ref) {
     const { gen } = ref;
     if (ref.add === undefined) return this.lists.get(gen);
