@@ -4,87 +4,80 @@
 
 use std::fmt;
 
-/// What kind of refusal this is. [`ErrorCode::as_str`] is the stable `code` hosts match on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ErrorCode {
+/// Declares [`ErrorCode`] from one list of `Variant = "code"` entries: the enum, its stable strings
+/// and [`ALL_CODES`], so that a code is written once.
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $variant:ident = $code:literal,)*) => {
+        /// What kind of refusal this is. [`ErrorCode::as_str`] is the stable `code` hosts match on.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum ErrorCode {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl ErrorCode {
+            /// The stable string form, e.g. `"invalid_type"`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $code,)*
+                }
+            }
+        }
+
+        /// Every code, in declaration order.
+        pub const ALL_CODES: &[ErrorCode] = &[$(ErrorCode::$variant,)*];
+    };
+}
+
+error_codes! {
     /// A value has the wrong type (a file `id` that is not a string, a tool list that is not an array).
-    InvalidType,
+    InvalidType = "invalid_type",
     /// A required key is absent.
-    MissingField,
+    MissingField = "missing_field",
     /// A value has the right type but is not allowed (a non-finite `version`, an unknown profile).
-    InvalidValue,
+    InvalidValue = "invalid_value",
     /// A string holds an unpaired UTF-16 surrogate, which cannot be compared faithfully.
-    LoneSurrogate,
+    LoneSurrogate = "lone_surrogate",
     /// A JSON text does not parse.
-    InvalidJson,
+    InvalidJson = "invalid_json",
     /// The request planner gave up on an event batch (a call with an empty id or name), as the SDK throws.
-    PlanAborted,
+    PlanAborted = "plan_aborted",
     /// A batch id that is not pending (never begun, or already completed).
-    UnknownBatch,
+    UnknownBatch = "unknown_batch",
     /// An event batch consumed an eager prestart whose outcome was never settled.
-    EagerUnsettled,
+    EagerUnsettled = "eager_unsettled",
     /// The programmatic tools could not select the tools the code may call.
-    ToolSelection,
+    ToolSelection = "tool_selection",
     /// A tool factory parameter is refused (e.g. a malformed workspace id).
-    InvalidFactory,
+    InvalidFactory = "invalid_factory",
     /// The model's arguments do not fit the tool's schema.
-    InvalidModelArgs,
+    InvalidModelArgs = "invalid_model_args",
     /// The sandbox answered with an error or an unusable body.
-    SandboxError,
+    SandboxError = "sandbox_error",
     /// The module trapped earlier; the gate refuses every call from then on.
-    Poisoned,
+    Poisoned = "poisoned",
     /// The sandbox refused the request as malformed (HTTP 400 or 422).
-    InvalidRequest,
+    InvalidRequest = "invalid_request",
     /// The sandbox refused the credentials (HTTP 401).
-    Unauthorized,
+    Unauthorized = "unauthorized",
     /// The sandbox refused a file reference of the request (HTTP 403).
-    ForbiddenFileRef,
+    ForbiddenFileRef = "forbidden_file_ref",
     /// The sandbox runs another execution profile than the request expects (HTTP 409).
-    ProfileMismatch,
+    ProfileMismatch = "profile_mismatch",
     /// The sandbox asks the caller to slow down (HTTP 429), possibly saying for how long.
-    RateLimited,
+    RateLimited = "rate_limited",
     /// The sandbox is failing or unreachable for now (HTTP 5xx, or an error body after a keep-alive).
-    Unavailable,
+    Unavailable = "unavailable",
     /// The sandbox's answer is not one the gate can read (not JSON, truncated, wrong shape, odd status).
-    BadResponse,
+    BadResponse = "bad_response",
     /// A snapshot was written under another configuration than the one it is loaded with.
-    ConfigMismatch,
+    ConfigMismatch = "config_mismatch",
     /// A snapshot of a format version this build does not read.
-    UnsupportedVersion,
+    UnsupportedVersion = "unsupported_version",
     /// An input over one of the gate's limits ([`crate::core::limits`]).
-    LimitExceeded,
+    LimitExceeded = "limit_exceeded",
 }
 
 impl ErrorCode {
-    /// The stable string form, e.g. `"invalid_type"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidType => "invalid_type",
-            ErrorCode::MissingField => "missing_field",
-            ErrorCode::InvalidValue => "invalid_value",
-            ErrorCode::LoneSurrogate => "lone_surrogate",
-            ErrorCode::InvalidJson => "invalid_json",
-            ErrorCode::PlanAborted => "plan_aborted",
-            ErrorCode::UnknownBatch => "unknown_batch",
-            ErrorCode::EagerUnsettled => "eager_unsettled",
-            ErrorCode::ToolSelection => "tool_selection",
-            ErrorCode::InvalidFactory => "invalid_factory",
-            ErrorCode::InvalidModelArgs => "invalid_model_args",
-            ErrorCode::SandboxError => "sandbox_error",
-            ErrorCode::Poisoned => "poisoned",
-            ErrorCode::InvalidRequest => "invalid_request",
-            ErrorCode::Unauthorized => "unauthorized",
-            ErrorCode::ForbiddenFileRef => "forbidden_file_ref",
-            ErrorCode::ProfileMismatch => "profile_mismatch",
-            ErrorCode::RateLimited => "rate_limited",
-            ErrorCode::Unavailable => "unavailable",
-            ErrorCode::BadResponse => "bad_response",
-            ErrorCode::ConfigMismatch => "config_mismatch",
-            ErrorCode::UnsupportedVersion => "unsupported_version",
-            ErrorCode::LimitExceeded => "limit_exceeded",
-        }
-    }
-
     /// The code whose [`ErrorCode::as_str`] is `s` (`invalid_value` for anything unknown).
     pub fn parse(s: &str) -> ErrorCode {
         ALL_CODES
@@ -94,33 +87,6 @@ impl ErrorCode {
             .unwrap_or(ErrorCode::InvalidValue)
     }
 }
-
-/// Every code, in declaration order.
-pub const ALL_CODES: [ErrorCode; 23] = [
-    ErrorCode::InvalidType,
-    ErrorCode::MissingField,
-    ErrorCode::InvalidValue,
-    ErrorCode::LoneSurrogate,
-    ErrorCode::InvalidJson,
-    ErrorCode::PlanAborted,
-    ErrorCode::UnknownBatch,
-    ErrorCode::EagerUnsettled,
-    ErrorCode::ToolSelection,
-    ErrorCode::InvalidFactory,
-    ErrorCode::InvalidModelArgs,
-    ErrorCode::SandboxError,
-    ErrorCode::Poisoned,
-    ErrorCode::InvalidRequest,
-    ErrorCode::Unauthorized,
-    ErrorCode::ForbiddenFileRef,
-    ErrorCode::ProfileMismatch,
-    ErrorCode::RateLimited,
-    ErrorCode::Unavailable,
-    ErrorCode::BadResponse,
-    ErrorCode::ConfigMismatch,
-    ErrorCode::UnsupportedVersion,
-    ErrorCode::LimitExceeded,
-];
 
 /// A refused input: `code`, the dotted `path` of the offending value (`"sessions[0][1].files[2].id"`),
 /// and a sentence for humans.
