@@ -28,7 +28,7 @@ ESBUILD_VERSION=0.28.2         # scripts/assemble-pkg.mjs: bundles the CommonJS 
 
 # Size of pkg/code_session_gate_bg.wasm (after wasm-opt), checked by scripts/size-check.sh:
 #   - the budget (issue 5: 128 KiB / 48 KiB now, on the way to 64 KiB / 24 KiB), reported against;
-#   - the ceiling, a ratchet just above the last measured size (543,737 / 226,527 bytes), which fails the
+#   - the ceiling, a ratchet just above the last measured size (544,504 / 226,877 bytes), which fails the
 #     test command: the module may shrink towards the budget, never grow back. Lower it as it shrinks.
 #     (Raised from 443,000 / 186,000 for the sandbox dialects and snapshots of the edge-middleware issue,
 #     +65 KB raw / +25 KB gzip, then for the input limits and the indexed merge of the reliability issue,
@@ -37,9 +37,11 @@ ESBUILD_VERSION=0.28.2         # scripts/assemble-pkg.mjs: bundles the CommonJS 
 #     host's own text and the lazily named options paths, +1.4 KB / +1 KB, then for the one-pass
 #     read of completeEventBatch's and settleEager's options, +2.9 KB / +1.3 KB, then for the rule of
 #     where a JsonText may stand, moved from JavaScript into src/api, +0.6 KB / +1 KB. Lowered to
-#     543,737 / 226,527 bytes measured: the linear list diff +1.5 KB, the one-pass options read of
-#     completeEventBatch and settleEager removed -2.6 KB, wasm-opt --converge -0.2 KB / -1.4 KB gzip.)
+#     544,504 / 226,877 bytes measured: the linear list diff +1.5 KB, the one-pass options read of
+#     completeEventBatch and settleEager removed -2.6 KB, wasm-opt --converge -0.2 KB / -1.4 KB gzip,
+#     the operations' parameter names and writing operations in constants() for the JavaScript layer
+#     (no second copy there) +0.8 KB.)
 WASM_BUDGET_RAW=131072         # <= 128 KiB
 WASM_BUDGET_GZIP=49152         # <= 48 KiB, gzip -9
-WASM_CEILING_RAW=544000
+WASM_CEILING_RAW=545000
 WASM_CEILING_GZIP=227000

@@ -218,16 +218,19 @@ pub fn split_args<'a>(bytes: &'a [u8], lens: &[u32]) -> GateResult<Vec<Option<&'
     Ok(out)
 }
 
-/// What the JavaScript layer reads once: the operation tables (with the operations that write the
-/// session map), `CODE_EXECUTION_TOOLS`,
+/// What the JavaScript layer reads once: the operation tables (with each operation's parameter names,
+/// which root the paths of refusals, and the operations that write the session map), `CODE_EXECUTION_TOOLS`,
 /// `CODE_ENV_KINDS`, the verdict bits, the nesting limit and the [`HOST_TEXT`] mark.
 pub fn constants() -> String {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Constants {
         gate_ops: &'static [&'static str],
+        gate_params: &'static [&'static [&'static str]],
         gate_writes: &'static [&'static str],
         static_ops: &'static [&'static str],
+        static_params: &'static [&'static [&'static str]],
+        new_params: &'static [&'static str],
         code_execution_tools: &'static [&'static str],
         code_env_kinds: &'static [&'static str],
         verdict_bits: Vec<(&'static str, u32)>,
@@ -238,8 +241,11 @@ pub fn constants() -> String {
     }
     json::to_text(&Constants {
         gate_ops: &GATE_OPS,
+        gate_params: &gate_ops::PARAMS,
         gate_writes: &GATE_WRITES,
         static_ops: &STATIC_OPS,
+        static_params: &static_ops::PARAMS,
+        new_params: &NEW_PARAMS,
         code_execution_tools: &CODE_EXECUTION_TOOLS,
         code_env_kinds: &CODE_ENV_KINDS,
         verdict_bits: bits::SITES.to_vec(),

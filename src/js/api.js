@@ -531,17 +531,20 @@ const encoder = new TextEncoder();
 let scratch = new Uint8Array(4096);
 
 /**
- * The arguments' JSON texts ('' for `undefined`), after the walk that refuses what JSON would lose,
- * and their length together in UTF-16 units, refused above `maxInputBytes` (units are at most the
- * bytes; the module checks the bytes again). `name` roots the paths of refusals ("" for an options
- * object whose keys are the roots).
+ * The arguments' JSON texts ('' for `undefined`), written as their values are read, and their length
+ * together in UTF-16 units, refused above `maxInputBytes` (units are at most the bytes; the module
+ * checks the bytes again). `names` are the operation's parameter names as the module declares them:
+ * they root the paths of refusals ("" for an options object whose keys are the roots).
+ * @param {readonly string[]} names
+ * @param {unknown[]} values
  * @returns {[string[], number]}
  */
-function textsOf(args) {
-  const texts = new Array(args.length);
+function textsOf(names, values) {
+  const texts = new Array(values.length);
   let total = 0;
-  for (let i = 0; i < args.length; i++) {
-    const [name, value] = args[i];
+  for (let i = 0; i < values.length; i++) {
+    const name = names[i] ?? '';
+    const value = values[i];
     texts[i] = value === undefined ? '' : textOf(name, value);
     total += texts[i].length;
     if (total > LIMIT.maxInputBytes) {
@@ -582,12 +585,12 @@ function encodeTexts(texts, into, setLength) {
 }
 
 /**
- * The arguments `[name, value]` as `RawGate.call` and `callStatic` read them: their UTF-8 JSON texts one
- * after the other, and each text's byte length (0: `undefined`).
+ * The arguments (`values`, of parameters `names`) as `RawGate.call` and `callStatic` read them: their
+ * UTF-8 JSON texts one after the other, and each text's byte length (0: `undefined`).
  */
-function encode(args) {
-  const [texts, total] = textsOf(args);
-  const lens = new Uint32Array(args.length);
+function encode(names, values) {
+  const [texts, total] = textsOf(names, values);
+  const lens = new Uint32Array(values.length);
   // UTF-8 takes at most three bytes per UTF-16 unit.
   if (scratch.length < total * 3) scratch = new Uint8Array(Math.max(total * 3, scratch.length * 2));
   const at = encodeTexts(texts, scratch, (i, len) => (lens[i] = len));
@@ -646,9 +649,11 @@ function answer(text) {
   return text === '' ? undefined : JSON.parse(text);
 }
 
-function callStaticOp(name, args) {
-  const [bytes, lens] = encode(args);
-  return answer(rawStatic(SOP[name], bytes, lens));
+/** Runs static operation `name` on its arguments, in the order of its parameters. */
+function callStaticOp(name, values) {
+  const op = SOP[name];
+  const [bytes, lens] = encode(C.staticParams[op], values);
+  return answer(rawStatic(op, bytes, lens));
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -824,7 +829,7 @@ export class Gate {
    */
   constructor(config) {
     if (!live.open) guard.check('new Gate');
-    const [bytes, lens] = encode([['config', config]]);
+    const [bytes, lens] = encode(C.newParams, [config]);
     try {
       this.#raw = new Raw(bytes, lens);
     } catch (e) {
@@ -839,17 +844,19 @@ export class Gate {
   /**
    * Runs gate operation `op`. One that may change the session map (the module's `gateWrites`, which
    * the module checks in its debug builds) moves this gate's version on, so that cached
-   * `contextForCall` answers are asked for again.
+   * `contextForCall` answers are asked for again. `values` are its arguments in the order of its
+   * parameters, whose names (the module's) root the paths of refusals.
    */
-  #call(op, args) {
+  #call(op, values) {
     this.#live(op);
-    const [texts, total] = textsOf(args);
+    const n = OP[op];
+    const [texts, total] = textsOf(C.gateParams[n], values);
     // Reading the arguments ran the host's getters, which may have freed this gate or replaced the
     // instance: nothing is entered for a gate that is gone.
     this.#live(op);
     const used = encodeInput(texts, total);
     if (WRITES.has(op)) this.#version++;
-    const text = this.#raw.callInput(OP[op], args.length, used);
+    const text = this.#raw.callInput(n, values.length, used);
     inputUsed(used);
     return answer(text);
   }
@@ -874,7 +881,7 @@ export class Gate {
       const v = this.#verdicts.get(name);
       if (v !== undefined) return v;
     }
-    const v = this.#call('verdict', [['name', name]]);
+    const v = this.#call('verdict', [name]);
     // Any other name's verdict is 0 for good; remember a bounded number of them.
     if (this.#verdicts.size < 4096) this.#verdicts.set(name, v);
     return v;
@@ -891,13 +898,13 @@ export class Gate {
   /** Every gate site's verdict for `name`, as an object. */
   classify(name) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.classify');
-    return this.#call('classify', [['name', name]]);
+    return this.#call('classify', [name]);
   }
 
   /** Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`. */
   isEagerExcluded(name, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.isEagerExcluded');
-    return this.#call('isEagerExcluded', [['name', name], ['options', options]]);
+    return this.#call('isEagerExcluded', [name, options]);
   }
 
   /**
@@ -907,13 +914,13 @@ export class Gate {
    */
   explain(name, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.explain');
-    return this.#call('explain', [['name', name], ['options', options]]);
+    return this.#call('explain', [name, options]);
   }
 
   /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
   suppressEagerTool(name) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.suppressEagerTool');
-    this.#call('suppressEagerTool', [['name', name]]);
+    this.#call('suppressEagerTool', [name]);
   }
 
   /**
@@ -985,16 +992,8 @@ export class Gate {
       entry.version = this.#version;
       return entry;
     }
-    const out = this.#call(
-      'contextForCall',
-      [
-        ['path', path],
-        ['name', name],
-        ['options', options],
-        ['have', entry === undefined ? undefined : entry.dep],
-        ['list', this.#shared.last],
-      ],
-    );
+    const have = entry === undefined ? undefined : entry.dep;
+    const out = this.#call('contextForCall', [path, name, options, have, this.#shared.last]);
     if (out.same === 1 && entry !== undefined) {
       entry.version = this.#version;
       return entry;
@@ -1009,7 +1008,7 @@ export class Gate {
    */
   updateSession(key, artifact, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.updateSession');
-    this.#call('updateSession', [['key', key], ['artifact', artifact], ['options', options]]);
+    this.#call('updateSession', [key, artifact, options]);
   }
 
   /**
@@ -1020,7 +1019,7 @@ export class Gate {
    */
   foldResults(path, results, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.foldResults');
-    this.#call('foldResults', [['path', path], ['results', results], ['options', options]]);
+    this.#call('foldResults', [path, results, options]);
   }
 
   /**
@@ -1029,7 +1028,7 @@ export class Gate {
    */
   beginDirectBatch(calls, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.beginDirectBatch');
-    const out = this.#call('beginDirectBatch', [['calls', calls], ['options', options], ['list', this.#shared.last]]);
+    const out = this.#call('beginDirectBatch', [calls, options, this.#shared.last]);
     for (const f of out.injections) {
       if (f._injected_files !== undefined) f._injected_files = this.#shared.list(f._injected_files);
     }
@@ -1039,7 +1038,7 @@ export class Gate {
   /** Folds a direct batch's outcomes (in call order) with what each call was given. */
   completeDirectBatch(batch, outcomes, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeDirectBatch');
-    this.#call('completeDirectBatch', [['batch', batch], ['outcomes', outcomes], ['options', options]]);
+    this.#call('completeDirectBatch', [batch, outcomes, options]);
   }
 
   /**
@@ -1049,7 +1048,7 @@ export class Gate {
    */
   beginEventBatch(calls, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.beginEventBatch');
-    const out = this.#call('beginEventBatch', [['calls', calls], ['options', options], ['list', this.#shared.last]]);
+    const out = this.#call('beginEventBatch', [calls, options, this.#shared.last]);
     const contexts = out.contexts.map((c) => this.#shared.context(c));
     const handed = new Map();
     this.#handed.set(out.id, handed);
@@ -1097,7 +1096,7 @@ export class Gate {
    */
   completeEventBatch(batch, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeEventBatch');
-    const end = this.#call('completeEventBatch', [['batch', batch], ['options', this.#returned(batch, options)]]);
+    const end = this.#call('completeEventBatch', [batch, this.#returned(batch, options)]);
     this.#handed.delete(batch);
     return end;
   }
@@ -1108,7 +1107,7 @@ export class Gate {
    */
   prestartEager(calls, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.prestartEager');
-    const out = this.#call('prestartEager', [['calls', calls], ['options', options], ['list', this.#shared.last]]);
+    const out = this.#call('prestartEager', [calls, options, this.#shared.last]);
     if (out === null) return null;
     const contexts = out.contexts.map((c) => this.#shared.context(c));
     const handed = new Map();
@@ -1119,20 +1118,20 @@ export class Gate {
   /** Records the host's handling of a prestart: `options.requests`, and `options.results` or `rejected`. */
   settleEager(prestart, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.settleEager');
-    this.#call('settleEager', [['prestart', prestart], ['options', this.#returned(prestart, options)]]);
+    this.#call('settleEager', [prestart, this.#returned(prestart, options)]);
     this.#handed.delete(prestart);
   }
 
   /** `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) into the session map. */
   seedRun(initialSessions, agents) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.seedRun');
-    this.#call('seedRun', [['initialSessions', initialSessions], ['agents', agents]]);
+    this.#call('seedRun', [initialSessions, agents]);
   }
 
   /** `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`. */
   seedAgents(agents) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.seedAgents');
-    this.#call('seedAgents', [['agents', agents]]);
+    this.#call('seedAgents', [agents]);
   }
 
   /** The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one. */
@@ -1144,13 +1143,13 @@ export class Gate {
   /** The entry of partition `key` (a copy), or `undefined`. */
   session(key) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.session');
-    return this.#call('session', [['key', key]]);
+    return this.#call('session', [key]);
   }
 
   /** Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store. */
   setSessions(sessions) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.setSessions');
-    this.#call('setSessions', [['sessions', sessions]]);
+    this.#call('setSessions', [sessions]);
     this.#shared.clear();
   }
 
@@ -1164,7 +1163,7 @@ export class Gate {
   /** Forgets a pending batch or prestart without folding anything; `true` if there was one. */
   abandon(batch) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.abandon');
-    const had = this.#call('abandon', [['batch', batch]]);
+    const had = this.#call('abandon', [batch]);
     this.#handed.delete(batch);
     return had;
   }
@@ -1190,7 +1189,7 @@ export class Gate {
     if (!live.open) guard.check('Gate.fromSnapshot');
     const gate = new Gate();
     try {
-      const info = gate.#call('restore', [['snapshot', snapshot], ['config', config]]);
+      const info = gate.#call('restore', [snapshot, config]);
       gate.#profile = info.profile;
       gate.#verdicts = new Map(info.verdicts);
     } catch (e) {
@@ -1227,7 +1226,7 @@ export class Gate {
  */
 export function toInjectedFileRef(file, execSessionId) {
   if (!live.open) guard.check('toInjectedFileRef');
-  return callStaticOp('toInjectedFileRef', [['file', file], ['execSessionId', execSessionId]]);
+  return callStaticOp('toInjectedFileRef', [file, execSessionId]);
 }
 
 /**
@@ -1237,7 +1236,7 @@ export function toInjectedFileRef(file, execSessionId) {
  */
 export function explainInjectedFileRef(file, execSessionId) {
   if (!live.open) guard.check('explainInjectedFileRef');
-  return callStaticOp('explainInjectedFileRef', [['file', file], ['execSessionId', execSessionId]]);
+  return callStaticOp('explainInjectedFileRef', [file, execSessionId]);
 }
 
 /**
@@ -1247,7 +1246,7 @@ export function explainInjectedFileRef(file, execSessionId) {
  */
 export function diffSessions(before, after) {
   if (!live.open) guard.check('diffSessions');
-  return callStaticOp('diffSessions', [['before', before], ['after', after]]);
+  return callStaticOp('diffSessions', [before, after]);
 }
 
 /**
@@ -1257,13 +1256,13 @@ export function diffSessions(before, after) {
  */
 export function planToolRequests(calls, options) {
   if (!live.open) guard.check('planToolRequests');
-  return callStaticOp('planToolRequests', [['calls', calls], ['options', options]]);
+  return callStaticOp('planToolRequests', [calls, options]);
 }
 
 /** `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: `{ endpoint, headers, body }`. */
 export function buildExecRequest(options) {
   if (!live.open) guard.check('buildExecRequest');
-  return callStaticOp('buildExecRequest', [['', options]]);
+  return callStaticOp('buildExecRequest', [options]);
 }
 
 /**
@@ -1272,7 +1271,7 @@ export function buildExecRequest(options) {
  */
 export function readExecResponse(options) {
   if (!live.open) guard.check('readExecResponse');
-  return callStaticOp('readExecResponse', [['', options]]);
+  return callStaticOp('readExecResponse', [options]);
 }
 
 /**
@@ -1285,7 +1284,7 @@ export function readExecResponse(options) {
  */
 export function buildSandboxRequest(options) {
   if (!live.open) guard.check('buildSandboxRequest');
-  return callStaticOp('buildSandboxRequest', [['', options]]);
+  return callStaticOp('buildSandboxRequest', [options]);
 }
 
 /**
@@ -1297,13 +1296,13 @@ export function buildSandboxRequest(options) {
  */
 export function readSandboxResponse(options) {
   if (!live.open) guard.check('readSandboxResponse');
-  return callStaticOp('readSandboxResponse', [['', options]]);
+  return callStaticOp('readSandboxResponse', [options]);
 }
 
 /** `stripTrustedFields(modelArgs)`: `{ args, dropped }`, the arguments without the fields only the gate sets. */
 export function stripTrustedFields(modelArgs) {
   if (!live.open) guard.check('stripTrustedFields');
-  return callStaticOp('stripTrustedFields', [['modelArgs', modelArgs]]);
+  return callStaticOp('stripTrustedFields', [modelArgs]);
 }
 
 /**

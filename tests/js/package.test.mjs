@@ -196,7 +196,10 @@ describe('slim entry (host passes a WebAssembly.Module)', () => {
     // trap and every later call, cached answers included, fails closed without entering.
     const constants = JSON.stringify({
       gateOps: ['verdict'],
+      gateParams: [['name']],
       staticOps: ['toInjectedFileRef', 'planToolRequests', 'buildExecRequest', 'readExecResponse'],
+      staticParams: [['file', 'execSessionId'], ['calls', 'options'], [''], ['']],
+      newParams: ['config'],
       codeExecutionTools: ['execute_code'],
       codeEnvKinds: ['skill', 'agent', 'user'],
       verdictBits: [['participates', 1]],
