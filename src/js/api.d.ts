@@ -653,7 +653,7 @@ export interface NarrowingExplanation {
 
 /**
  * JSON text the host already holds (a sandbox's answer, a queued message), passed as it is: the gate
- * reads it without the `JSON.stringify` and the walk an object argument costs. Accepted as
+ * reads it without writing an object argument as JSON text. Accepted as
  * `foldResults`' `results` and `updateSession`'s `artifact`; anywhere else (nested in an object
  * included) it is refused with code "invalid_type". The text is parsed as any argument is, so a
  * refusal names the same path an object would get (`results[0].artifact.files[1].name`); invalid JSON

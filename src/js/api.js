@@ -407,12 +407,12 @@ const FOREIGN_JSON_TEXT = 2;
 
 /**
  * JSON text the host already holds (a sandbox's answer, a queued message), passed to the gate as it is
- * instead of as the objects it would parse into: the gate reads it without the `JSON.stringify` and
- * the walk an object argument costs. The module accepts it as `foldResults`' `results` and
+ * instead of as the objects it would parse into: the gate reads it as it is, without the writing of
+ * JSON text an object argument costs. The module accepts it as `foldResults`' `results` and
  * `updateSession`'s `artifact` and refuses it as any other argument (`invalid_type`); nested in an
  * object it is refused here, as JSON cannot hold it. The module parses the text as it parses
  * any argument, so every refusal an object would get names the same path here; JSON text cannot hold
- * what the walk refuses in objects (non-finite numbers, functions), and an unpaired surrogate in the
+ * what the writer refuses in objects (non-finite numbers, functions), and an unpaired surrogate in the
  * text is escaped here so that the module refuses it (`lone_surrogate`) at its path.
  */
 export class JsonText {
@@ -448,7 +448,7 @@ export class JsonText {
 
 /**
  * Whether `v` is a JsonText of this copy, of another copy (the other entry of a dual ESM/CommonJS
- * install), or none; none for a value that cannot be inspected (a revoked Proxy: the walk names it).
+ * install), or none; none for a value that cannot be inspected (a revoked Proxy: the writer names it).
  */
 function jsonTextKind(v) {
   if (v === null || typeof v !== 'object') return NOT_JSON_TEXT;
@@ -503,7 +503,7 @@ function textOf(name, value) {
       throw gateError('invalid_value', name, `${name || 'the value'}: not a JsonText its constructor made`, e);
     }
     // Marked as the host's own text: the module checks where it may stand and its nesting, which no
-    // walk here has checked.
+    // writer here has checked.
     return C.hostText + text;
   }
   try {
