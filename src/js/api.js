@@ -339,7 +339,9 @@ function writeObject(v, depth, known) {
     for (let i = 0; i < keys.length; i++) {
       k = keys[i];
       // A throw here is the host's (reading the member) or a Fault of the member's own.
-      const text = write(known === undefined || !known.has(k) ? v[k] : known.get(k), depth + 1, k);
+      const item = known === undefined || !known.has(k) ? v[k] : known.get(k);
+      // Strings (most members) are written here, without the call through `write`.
+      const text = typeof item === 'string' ? quote(item) : write(item, depth + 1, k);
       if (text !== undefined) out += (out.length === 1 ? '' : ',') + quote(k) + ':' + text;
     }
   } catch (e) {
