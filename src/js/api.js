@@ -294,18 +294,7 @@ function unboxed(v, depth) {
 }
 
 function writeArray(v, depth) {
-  let n;
-  try {
-    n = v.length;
-  } catch (e) {
-    throw threw('reading its length', e);
-  }
-  if (!Number.isInteger(n) || n < 0 || n > 2 ** 32 - 1) {
-    throw new Fault('invalid_value', (at) => `${at}: an array whose length is ${typeof n === 'number' ? n : typeof n}`);
-  }
-  if (n > LIMIT.maxArrayItems) {
-    throw new Fault('limit_exceeded', (at) => `${at}: ${n} items, more than the limit of ${LIMIT.maxArrayItems} (maxArrayItems)`);
-  }
+  const n = arrayLength(v);
   let out = '[';
   let i = 0;
   try {
@@ -362,28 +351,37 @@ function writeObject(v, depth, known) {
 }
 
 /**
- * The length of array `v`, read once: a refusal if reading it throws or gives something no array has
- * (a Proxy may claim anything), `limit_exceeded` above the gate's item limit, before any item is read.
+ * The length of array `v`, read once: a Fault if reading it throws or gives something no array has (a
+ * Proxy may claim anything), `limit_exceeded` above the gate's item limit, before any item is read.
  */
-function lengthOf(v, path) {
+function arrayLength(v) {
   let n;
   try {
     n = v.length;
   } catch (e) {
-    throw gateError('invalid_value', path, `${path || 'the value'}: reading its length threw: ${describe(e)}`, e);
+    throw threw('reading its length', e);
   }
   if (!Number.isInteger(n) || n < 0 || n > 2 ** 32 - 1) {
-    throw gateError('invalid_value', path, `${path || 'the value'}: an array whose length is ${typeof n === 'number' ? n : typeof n}`);
+    throw new Fault('invalid_value', (at) => `${at}: an array whose length is ${typeof n === 'number' ? n : typeof n}`);
   }
   if (n > LIMIT.maxArrayItems) {
-    throw gateError(
-      'limit_exceeded',
-      path,
-      `${path || 'the value'}: ${n} items, more than the limit of ${LIMIT.maxArrayItems} (maxArrayItems)`,
-    );
+    throw new Fault('limit_exceeded', (at) => `${at}: ${n} items, more than the limit of ${LIMIT.maxArrayItems} (maxArrayItems)`);
   }
   return n;
 }
+
+/** `f()`, with a Fault it throws as the refusal at `root` (an argument's name or a path). */
+function rooted(root, f) {
+  try {
+    return f();
+  } catch (e) {
+    if (isFault(e)) throw /** @type {Fault} */ (e).error(root);
+    throw e;
+  }
+}
+
+/** [`arrayLength`] as a refusal at `path`. */
+const lengthOf = (v, path) => rooted(path, () => arrayLength(v));
 
 /** `obj[key]`, as a refusal at `path` if a getter or Proxy trap throws. */
 function read(obj, key, path) {
@@ -508,12 +506,7 @@ function textOf(name, value) {
     // writer here has checked.
     return C.hostText + text;
   }
-  try {
-    return write(value, 0, '') ?? 'null';
-  } catch (f) {
-    if (isFault(f)) throw /** @type {Fault} */ (f).error(name);
-    throw f;
-  }
+  return rooted(name, () => write(value, 0, '') ?? 'null');
 }
 
 /**
@@ -521,12 +514,7 @@ function textOf(name, value) {
  * read: they are written as read, every other member read once.
  */
 function optionsText(name, value, known) {
-  try {
-    return writeObject(value, 0, known);
-  } catch (f) {
-    if (isFault(f)) throw /** @type {Fault} */ (f).error(name);
-    throw f;
-  }
+  return rooted(name, () => writeObject(value, 0, known));
 }
 
 const encoder = new TextEncoder();
