@@ -1,22 +1,20 @@
 #!/usr/bin/env node
-// Assembles the npm package from the wasm-bindgen output (already passed through wasm-opt) and the
-// hand-written files of src/js/:
+// Assembles the npm package from the optimised module and the hand-written files of src/js/:
 //
-//   node scripts/assemble-pkg.mjs <wasm-bindgen out dir> <package dir to create>
+//   node scripts/assemble-pkg.mjs <dir of code_session_gate_bg.wasm> <package dir to create>
 //
-// - the glue is copied with one addition, `__csgReset()` (see 1b), and must have the exports
-//   src/js/api.js uses;
+// - the module must import nothing and export what src/js/engine.js needs;
 // - the package.json template gets the crate's version from Cargo.toml;
 // - `files` of the template must list exactly the files produced (checked both ways).
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const NAME = 'code_session_gate';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const [glueDir, outDir] = process.argv.slice(2).map((p) => resolve(p));
-if (!glueDir || !outDir) {
-  console.error('usage: assemble-pkg.mjs <wasm-bindgen out dir> <package dir>');
+const [moduleDir, outDir] = process.argv.slice(2).map((p) => resolve(p));
+if (!moduleDir || !outDir) {
+  console.error('usage: assemble-pkg.mjs <module dir> <package dir>');
   process.exit(2);
 }
 const fail = (msg) => {
@@ -26,67 +24,21 @@ const fail = (msg) => {
 
 mkdirSync(outDir, { recursive: true });
 
-// 1. The wasm-bindgen output: the glue and the module. Its declarations stay out: the glue is internal
-// (api.js wraps it), and they name DOM types that a host without the DOM lib cannot compile; the
-// package's own .d.ts (src/js/) describe everything a host imports, the .wasm subpath included.
-for (const f of [`${NAME}.js`, `${NAME}_bg.wasm`]) {
-  if (!existsSync(join(glueDir, f))) fail(`missing ${f} in ${glueDir}`);
-  copyFileSync(join(glueDir, f), join(outDir, f));
-}
-
-if (existsSync(join(glueDir, 'snippets'))) fail('the glue has inline JavaScript (snippets/), which the package does not ship');
-
-// 1b. Recovery after a trap (api.js `recover`): the glue keeps its instance in module variables and
-// would never instantiate again. `__csgReset()` forgets the instance and the views of its memory, and
-// the finalizer of `RawGate` objects is bound to the instance they were made in, so that an object of
-// the trapped instance collected later frees nothing in the new one. The exact generated lines are
-// required (wasm-bindgen is pinned): any other glue fails the build here.
+// 1. The module (already passed through wasm-opt). It imports nothing and needs no generated glue:
+// src/js/engine.js instantiates it and checks its exports.
 {
-  const file = join(outDir, `${NAME}.js`);
-  let text = readFileSync(file, 'utf8');
-  const registry =
-    "const RawGateFinalization = (typeof FinalizationRegistry === 'undefined')\n" +
-    '    ? { register: () => {}, unregister: () => {} }\n' +
-    '    : new FinalizationRegistry(ptr => wasm.__wbg_rawgate_free(ptr, 1));';
-  if (!text.includes(registry)) fail('the glue does not create its RawGate finalizer as expected (see 1b)');
-  text = text.replace(
-    registry,
-    [
-      '// code-session-gate: the finalizer frees only in the instance the object was made in (__csgReset).',
-      'let __csgInstance = 0;',
-      'function __csgRegistry() {',
-      "    if (typeof FinalizationRegistry === 'undefined') return { register: () => {}, unregister: () => {} };",
-      '    const made = __csgInstance;',
-      '    return new FinalizationRegistry(ptr => { if (made === __csgInstance) wasm.__wbg_rawgate_free(ptr, 1); });',
-      '}',
-      'let RawGateFinalization = __csgRegistry();',
-    ].join('\n'),
-  );
-  const caches = [...text.matchAll(/^let (cached\w+Memory0) = null;$/gm)].map((m) => m[1]);
-  if (caches.length === 0 || !/^let wasmModule, wasmInstance, wasm;$/m.test(text) || !/^let __wbg_init_promise;$/m.test(text)) {
-    fail('the glue does not keep its instance where __csgReset expects it (see 1b)');
-  }
-  text += [
-    '',
-    '/** code-session-gate: forgets the instance (after a trap) so that initSync / init instantiate afresh. */',
-    'export function __csgReset() {',
-    '    __csgInstance += 1;',
-    '    RawGateFinalization = __csgRegistry();',
-    '    wasm = undefined;',
-    '    wasmModule = undefined;',
-    '    wasmInstance = undefined;',
-    '    __wbg_init_promise = undefined;',
-    ...caches.map((c) => `    ${c} = null;`),
-    '}',
-    '',
-  ].join('\n');
-  writeFileSync(file, text);
-}
-
-// 2. The glue must export exactly what src/js/api.js imports.
-const glue = await import(pathToFileURL(join(outDir, `${NAME}.js`)).href);
-for (const n of ['default', 'initSync', 'RawGate', 'callStatic', 'constants', '__csgReset']) {
-  if (typeof glue[n] !== 'function') fail(`the wasm-bindgen glue has no ${n} export`);
+  const wasm = join(moduleDir, `${NAME}_bg.wasm`);
+  if (!existsSync(wasm)) fail(`missing ${NAME}_bg.wasm in ${moduleDir}`);
+  const module = new WebAssembly.Module(readFileSync(wasm));
+  const imports = WebAssembly.Module.imports(module);
+  if (imports.length > 0) fail(`the module imports ${imports.map((i) => `${i.module}.${i.name}`).join(', ')}; it must import nothing`);
+  const exported = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
+  const engine = readFileSync(join(root, 'src', 'js', 'engine.js'), 'utf8');
+  const wanted = JSON.parse(/const EXPORTS = (\[[^\]]*\]);/.exec(engine)?.[1].replaceAll("'", '"') ?? 'null');
+  if (!Array.isArray(wanted)) fail('src/js/engine.js has no EXPORTS list');
+  const absent = wanted.filter((n) => !exported.has(n));
+  if (absent.length > 0) fail(`the module lacks the exports src/js/engine.js needs: ${absent.join(', ')}`);
+  copyFileSync(wasm, join(outDir, `${NAME}_bg.wasm`));
 }
 
 // 3. The hand-written entries and their types, the package's README and the LICENSE.

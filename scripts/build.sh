@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/ (generated only, git-ignored):
 #   1. cargo build --lib --release --target wasm32-unknown-unknown (registry source paths remapped)
-#   2. wasm-bindgen --target web (one glue for every host; the entries of src/js/ pick the loader)
-#   3. wasm-opt -Oz --converge from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
-#   4. scripts/assemble-pkg.mjs: guarded api.js, the entries and types of src/js/, package.json
+#   2. wasm-opt -Oz --converge from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
+#   3. scripts/assemble-pkg.mjs: the module, the entries and types of src/js/ (their own loader,
+#      src/js/engine.js: the module imports nothing and needs no generated glue), package.json
 # Skips all of it when no input changed since the last build (pass --force, or set
 # CSG_FORCE_BUILD=1, to rebuild anyway). Prints the .wasm size, raw and gzip -9.
 #
@@ -20,7 +20,6 @@ STAMP="target/pkg-build.stamp"
 force="${CSG_FORCE_BUILD:-0}"
 [ "${1:-}" = "--force" ] && force=1
 
-command -v wasm-bindgen >/dev/null || die "wasm-bindgen not found: run scripts/setup.sh"
 [ -x "$WASM_OPT" ] || die "node_modules/.bin/wasm-opt not found: run scripts/setup.sh"
 
 # Everything the package is made from (git-tracked or not), plus the tool versions.
@@ -30,7 +29,6 @@ inputs_hash() {
       scripts/lib.sh scripts/versions.sh -type f -print0 2>/dev/null \
       | LC_ALL=C sort -z | xargs -0 sha256sum
     rustc -V
-    wasm-bindgen --version
   } | sha256sum | cut -d' ' -f1
 }
 pkg_hash() {
@@ -68,21 +66,15 @@ mkdir -p target
 work="$(mktemp -d "$ROOT/target/pkg-build.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-# --omit-default-module-path: the glue itself names no .wasm location, so the `slim` entry makes
-# bundlers emit no asset; browser.js passes the default `new URL(..., import.meta.url)` itself.
-log "wasm-bindgen --target web"
-wasm-bindgen --target web --omit-default-module-path --typescript \
-  --out-dir "$work/glue" --out-name "$NAME" "$WASM_IN"
-
+mkdir -p "$work/out"
 # --converge repeats the passes until nothing changes: measured -0.2 KB raw, -1.4 KB gzip.
 log "wasm-opt -Oz --converge ($("$WASM_OPT" --version))"
-note "before: $(wc -c <"$work/glue/${NAME}_bg.wasm") bytes"
+note "before: $(wc -c <"$WASM_IN") bytes"
 "$WASM_OPT" -Oz --converge --strip-debug --strip-producers --strip-target-features \
-  "$work/glue/${NAME}_bg.wasm" -o "$work/glue/${NAME}_bg.opt.wasm"
-mv "$work/glue/${NAME}_bg.opt.wasm" "$work/glue/${NAME}_bg.wasm"
+  "$WASM_IN" -o "$work/out/${NAME}_bg.wasm"
 
 log "assemble pkg/"
-node scripts/assemble-pkg.mjs "$work/glue" "$work/pkg"
+node scripts/assemble-pkg.mjs "$work/out" "$work/pkg"
 rm -rf pkg
 mv "$work/pkg" pkg
 

@@ -55,6 +55,8 @@ error_codes! {
     SandboxError = "sandbox_error",
     /// The module trapped earlier; the gate refuses every call from then on.
     Poisoned = "poisoned",
+    /// The gate was freed (or its handle names no gate of this instance).
+    Freed = "freed",
     /// The sandbox refused the request as malformed (HTTP 400 or 422).
     InvalidRequest = "invalid_request",
     /// The sandbox refused the credentials (HTTP 401).

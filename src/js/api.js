@@ -1,5 +1,5 @@
-// The package's API: the `Gate` class and the functions hosts call, over the wasm module's three
-// exports (`RawGate`, `callStatic`, `constants`; see src/bindings/mod.rs).
+// The package's API: the `Gate` class and the functions hosts call, over the wasm module's exported
+// functions (`csg_new`, `csg_call`, `csg_static`, ...; see src/bindings/), instantiated by engine.js.
 //
 // This layer converts and caches; it decides nothing. Each argument crosses as JSON text that this layer
 // writes as it reads the host's values, each exactly once (so a getter or Proxy trap cannot have one
@@ -11,15 +11,18 @@
 // call whose partition was not written since is answered without entering the wasm. File lists and
 // contexts are frozen, built once per partition state and shared; a new list reuses the objects of the
 // refs it has in common with one already built.
-import initGlue, { initSync as initSyncGlue, RawGate, callStatic, constants, __csgReset } from './code_session_gate.js';
+import { instantiate, instantiateSync, sourceOf } from './engine.js';
 import { ERROR_NAME, createGuard, packageError } from './guard.js';
 
 let ready = false;
 const guard = createGuard(() => ready);
 const live = guard.live;
-const Raw = guard.wrap(RawGate, 'RawGate');
-const rawStatic = guard.wrap(callStatic, 'callStatic');
-const rawConstants = guard.wrap(constants, 'constants');
+
+/**
+ * The current instance's exports, each call into Rust guarded (a trap poisons the guard); `output` only
+ * reads an address.
+ */
+let raw;
 
 /** What the module says of itself once: operation numbers and constants (see src/api/mod.rs). */
 let C;
@@ -35,14 +38,30 @@ let LIMIT;
 /** The instance's linear memory (read by `memoryBytes()`; the raw exports stay in here). */
 let memory;
 
-function loaded(exports) {
+const decoder = new TextDecoder();
+
+/** The answer of the last call, `len` bytes long, as text. */
+function output(len) {
+  return decoder.decode(new Uint8Array(memory.buffer, raw.output() >>> 0, len >>> 0));
+}
+
+/** @param {import('./engine.js').Engine} x */
+function loaded(x) {
+  raw = {
+    input: guard.wrap(x.csg_input, 'input'),
+    output: x.csg_output,
+    create: guard.wrap(x.csg_new, 'new Gate'),
+    call: guard.wrap(x.csg_call, 'Gate'),
+    callStatic: guard.wrap(x.csg_static, 'callStatic'),
+    free: guard.wrap(x.csg_free, 'Gate.free'),
+  };
   ready = true;
-  memory = exports.memory;
+  memory = x.memory;
   // A new instance has its own input buffer.
   input = null;
   inputCap = 0;
   if (C === undefined) {
-    C = JSON.parse(rawConstants());
+    C = JSON.parse(output(guard.wrap(x.csg_constants, 'constants')()));
     OP = Object.fromEntries(C.gateOps.map((n, i) => [n, i]));
     WRITES = new Set(C.gateWrites);
     SOP = Object.fromEntries(C.staticOps.map((n, i) => [n, i]));
@@ -55,12 +74,16 @@ function loaded(exports) {
  * inside the package, where the guard watches every call into them.
  */
 export function initSync(options) {
-  loaded(initSyncGlue(options));
+  if (ready) return;
+  loaded(instantiateSync(sourceOf(options, 'module')));
 }
 
 /** Instantiates the module (a no-op once done); resolves to nothing (see `initSync`). */
 export default async function init(options) {
-  loaded(await initGlue(options));
+  if (ready) return;
+  const x = await instantiate(sourceOf(options, 'module_or_path'));
+  // Concurrent first calls: the first to finish is the instance.
+  if (!ready) loaded(x);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -518,7 +541,6 @@ function optionsText(name, value, known) {
 }
 
 const encoder = new TextEncoder();
-let scratch = new Uint8Array(4096);
 
 /**
  * The arguments' JSON texts ('' for `undefined`), written as their values are read, and their length
@@ -574,23 +596,7 @@ function encodeTexts(texts, into, setLength) {
   return at;
 }
 
-/**
- * The arguments (`values`, of parameters `names`) as `RawGate.call` and `callStatic` read them: their
- * UTF-8 JSON texts one after the other, and each text's byte length (0: `undefined`).
- */
-function encode(names, values) {
-  const [texts, total] = textsOf(names, values);
-  const lens = new Uint32Array(values.length);
-  // UTF-8 takes at most three bytes per UTF-16 unit.
-  if (scratch.length < total * 3) scratch = new Uint8Array(Math.max(total * 3, scratch.length * 2));
-  const at = encodeTexts(texts, scratch, (i, len) => (lens[i] = len));
-  const bytes = scratch.subarray(0, at);
-  // A large buffer is not kept for the next call.
-  if (scratch.length > 1 << 20) scratch = new Uint8Array(4096);
-  return [bytes, lens];
-}
-
-/** The module's input buffer (`RawGate.inputBuffer`) as a view, its capacity, and where it starts. */
+/** The module's input buffer (`csg_input`) as a view, its capacity, and where it starts. */
 let input = null;
 let inputCap = 0;
 let inputAt = 0;
@@ -599,7 +605,7 @@ const KEEP_INPUT = 1 << 20;
 
 /**
  * The arguments `[name, value]` written straight into the module's input buffer, as
- * `RawGate.callInput` reads them: each text's UTF-8 byte length (a little-endian u32), then the texts.
+ * the module reads them: each text's UTF-8 byte length (a little-endian u32), then the texts.
  * Returns the number of bytes written. `texts` and `total` are what `textsOf` made of the arguments.
  */
 function encodeInput(texts, total) {
@@ -607,7 +613,7 @@ function encodeInput(texts, total) {
   // UTF-8 takes at most three bytes per UTF-16 unit.
   const need = n * 4 + total * 3;
   if (need > inputCap) {
-    inputAt = Raw.inputBuffer(need);
+    inputAt = raw.input(need) >>> 0;
     inputCap = need;
     input = null;
   }
@@ -633,17 +639,27 @@ function inputUsed(used) {
   }
 }
 
-/** Parses an answer (an empty text is `undefined`), throwing a refusal. */
-function answer(text) {
-  if (text.length > 0 && text.charCodeAt(0) === 1) throw refusal(text.slice(1));
-  return text === '' ? undefined : JSON.parse(text);
+/** Parses the answer of a call, `len` bytes long (an empty text is `undefined`), throwing a refusal. */
+function answer(len) {
+  if (len === 0) return undefined;
+  const text = output(len);
+  if (text.charCodeAt(0) === 1) throw refusal(text.slice(1));
+  return JSON.parse(text);
+}
+
+/** Writes the arguments (`values`, of parameters `names`) into the input buffer; the bytes used. */
+function argumentsOf(names, values) {
+  const [texts, total] = textsOf(names, values);
+  return encodeInput(texts, total);
 }
 
 /** Runs static operation `name` on its arguments, in the order of its parameters. */
 function callStaticOp(name, values) {
   const op = SOP[name];
-  const [bytes, lens] = encode(C.staticParams[op], values);
-  return answer(rawStatic(op, bytes, lens));
+  const used = argumentsOf(C.staticParams[op], values);
+  const len = raw.callStatic(op, values.length, used);
+  inputUsed(used);
+  return answer(len);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -776,11 +792,23 @@ function isRecord(v) {
 let epoch = 0;
 
 /**
+ * Frees the module's side of a gate the host dropped without `free()`, in the instance it was made in
+ * only (a handle means nothing in another one).
+ */
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry((/** @type {{ handle: number, epoch: number }} */ held) => {
+        if (held.epoch === epoch && ready && !guard.poisoned) raw.free(held.handle);
+      })
+    : undefined;
+
+/**
  * The code-session gate of one conversation: the SDK's session-aware tool set, its session map and its
  * batch bookkeeping, without any runtime of its own (no fetch, no timers, no clock: writers take `now`).
  */
 export class Gate {
-  #raw;
+  /** The gate's handle in the module. */
+  #handle = 0;
   #freed = false;
   #profile;
   /** Verdict bits by name (from the module, which never changes its mind for a gate). */
@@ -819,14 +847,12 @@ export class Gate {
    */
   constructor(config) {
     if (!live.open) guard.check('new Gate');
-    const [bytes, lens] = encode(C.newParams, [config]);
-    try {
-      this.#raw = new Raw(bytes, lens);
-    } catch (e) {
-      if (typeof e === 'string') throw refusal(e);
-      throw e;
-    }
-    const info = JSON.parse(this.#raw.call(OP.describe, new Uint8Array(0), new Uint32Array(0)));
+    const used = argumentsOf(C.newParams, [config]);
+    const len = raw.create(1, used);
+    inputUsed(used);
+    const [handle, info] = answer(len);
+    this.#handle = handle;
+    finalizer?.register(this, { handle, epoch }, this);
     this.#profile = info.profile;
     this.#verdicts = new Map(info.verdicts);
   }
@@ -846,9 +872,9 @@ export class Gate {
     this.#live(op);
     const used = encodeInput(texts, total);
     if (WRITES.has(op)) this.#version++;
-    const text = this.#raw.callInput(n, values.length, used);
+    const len = raw.call(this.#handle, n, values.length, used);
     inputUsed(used);
-    return answer(text);
+    return answer(len);
   }
 
   /** Refuses a call on a gate that was freed or whose instance `recover()` replaced. */
@@ -1198,7 +1224,8 @@ export class Gate {
     this.#last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
     this.#answers.clear();
     this.#verdicts = new Map();
-    this.#raw.free();
+    finalizer?.unregister(this);
+    raw.free(this.#handle);
   }
 
   [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
@@ -1305,11 +1332,10 @@ export function stripTrustedFields(modelArgs) {
  */
 export function recover(options) {
   if (!guard.poisoned) return false;
+  const x = instantiateSync(sourceOf(options, 'module'));
   epoch += 1;
-  __csgReset();
   guard.reset();
-  ready = false;
-  loaded(initSyncGlue(options));
+  loaded(x);
   return true;
 }
 

@@ -1,4 +1,4 @@
-// Entry for browsers and Deno (and the `default` condition): the glue plus an async `init()` that
+// Entry for browsers and Deno (and the `default` condition): the package plus an async `init()` that
 // fetches `code_session_gate_bg.wasm` next to this file. Bundlers that copy assets (Vite, webpack,
 // rolldown) recognise the `new URL('…', import.meta.url)` pattern and emit the file; for those that do
 // not (esbuild, tsup, `bun build`), `code-session-gate/inline` carries the module in the JavaScript.

@@ -1,4 +1,4 @@
-// Types of guard.js: the fail-closed wrapper around the wasm-bindgen exports (internal to the package;
+// Types of guard.js: the fail-closed wrapper around the module's exports (internal to the package;
 // not in the `exports` map).
 
 /** The `name` of every error the package throws. */
@@ -31,10 +31,7 @@ export declare function cannotRead(path: string, e: unknown): string;
 export declare function isTrap(e: unknown): boolean;
 
 export interface Guard {
-  /**
-   * Wraps one export. A function is wrapped; a class has its methods, accessors and statics wrapped in
-   * place and its construction guarded through a Proxy; anything else is returned unchanged.
-   */
+  /** Wraps one export function; anything else is returned unchanged. */
   wrap<T>(value: T, name?: string): T;
   /** Whether a trap has poisoned this guard (every later guarded call then throws "poisoned"). */
   readonly poisoned: boolean;

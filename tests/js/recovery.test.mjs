@@ -1,20 +1,39 @@
-// Recovery: should the instance ever trap (no input is meant to make it; here a forged object makes it
-// read outside its memory), the module refuses every call ("poisoned") until the host calls
-// `recover()`, which retires the old instance's gates and instantiates the module afresh, without
-// restarting the process; gates come back from their snapshots.
+// Recovery: should the instance ever trap (no input is meant to make it), the module refuses every
+// call ("poisoned") until the host calls `recover()`, which retires the old instance's gates and
+// instantiates the module afresh, without restarting the process; gates come back from their
+// snapshots. The trap is the engine's own: every instance the package makes here is the real module's,
+// with one export wrapped so that the test can make its next call trap as the engine traps
+// (`WebAssembly.RuntimeError: unreachable`), the way a Rust panic would.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import * as pkg from '../../pkg/node.js';
-import { RawGate } from '../../pkg/code_session_gate.js';
+
+/** Set by `trap()`: the next call into any instance's `csg_static` traps. */
+let trapNext = false;
+const Native = WebAssembly.Instance;
+WebAssembly.Instance = class extends Native {
+  constructor(module, imports) {
+    super(module, imports);
+    const exports = { ...super.exports };
+    const real = exports.csg_static;
+    exports.csg_static = (...args) => {
+      if (trapNext) {
+        trapNext = false;
+        throw new WebAssembly.RuntimeError('unreachable');
+      }
+      return real(...args);
+    };
+    Object.defineProperty(this, 'exports', { value: Object.freeze(exports) });
+  }
+};
+const pkg = await import('../../pkg/node.js');
 
 const { Gate, recover } = pkg;
 const SEED = [['execute_code', { session_id: 'e0', files: [{ id: 'a1', name: 'a.txt', storage_session_id: 'e0' }], lastUpdated: 1 }]];
 
-/** Makes the instance trap: a RawGate whose pointer lies far outside the wasm memory. */
+/** Makes the instance trap in the middle of a call. */
 function trap() {
-  const forged = Object.create(RawGate.prototype);
-  forged.__wbg_ptr = 0xfffffff0;
-  assert.throws(() => forged.call(0, new Uint8Array(0), new Uint32Array(0)), WebAssembly.RuntimeError);
+  trapNext = true;
+  assert.throws(() => pkg.toInjectedFileRef({ id: 'a', name: 'b' }, 'e'), WebAssembly.RuntimeError);
 }
 
 test('a trap poisons every call until recover(); then gates come back from their snapshots', () => {
@@ -27,6 +46,7 @@ test('a trap poisons every call until recover(); then gates come back from their
   assert.throws(() => new Gate(), { code: 'poisoned' });
   assert.throws(() => pkg.toInjectedFileRef({ id: 'a', name: 'b' }, 'e'), { code: 'poisoned' });
   assert.throws(() => gate.contextForCall('event', 'create_file', { threadId: 't' }), { code: 'poisoned' });
+  assert.doesNotThrow(() => gate.free(), 'free() of a poisoned instance does nothing rather than throw');
 
   assert.equal(recover(), true);
   // The old instance's gate is retired, cached answers included.

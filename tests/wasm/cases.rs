@@ -1,10 +1,13 @@
-//! The cases shared by `tests/web.rs` (headless Chromium) and `tests/node.rs` (Node): the exported
-//! `#[wasm_bindgen]` functions called from Rust inside a real JavaScript host, checking the texts that
-//! cross the boundary — answers, refusals (U+0001 then `{code, path, message}`), and the argument
-//! framing (UTF-8 texts one after the other, their byte lengths, 0 for `undefined`).
+//! The cases shared by `tests/web.rs` (headless Chromium) and `tests/node.rs` (Node): the module's
+//! exported functions (`csg_*`, src/bindings/exports.rs) called from Rust inside a real JavaScript
+//! host, through the module's own input and output buffers as the JavaScript layer uses them, checking
+//! the texts that cross the boundary — answers, refusals (U+0001 then `{code, path, message}`), and the
+//! argument framing (each text's byte length as a little-endian u32, 0 for `undefined`, then the texts).
 
 use code_session_gate::api::{GATE_OPS, STATIC_OPS};
-use code_session_gate::bindings::{call_static, constants, RawGate};
+use code_session_gate::bindings::exports::{
+    csg_call, csg_constants, csg_free, csg_input, csg_new, csg_output, csg_static,
+};
 use js_sys::JSON;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -13,21 +16,44 @@ fn op(table: &[&str], name: &str) -> u32 {
     table.iter().position(|n| *n == name).unwrap() as u32
 }
 
-/// The arguments as the JavaScript layer frames them (`None`: `undefined`).
-fn frame(args: &[Option<&str>]) -> (Vec<u8>, Vec<u32>) {
+/// Writes `bytes` into the module's input buffer; their length.
+fn write_input(bytes: &[u8]) -> usize {
+    let at = csg_input(bytes.len());
+    // SAFETY: csg_input grew the buffer at `at` to at least `bytes.len()` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), at, bytes.len()) };
+    bytes.len()
+}
+
+/// The arguments as the JavaScript layer frames them (`None`: `undefined`), written into the input
+/// buffer; (count, bytes).
+fn frame(args: &[Option<&str>]) -> (u32, usize) {
     let mut bytes = Vec::new();
-    let mut lens = Vec::new();
     for a in args {
-        let t = a.unwrap_or("");
-        bytes.extend_from_slice(t.as_bytes());
-        lens.push(t.len() as u32);
+        bytes.extend_from_slice(&(a.unwrap_or("").len() as u32).to_le_bytes());
     }
-    (bytes, lens)
+    for a in args {
+        bytes.extend_from_slice(a.unwrap_or("").as_bytes());
+    }
+    (args.len() as u32, write_input(&bytes))
+}
+
+/// The last answer, `len` bytes long.
+fn output(len: usize) -> String {
+    // SAFETY: the call that returned `len` left an answer of `len` bytes at csg_output().
+    let bytes = unsafe { std::slice::from_raw_parts(csg_output(), len) };
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+fn call_static(op: u32, args: &[Option<&str>]) -> String {
+    let (count, len) = frame(args);
+    output(csg_static(op, count, len))
 }
 
 fn narrow(file: &str, exec: &str) -> String {
-    let (bytes, lens) = frame(&[Some(file), Some(exec)]);
-    call_static(op(&STATIC_OPS, "toInjectedFileRef"), &bytes, &lens)
+    call_static(
+        op(&STATIC_OPS, "toInjectedFileRef"),
+        &[Some(file), Some(exec)],
+    )
 }
 
 /// A refusal's `(code, path)`, parsed by the host's own `JSON.parse`.
@@ -104,47 +130,64 @@ fn refusals_carry_code_and_path() {
 
 #[wasm_bindgen_test]
 fn undefined_and_broken_framing_are_refusals() {
-    let (bytes, lens) = frame(&[None, Some(r#""e""#)]);
-    let out = call_static(op(&STATIC_OPS, "toInjectedFileRef"), &bytes, &lens);
+    let out = call_static(
+        op(&STATIC_OPS, "toInjectedFileRef"),
+        &[None, Some(r#""e""#)],
+    );
     assert_eq!(
         refusal(&out),
         ("missing_field".to_owned(), "file".to_owned())
     );
-    // Lengths that run past the text, bytes that are not UTF-8, an operation that does not exist.
-    let out = call_static(0, b"{}", &[5]);
-    assert_eq!(refusal(&out).0, "invalid_json");
-    let out = call_static(0, &[0xff, 0xfe], &[2]);
-    assert_eq!(refusal(&out).0, "invalid_json");
-    assert_eq!(refusal(&call_static(99, b"", &[])).0, "invalid_value");
+    // A length that runs past the text, bytes that are not UTF-8, a count past the buffer, an
+    // operation that does not exist.
+    let len = write_input(&[5, 0, 0, 0, b'{', b'}']);
+    assert_eq!(refusal(&output(csg_static(0, 1, len))).0, "invalid_json");
+    let len = write_input(&[2, 0, 0, 0, 0xff, 0xfe]);
+    assert_eq!(refusal(&output(csg_static(0, 1, len))).0, "invalid_json");
+    let len = write_input(&[0, 0, 0, 0]);
+    assert_eq!(refusal(&output(csg_static(0, 9, len))).0, "invalid_json");
+    assert_eq!(refusal(&call_static(99, &[])).0, "invalid_value");
 }
 
 #[wasm_bindgen_test]
 fn constants_name_every_operation() {
-    let v = JSON::parse(&constants()).unwrap();
+    let v = JSON::parse(&output(csg_constants())).unwrap();
     let ops = js_sys::Reflect::get(&v, &JsValue::from_str("gateOps")).unwrap();
     assert_eq!(js_sys::Array::from(&ops).length() as usize, GATE_OPS.len());
 }
 
+/// `new Gate(config)`: the gate's handle, or the refusal's text.
+fn new_gate(config: &str) -> Result<u32, String> {
+    let (count, len) = frame(&[Some(config)]);
+    let out = output(csg_new(count, len));
+    if out.starts_with('\u{1}') {
+        return Err(out);
+    }
+    let v = JSON::parse(&out).unwrap();
+    Ok(js_sys::Reflect::get(&v, &JsValue::from_f64(0.0))
+        .unwrap()
+        .as_f64()
+        .unwrap() as u32)
+}
+
+fn call(gate: u32, name: &str, args: &[Option<&str>]) -> String {
+    let (count, len) = frame(args);
+    output(csg_call(gate, op(&GATE_OPS, name), count, len))
+}
+
 #[wasm_bindgen_test]
 fn a_gate_folds_and_answers_and_a_refused_fold_changes_nothing() {
-    let (bytes, lens) = frame(&[Some(
+    let gate = new_gate(
         r#"{"codeSessionToolNames":["create_file"],"sessions":[["execute_code",{"session_id":"e0","files":[],"lastUpdated":1}]]}"#,
-    )]);
-    let mut gate = RawGate::new(&bytes, &lens).unwrap_or_else(|e| panic!("{e}"));
-    let call = |gate: &mut RawGate, name: &str, args: &[Option<&str>]| {
-        let (bytes, lens) = frame(args);
-        gate.call(op(&GATE_OPS, name), &bytes, &lens)
-    };
-    assert_eq!(
-        call(&mut gate, "verdict", &[Some(r#""create_file""#)]),
-        "127"
-    );
+    )
+    .unwrap();
+    assert_eq!(call(gate, "verdict", &[Some(r#""create_file""#)]), "127");
     let fold = |file: &str| format!(r#"{{"session_id":"e1","files":[{file}]}}"#);
     let good = fold(r#"{"id":"f","name":"a.py"}"#);
     let bad = fold(r#"{"id":"g"}"#);
-    let before = call(&mut gate, "sessions", &[]);
+    let before = call(gate, "sessions", &[]);
     let out = call(
-        &mut gate,
+        gate,
         "updateSession",
         &[Some(r#""execute_code""#), Some(&bad), Some(r#"{"now":5}"#)],
     );
@@ -155,29 +198,35 @@ fn a_gate_folds_and_answers_and_a_refused_fold_changes_nothing() {
             "artifact.files[0].name".to_owned()
         )
     );
-    assert_eq!(call(&mut gate, "sessions", &[]), before);
+    assert_eq!(call(gate, "sessions", &[]), before);
     let out = call(
-        &mut gate,
+        gate,
         "updateSession",
         &[Some(r#""execute_code""#), Some(&good), Some(r#"{"now":5}"#)],
     );
     assert_eq!(out, "null");
     assert_eq!(
-        call(&mut gate, "session", &[Some(r#""execute_code""#)]),
+        call(gate, "session", &[Some(r#""execute_code""#)]),
         r#"{"session_id":"e1","files":[{"id":"f","name":"a.py","storage_session_id":"e1"}],"lastUpdated":5}"#
     );
     // An unknown partition answers `undefined` (the empty text).
-    assert_eq!(call(&mut gate, "session", &[Some(r#""nope""#)]), "");
+    assert_eq!(call(gate, "session", &[Some(r#""nope""#)]), "");
+    // A freed gate's handle, like one never handed out, names no gate.
+    assert_eq!(csg_free(gate), 1);
+    assert_eq!(csg_free(gate), 0);
+    for handle in [gate, gate + 1000] {
+        assert_eq!(
+            refusal(&call(handle, "sessions", &[])),
+            ("freed".to_owned(), String::new())
+        );
+    }
 }
 
 #[wasm_bindgen_test]
-fn a_refused_configuration_is_thrown_as_its_text() {
-    let (bytes, lens) = frame(&[Some(r#"{"profile":"3.8"}"#)]);
-    let e = match RawGate::new(&bytes, &lens) {
-        Ok(_) => panic!("accepted"),
-        Err(e) => e,
-    };
-    let v = JSON::parse(&e).unwrap();
-    let path = js_sys::Reflect::get(&v, &JsValue::from_str("path")).unwrap();
-    assert_eq!(path.as_string().as_deref(), Some("config.profile"));
+fn a_refused_configuration_is_its_text() {
+    let e = new_gate(r#"{"profile":"3.8"}"#).unwrap_err();
+    assert_eq!(
+        refusal(&e),
+        ("invalid_value".to_owned(), "config.profile".to_owned())
+    );
 }

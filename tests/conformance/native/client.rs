@@ -1,8 +1,7 @@
 //! A test client of the gate's operations that does what the JavaScript layer does: it sends each
 //! call's arguments as one JSON object keyed by parameter name, and rebuilds the answers (file lists
-//! sent by reference, contexts written once per batch). The native runner drives the very functions
-//! the wasm package calls; compiled to wasm32 (the browser suite), the client goes through the wasm
-//! exports themselves (see [`transport`]).
+//! sent by reference, contexts written once per batch). Natively and compiled to wasm32 (the browser
+//! suite), it goes through the module's boundary, as the exported functions do (see [`transport`]).
 
 use code_session_gate::api::lists::reader::ListReader;
 use code_session_gate::api::{self, GATE_OPS, STATIC_OPS};
@@ -27,57 +26,23 @@ fn positional(params: &[&str], args: &Value) -> Vec<Option<String>> {
         .collect()
 }
 
-/// How the client reaches the gate's operations. Natively: the `api` functions, called directly.
-#[cfg(not(target_arch = "wasm32"))]
+/// How the client reaches the gate's operations: through the module's boundary ([`Boundary`], what
+/// the exported `csg_*` functions call), natively and in wasm32 alike, with the arguments framed as
+/// `src/js/api.js` frames them (each text's UTF-8 byte length, 0 for `undefined`, then the texts) and
+/// a refusal (U+0001, then `{code, path, message}`) decoded as it decodes one.
 mod transport {
-    use code_session_gate::api::{self, GateSession};
-    use code_session_gate::core::error::GateError;
+    use code_session_gate::api;
+    use code_session_gate::bindings::{Boundary, REFUSAL};
+    use serde_json::Value;
 
-    pub type Session = GateSession;
-
-    fn err(e: GateError) -> String {
-        format!("{e} ({} at {:?})", e.code.as_str(), e.path)
+    /// One gate, in a boundary of its own.
+    pub struct Session {
+        boundary: Boundary,
+        handle: u32,
     }
 
     fn texts(args: &[Option<String>]) -> Vec<Option<&str>> {
         args.iter().map(|a| a.as_deref()).collect()
-    }
-
-    pub fn new_gate(args: &[Option<String>]) -> Result<Session, String> {
-        api::new_gate(&texts(args))
-            .map(|(session, _)| session)
-            .map_err(err)
-    }
-
-    pub fn call(session: &mut Session, op: u32, args: &[Option<String>]) -> Result<String, String> {
-        api::call(session, op, &texts(args)).map_err(err)
-    }
-
-    pub fn call_static(op: u32, args: &[Option<String>]) -> Result<String, String> {
-        api::call_static(op, &texts(args)).map_err(err)
-    }
-}
-
-/// How the client reaches the gate's operations. In wasm32 (the browser suite): the `#[wasm_bindgen]`
-/// exports (`RawGate`, `callStatic`), with the arguments framed as `src/js/api.js` frames them (UTF-8
-/// texts one after the other and their byte lengths, 0 for `undefined`) and a refusal (U+0001, then
-/// `{code, path, message}`) decoded as it decodes one.
-#[cfg(target_arch = "wasm32")]
-mod transport {
-    use code_session_gate::bindings::{self, RawGate};
-    use serde_json::Value;
-
-    pub type Session = RawGate;
-
-    fn frame(args: &[Option<String>]) -> (Vec<u8>, Vec<u32>) {
-        let mut bytes = Vec::new();
-        let mut lens = Vec::with_capacity(args.len());
-        for a in args {
-            let text = a.as_deref().unwrap_or("");
-            bytes.extend_from_slice(text.as_bytes());
-            lens.push(text.len() as u32);
-        }
-        (bytes, lens)
     }
 
     fn refusal(text: &str) -> String {
@@ -91,26 +56,36 @@ mod transport {
         )
     }
 
-    fn answer(text: String) -> Result<String, String> {
-        match text.strip_prefix('\u{1}') {
+    fn answer(b: &Boundary) -> Result<String, String> {
+        match b.output().strip_prefix(REFUSAL) {
             Some(r) => Err(refusal(r)),
-            None => Ok(text),
+            None => Ok(b.output().to_owned()),
         }
     }
 
     pub fn new_gate(args: &[Option<String>]) -> Result<Session, String> {
-        let (bytes, lens) = frame(args);
-        RawGate::new(&bytes, &lens).map_err(|e| refusal(&e))
+        let mut boundary = Boundary::default();
+        let (count, len) = boundary.frame(&texts(args));
+        boundary.create(count, len);
+        let made: (u32, Value) =
+            serde_json::from_str(&answer(&boundary)?).expect("[handle, created]");
+        Ok(Session {
+            boundary,
+            handle: made.0,
+        })
     }
 
     pub fn call(session: &mut Session, op: u32, args: &[Option<String>]) -> Result<String, String> {
-        let (bytes, lens) = frame(args);
-        answer(session.call(op, &bytes, &lens))
+        let (count, len) = session.boundary.frame(&texts(args));
+        session.boundary.call(session.handle, op, count, len);
+        answer(&session.boundary)
     }
 
     pub fn call_static(op: u32, args: &[Option<String>]) -> Result<String, String> {
-        let (bytes, lens) = frame(args);
-        answer(bindings::call_static(op, &bytes, &lens))
+        let mut boundary = Boundary::default();
+        let (count, len) = boundary.frame(&texts(args));
+        boundary.call_static(api::call_static, op, count, len);
+        answer(&boundary)
     }
 }
 
