@@ -15,14 +15,17 @@ import { SignJWT } from 'jose';
 export const newSecret = () => randomBytes(32).toString('base64url');
 
 /**
- * A signed token for `sub`.
- * @param {{ secret: string, sub: string, ttlSeconds?: number, audience?: string, nowSeconds?: number }} o
+ * A signed token for `sub`, valid from now for `ttlSeconds`. `claims` adds or replaces claims (a key set
+ * to `undefined` is left out) and `alg` picks another HMAC: the tests forge tokens the worker must refuse.
+ * @param {{ secret: string, sub?: string, ttlSeconds?: number, audience?: string, nowSeconds?: number,
+ *   alg?: 'HS256' | 'HS384' | 'HS512', claims?: Record<string, unknown> }} o
  * @returns {Promise<string>}
  */
-export function mintToken({ secret, sub, ttlSeconds = 3600, audience, nowSeconds = Math.floor(Date.now() / 1000) }) {
-  const jwt = new SignJWT({}).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(sub).setIssuedAt(nowSeconds).setExpirationTime(nowSeconds + ttlSeconds);
-  if (audience !== undefined) jwt.setAudience(audience);
-  return jwt.sign(new TextEncoder().encode(secret));
+export function mintToken({ secret, sub, ttlSeconds = 3600, audience, nowSeconds = Math.floor(Date.now() / 1000), alg = 'HS256', claims = {} }) {
+  const payload = Object.fromEntries(
+    Object.entries({ sub, aud: audience, iat: nowSeconds, exp: nowSeconds + ttlSeconds, ...claims }).filter(([, v]) => v !== undefined),
+  );
+  return new SignJWT(payload).setProtectedHeader({ alg, typ: 'JWT' }).sign(new TextEncoder().encode(secret));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
