@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DECLARED } from '../../examples/worker/scenario.js';
-import { DIALECTS, SECRET, USER, api, forge, one, sandbox, sandboxRequests, snapshotText, tokenFor, worker } from './harness.mjs';
+import { DIALECTS, SECRET, USER, api, forge, one, useSandbox, sandboxRequests, snapshotText, tokenFor, worker } from './harness.mjs';
 
 /** Every route, with a body where it takes one. */
 const ROUTES = [
@@ -48,19 +48,13 @@ async function cases() {
   ];
 }
 
-let sb;
-before(async () => {
-  sb = await sandbox();
-});
-after(async () => {
-  await sb?.close();
-});
+const box = useSandbox();
 
 for (const dialect of DIALECTS) {
   describe(`authentication, ${dialect}`, () => {
     let w;
     before(async () => {
-      w = await worker(sb, dialect, DECLARED);
+      w = await worker(box.sb, dialect, DECLARED);
     });
     after(async () => {
       await w?.stop();
@@ -70,7 +64,7 @@ for (const dialect of DIALECTS) {
       // A conversation with a file in it: the refusals must leave it byte for byte as it is.
       assert.equal((await one(w, 'c', 'create_file', { file_path: '/mnt/data/kept.txt', content: 'k\n' })).status, 'success');
       const before = await snapshotText(w, 'c');
-      const requestsBefore = await sandboxRequests(sb);
+      const requestsBefore = await sandboxRequests(box.sb);
       let checked = 0;
       for (const [name, authorization, code] of await cases()) {
         for (const [method, path, body] of ROUTES) {
@@ -90,7 +84,7 @@ for (const dialect of DIALECTS) {
         }
       }
       assert.equal(checked, (await cases()).length * ROUTES.length);
-      assert.deepEqual(await sandboxRequests(sb), requestsBefore, 'no refused request reached the sandbox');
+      assert.deepEqual(await sandboxRequests(box.sb), requestsBefore, 'no refused request reached the sandbox');
       assert.equal(await snapshotText(w, 'c'), before, 'the stored session is unchanged');
       const valid = await tokenFor(USER);
       assert.ok(!w.output().includes(valid.split('.')[2]), 'no token in the worker\'s log');
@@ -109,7 +103,7 @@ for (const dialect of DIALECTS) {
 
 describe('a worker configured for an audience, or without its secret', () => {
   test('AUTH_AUDIENCE: a token must name it', async () => {
-    const w = await worker(sb, 'codeapi', DECLARED, undefined, { AUTH_AUDIENCE: 'gate-worker' });
+    const w = await worker(box.sb, 'codeapi', DECLARED, undefined, { AUTH_AUDIENCE: 'gate-worker' });
     try {
       const cases = [
         [await forge({ sub: USER }), 401],
@@ -129,9 +123,9 @@ describe('a worker configured for an audience, or without its secret', () => {
 
   test('no WORKER_AUTH_SECRET (or a short one): every route answers 500 naming the setting', async () => {
     for (const secret of ['', 'short']) {
-      const w = await worker(sb, 'codeapi', DECLARED, undefined, { WORKER_AUTH_SECRET: secret });
+      const w = await worker(box.sb, 'codeapi', DECLARED, undefined, { WORKER_AUTH_SECRET: secret });
       try {
-        const requestsBefore = await sandboxRequests(sb);
+        const requestsBefore = await sandboxRequests(box.sb);
         for (const [method, path, body] of ROUTES) {
           for (const authorization of [undefined, `Bearer ${await tokenFor(USER)}`]) {
             const res = await api(w, path, { method, body, headers: authorization ? { authorization } : {} }, null);
@@ -141,7 +135,7 @@ describe('a worker configured for an audience, or without its secret', () => {
             assert.match(answer.error.message, /WORKER_AUTH_SECRET/);
           }
         }
-        assert.deepEqual(await sandboxRequests(sb), requestsBefore);
+        assert.deepEqual(await sandboxRequests(box.sb), requestsBefore);
       } finally {
         await w.stop();
       }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { DECLARED } from '../../examples/worker/scenario.js';
-import { DIALECTS, USER, api, execRequests, one, partitionNames, sandbox, snapshotText, tokenFor, worker } from './harness.mjs';
+import { DIALECTS, USER, api, execRequests, one, partitionNames, useSandbox, snapshotText, tokenFor, worker } from './harness.mjs';
 
 /** A GET with the path sent exactly as written (fetch would resolve `..` before sending). */
 async function rawGet(w, path, user = USER) {
@@ -31,19 +31,13 @@ async function put(w, conversation, name, body, { user = USER, agent, type = 'ap
 /** Every byte value, twice: what no text round trip would keep. */
 const BINARY = Buffer.from([...Array(256).keys(), ...Array(256).keys()].reverse());
 
-let sb;
-before(async () => {
-  sb = await sandbox();
-});
-after(async () => {
-  await sb?.close();
-});
+const box = useSandbox();
 
 for (const dialect of DIALECTS) {
   describe(`files through the worker, ${dialect}`, () => {
     let w;
     before(async () => {
-      w = await worker(sb, dialect, DECLARED);
+      w = await worker(box.sb, dialect, DECLARED);
     });
     after(async () => {
       await w?.stop();
@@ -149,7 +143,7 @@ for (const dialect of DIALECTS) {
         assert.equal((await res.json()).error.code, 'file_not_found');
       }
       // The sandbox saw each caller as its user, and different runtime hints.
-      const [a, b] = (await execRequests(sb)).filter((e) => e.dialect === dialect).slice(-2);
+      const [a, b] = (await execRequests(box.sb)).filter((e) => e.dialect === dialect).slice(-2);
       assert.deepEqual([a.body.user_id, b.body.user_id], [alice, bob]);
       if (dialect === 'codeapi') assert.notEqual(a.body.runtime_session_hint, b.body.runtime_session_hint);
       // Alice still has hers.

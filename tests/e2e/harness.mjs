@@ -1,5 +1,6 @@
 // Shared by the end-to-end tests: the sandbox (in-process), workers in workerd, and small HTTP helpers.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../examples/sandbox/server.mjs';
@@ -21,6 +22,18 @@ export const DEADLINE_MS = 2500;
 /** Starts the sandbox with a short keep-alive (the LCI quirk shows within a test's time). */
 export async function sandbox() {
   return startSandbox({ keepaliveMs: 300, log: () => {} });
+}
+
+/** The test file's sandbox, `box.sb`: started before its tests, closed after them. */
+export function useSandbox() {
+  const box = /** @type {{ sb: Awaited<ReturnType<typeof sandbox>> }} */ ({});
+  before(async () => {
+    box.sb = await sandbox();
+  });
+  after(async () => {
+    await box.sb?.close();
+  });
+  return box;
 }
 
 /** The base URL of `dialect` on sandbox `sb`. */

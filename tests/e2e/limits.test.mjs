@@ -5,15 +5,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { LIMIT_DEFAULTS, limitsFrom } from '../../examples/worker/src/limits.js';
 import { DECLARED } from '../../examples/worker/scenario.js';
-import { api, one, sandbox, sandboxRequests, snapshotText, tempDir, worker } from './harness.mjs';
+import { api, one, useSandbox, sandboxRequests, snapshotText, tempDir, worker } from './harness.mjs';
 
-let sb;
-before(async () => {
-  sb = await sandbox();
-});
-after(async () => {
-  await sb?.close();
-});
+const box = useSandbox();
 
 /** Sends `init` to `path` and checks the typed refusal; returns the response. */
 async function refusedWith(w, path, init, status, code) {
@@ -40,11 +34,11 @@ test('the defaults a host would expect, and an unusable setting is a 500 naming 
 
 test('body, calls, file size and rate: typed refusals that store nothing', async () => {
   const state = tempDir('csg-e2e-limits-');
-  let w = await worker(sb, 'codeapi', DECLARED, state.dir, { MAX_FILE_BYTES: '1024', RATE_LIMIT_PER_MINUTE: '1000' });
+  let w = await worker(box.sb, 'codeapi', DECLARED, state.dir, { MAX_FILE_BYTES: '1024', RATE_LIMIT_PER_MINUTE: '1000' });
   try {
     assert.equal((await one(w, 'lim', 'create_file', { file_path: '/mnt/data/kept.txt', content: 'k\n' })).status, 'success');
     const before = await snapshotText(w, 'lim');
-    const requestsBefore = await sandboxRequests(sb);
+    const requestsBefore = await sandboxRequests(box.sb);
     const call = (i) => ({ id: `c${i}`, name: 'bash_tool', args: { command: 'touch /mnt/data/ran' } });
     const json = (o) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(o) });
 
@@ -58,13 +52,13 @@ test('body, calls, file size and rate: typed refusals that store nothing', async
     // A file over MAX_FILE_BYTES (1024 here).
     await refusedWith(w, '/conversations/lim/files/big.bin', { method: 'PUT', body: new Uint8Array(1025) }, 413, 'payload_too_large');
     assert.equal(await snapshotText(w, 'lim'), before);
-    assert.deepEqual(await sandboxRequests(sb), requestsBefore, 'nothing reached the sandbox');
+    assert.deepEqual(await sandboxRequests(box.sb), requestsBefore, 'nothing reached the sandbox');
     const fits = await api(w, '/conversations/lim/files/fits.bin', { method: 'PUT', body: new Uint8Array(1024) });
     assert.equal(fits.status, 200, 'a file of exactly the limit is accepted');
     await w.stop();
 
     // The rate: 4 a minute here; the fifth request of any kind is 429 with Retry-After.
-    w = await worker(sb, 'codeapi', DECLARED, state.dir, { RATE_LIMIT_PER_MINUTE: '4' });
+    w = await worker(box.sb, 'codeapi', DECLARED, state.dir, { RATE_LIMIT_PER_MINUTE: '4' });
     assert.equal((await api(w, '/conversations/lim/files')).status, 200); // 1
     assert.equal((await api(w, '/conversations/other/files')).status, 200, 'another conversation has its own count');
     assert.equal((await api(w, '/conversations/lim/files/kept.txt')).status, 200); // 2
@@ -76,16 +70,16 @@ test('body, calls, file size and rate: typed refusals that store nothing', async
       ['/conversations/lim/files/new.txt', { method: 'PUT', body: 'n' }],
       ['/conversations/lim/files', json({ files: [{ id: 'f', name: 'p.txt', storage_session_id: 's' }] })],
     ];
-    const sandboxBefore = await sandboxRequests(sb);
+    const sandboxBefore = await sandboxRequests(box.sb);
     for (const [path, init] of limited) {
       const res = await refusedWith(w, path, init, 429, 'rate_limited');
       const retry = Number(res.headers.get('retry-after'));
       assert.ok(retry >= 1 && retry <= 60, `Retry-After ${res.headers.get('retry-after')}`);
     }
-    assert.deepEqual(await sandboxRequests(sb), sandboxBefore);
+    assert.deepEqual(await sandboxRequests(box.sb), sandboxBefore);
     await w.stop();
     // The disk holds what it held before the refused requests.
-    w = await worker(sb, 'codeapi', DECLARED, state.dir);
+    w = await worker(box.sb, 'codeapi', DECLARED, state.dir);
     assert.equal(await snapshotText(w, 'lim'), stored);
   } finally {
     await w.stop();
