@@ -118,6 +118,10 @@ for (const dialect of DIALECTS) {
         assert.equal(r.status, 400, name);
         assert.equal(r.body.error.code, 'invalid_path');
       }
+      const wrongMethod = await api(w, '/conversations/trav/files/mine.txt', { method: 'DELETE' });
+      assert.equal(wrongMethod.status, 405);
+      assert.equal(wrongMethod.headers.get('allow'), 'GET, PUT');
+      assert.equal((await wrongMethod.json()).error.code, 'method_not_allowed');
       assert.equal(await snapshotText(w, 'trav'), before);
       assert.equal((await rawGet(w, '/conversations/trav/files/mine.txt')).body, 'm\n', 'the real name still downloads');
     });
