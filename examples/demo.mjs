@@ -7,13 +7,21 @@
 //
 // It also serves the devtools page (www/serve.mjs) and prints `devtools page: <url>`; its live mode sends
 // the page's calls to this worker and sandbox.
+// The worker authenticates every caller: its secret is WORKER_AUTH_SECRET from the environment, or one
+// made for this run; the demo prints a token for its user (`demo-user`), which the replay and the page's
+// server send.
 // --once: replay, then exit 0 when the scenario behaved as expected (1 otherwise). Without it the sandbox
 // and the worker keep serving until Ctrl-C, and their URLs are printed.
 import { parseArgs } from 'node:util';
 import { startSandbox } from './sandbox/server.mjs';
 import { DECLARED, SEED_STEPS, judgeSeed } from './worker/scenario.js';
-import { startWorker } from './worker/serve.mjs';
+import { ensureWorkerDeps, startWorker } from './worker/serve.mjs';
 import { startDevtoolsNear } from '../www/serve.mjs';
+
+// token.mjs signs with jose from the worker's own dependencies.
+ensureWorkerDeps();
+const { mintToken, newSecret } = await import('./worker/token.mjs');
+const DEMO_USER = 'demo-user';
 
 const { values: opts } = parseArgs({
   options: {
@@ -60,15 +68,18 @@ function changes(before, after) {
   return out;
 }
 
+const secretFromEnv = process.env.WORKER_AUTH_SECRET;
+const secret = secretFromEnv || newSecret();
+const token = await mintToken({ secret, sub: DEMO_USER, ttlSeconds: 12 * 3600 });
 const sb = await startSandbox({ port: 0, log: () => {} });
 const base = opts.dialect === 'codeapi' ? sb.codeapiUrl : sb.lciUrl;
 const w = await startWorker({
   port: opts.port === '0' ? undefined : Number(opts.port),
   env: {
+    WORKER_AUTH_SECRET: secret,
     SANDBOX_URL: base,
     SANDBOX_DIALECT: opts.dialect,
-    SANDBOX_CREDENTIAL: opts.dialect === 'codeapi' ? 'demo-user' : 'test-key',
-    SANDBOX_USER_ID: 'demo-user',
+    SANDBOX_CREDENTIAL: opts.dialect === 'codeapi' ? 'demo-credential' : 'test-key',
     GATE_CONFIG: JSON.stringify(DECLARED),
   },
 });
@@ -79,7 +90,7 @@ if (!Number.isInteger(devtoolsPort) || devtoolsPort < 0 || devtoolsPort > 65535)
   await sb.close();
   process.exit(2);
 }
-const page = await startDevtoolsNear(devtoolsPort, w.url);
+const page = await startDevtoolsNear(devtoolsPort, w.url, token);
 const stop = async () => {
   await page.close();
   await w.stop();
@@ -89,6 +100,8 @@ const stop = async () => {
 console.log(bold(`code-session-gate: the seed scenario through the edge worker (${opts.dialect})`));
 console.log(dim(`sandbox ${base} · worker ${w.url} (workerd) · declared session tools: ${DECLARED.codeSessionToolNames.join(', ')}`));
 console.log(`devtools page: ${page.url}`);
+console.log(dim(`worker secret: ${secretFromEnv ? 'WORKER_AUTH_SECRET from the environment' : 'made for this run (set WORKER_AUTH_SECRET to choose it)'}`));
+console.log(`token for ${DEMO_USER} (12 h): ${token}`);
 const conversation = `demo-${Date.now().toString(36)}`;
 const outcomes = [];
 let previous = [];
@@ -96,7 +109,7 @@ try {
   for (const [i, step] of SEED_STEPS.entries()) {
     const res = await fetch(`${w.url}/conversations/${conversation}/tool-calls`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ calls: [step] }),
     });
     const answer = await res.json();
@@ -151,6 +164,8 @@ console.log(`\nserving until Ctrl-C:
   devtools ${page.url}   (open it in a browser; "send to the local worker" replays through the worker below)
   worker   ${w.url}/conversations/<id>/tool-calls   (POST { calls: [{ id, name, args }], agent? })
            ${w.url}/conversations/${conversation}              (GET: this conversation's snapshot)
+           ${w.url}/conversations/<id>/files[/<name>]        (GET: list or download; PUT <name>: upload)
+           every request with  Authorization: Bearer <the token above>   (examples/worker/README.md)
   sandbox  ${sb.codeapiUrl}   (codeapi)
            ${sb.lciUrl}       (librecodeinterpreter)`);
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Serves the devtools page (www/devtools/) and the built package (pkg/, as `./pkg/`) on 127.0.0.1, as
 // static files; with a worker URL, also proxies `live/*` to that worker so the page can send calls to it
-// (live mode) without leaving its origin. Used by examples/demo.mjs (scripts/run.sh) and the page's tests.
+// (live mode) without leaving its origin. The worker wants a caller's token: the proxy adds it, so the
+// token stays in this process and never reaches the page, its URL or its share links. Used by
+// examples/demo.mjs (scripts/run.sh) and the page's tests.
 //
-//   node www/serve.mjs [--port N] [--worker http://127.0.0.1:PORT]
-//   const page = await startDevtools({ port: 0, worker }); … page.url … await page.close();
+//   WORKER_TOKEN=… node www/serve.mjs [--port N] [--worker http://127.0.0.1:PORT]
+//   const page = await startDevtools({ port: 0, worker, token }); … page.url … await page.close();
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -73,14 +75,17 @@ async function serveFile(req, res, pathname) {
   createReadStream(file).pipe(res);
 }
 
-/** Forwards `live/<rest>` to the worker: same method, body and content type. */
-async function proxy(req, res, worker, rest) {
+/** Forwards `live/<rest>` to the worker: same method, body and content type, and the token if any. */
+async function proxy(req, res, worker, token, rest) {
   const chunks = [];
   for await (const c of req) chunks.push(c);
   try {
     const answer = await fetch(`${worker}/${rest}`, {
       method: req.method,
-      headers: req.headers['content-type'] ? { 'content-type': req.headers['content-type'] } : {},
+      headers: {
+        ...(req.headers['content-type'] ? { 'content-type': req.headers['content-type'] } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
       body: ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : Buffer.concat(chunks),
     });
     send(res, answer.status, answer.headers.get('content-type') ?? 'application/octet-stream', Buffer.from(await answer.arrayBuffer()));
@@ -91,11 +96,11 @@ async function proxy(req, res, worker, rest) {
 
 /**
  * Starts the page's server on 127.0.0.1.
- * @param {{ port?: number, worker?: string }} [options] port 0 = any free port; worker = the edge
- *   worker's base URL for live mode
+ * @param {{ port?: number, worker?: string, token?: string }} [options] port 0 = any free port; worker =
+ *   the edge worker's base URL for live mode, token = the caller's token the proxy sends it
  * @returns {Promise<{ url: string, close: () => Promise<void> }>}
  */
-export function startDevtools({ port = 0, worker } = {}) {
+export function startDevtools({ port = 0, worker, token } = {}) {
   const base = worker?.replace(/\/+$/, '');
   const server = createServer((req, res) => {
     const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -104,7 +109,7 @@ export function startDevtools({ port = 0, worker } = {}) {
     }
     if (pathname.startsWith('/live/')) {
       if (!base) return problem(res, 503, 'no_worker', 'no worker: start the page with scripts/run.sh for live mode');
-      return proxy(req, res, base, pathname.slice('/live/'.length));
+      return proxy(req, res, base, token, pathname.slice('/live/'.length));
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return problem(res, 405, 'method_not_allowed', `${req.method} ${pathname}`);
     serveFile(req, res, pathname).catch((e) => problem(res, 500, 'read_failed', e.message));
@@ -127,12 +132,12 @@ export function startDevtools({ port = 0, worker } = {}) {
 }
 
 /** Starts on `port`, or on any free port when that one is taken. */
-export async function startDevtoolsNear(port, worker) {
+export async function startDevtoolsNear(port, worker, token) {
   try {
-    return await startDevtools({ port, worker });
+    return await startDevtools({ port, worker, token });
   } catch (e) {
     if (e?.code !== 'EADDRINUSE') throw e;
-    return startDevtools({ port: 0, worker });
+    return startDevtools({ port: 0, worker, token });
   }
 }
 
@@ -143,6 +148,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     console.error(`--port must be a port number (0-65535), not ${values.port}`);
     process.exit(2);
   }
-  const page = await startDevtoolsNear(port, values.worker);
+  // From the environment, not the command line, where other users of the machine could read it.
+  const page = await startDevtoolsNear(port, values.worker, process.env.WORKER_TOKEN || undefined);
   console.log(`devtools page: ${page.url}`);
 }

@@ -17,14 +17,18 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
 const PKG_NAME = 'code-session-gate';
 
+/** The worker's dependencies, as examples/worker/package-lock.json pins them. */
+const DEPS = [PKG_NAME, 'jose'];
+
 /**
- * Installs the worker's one dependency (the built package, `file:../../pkg`) into
- * examples/worker/node_modules when it is missing: what wrangler and the plain-host runs (host.mjs) resolve
- * `code-session-gate` from. Offline and idempotent.
+ * Installs the worker's dependencies (the built package, `file:../../pkg`, and `jose`) into
+ * examples/worker/node_modules when one is missing: what wrangler, workerd (below) and the plain-host runs
+ * (host.mjs) resolve them from. scripts/setup.sh installs them first, so this normally finds them in
+ * place or in npm's cache; idempotent.
  */
 export function ensureWorkerDeps() {
-  if (existsSync(join(HERE, 'node_modules', PKG_NAME, 'package.json'))) return;
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
+  if (DEPS.every((d) => existsSync(join(HERE, 'node_modules', d, 'package.json')))) return;
+  execFileSync('npm', ['ci', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], {
     cwd: HERE,
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 120_000,
@@ -57,6 +61,31 @@ export function reachable(pkgDir, entry) {
   return [...seen];
 }
 
+/** Every file below `dir`, as paths relative to it. */
+function filesUnder(dir, prefix = '') {
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? filesUnder(dir, join(prefix, d.name)) : [join(prefix, d.name)],
+  );
+}
+
+/**
+ * `jose` for workerd: its Web-API build keeps its tree (its modules import each other by `../` paths, so
+ * they keep their relative places under `jose/`), and the bare name `jose` is a one-line module that
+ * re-exports its entry. wrangler bundles the same files from node_modules for a deploy.
+ * @param {(file: string) => string} emb
+ */
+function joseModules(emb) {
+  const dir = join(HERE, 'node_modules', 'jose', 'dist', 'webapi');
+  if (!existsSync(dir)) throw new Error(`${dir} missing: run scripts/setup.sh`);
+  return [
+    `(name = "jose", esModule = ${text('export * from "./jose/index.js";')})`,
+    ...filesUnder(dir)
+      .filter((f) => f.endsWith('.js'))
+      .sort()
+      .map((f) => `(name = ${text(`jose/${f}`)}, esModule = embed ${emb(join(dir, f))})`),
+  ];
+}
+
 /** A capnp text literal. */
 const text = (s) => JSON.stringify(String(s));
 
@@ -79,6 +108,7 @@ function writeConfig({ port, env, stateDir, pkgDir }) {
     ...reachable(pkgDir, entry)
       .filter((f) => f !== entry)
       .map((f) => `(name = "${f}", ${f.endsWith('.wasm') ? 'wasm' : 'esModule'} = embed ${emb(join(pkgDir, f))})`),
+    ...joseModules(emb),
   ];
   const bindings = [
     ...Object.entries(env).map(([k, v]) => `(name = ${text(k)}, text = ${text(v)})`),

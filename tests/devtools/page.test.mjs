@@ -11,7 +11,7 @@ import { chromium } from 'playwright-core';
 import * as pkg from '../../pkg/node.js';
 import { startDevtools } from '../../www/serve.mjs';
 import { startSandbox } from '../../examples/sandbox/server.mjs';
-import { startWorker } from '../../examples/worker/serve.mjs';
+import { ensureWorkerDeps, startWorker } from '../../examples/worker/serve.mjs';
 import { DECLARED } from '../../examples/worker/scenario.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -301,27 +301,38 @@ describe('the devtools page', () => {
   });
 
   test('live mode sends the calls to the local worker and shows the sandbox’s answers', async () => {
+    ensureWorkerDeps();
+    const { mintToken, newSecret } = await import('../../examples/worker/token.mjs');
+    const secret = newSecret();
     const sb = await startSandbox({ port: 0, log: () => {} });
     const w = await startWorker({
       env: {
+        WORKER_AUTH_SECRET: secret,
         SANDBOX_URL: sb.codeapiUrl,
         SANDBOX_DIALECT: 'codeapi',
         SANDBOX_CREDENTIAL: 'demo-user',
-        SANDBOX_USER_ID: 'demo-user',
         GATE_CONFIG: JSON.stringify(DECLARED),
       },
     });
-    const page0 = await startDevtools({ port: 0, worker: w.url });
+    const token = await mintToken({ secret, sub: 'demo-user' });
+    const page0 = await startDevtools({ port: 0, worker: w.url, token });
+    const tokenless = await startDevtools({ port: 0, worker: w.url });
     try {
+      // The page's server holds the token: without one the worker refuses the proxied calls.
+      const refused = await fetch(new URL('live/conversations/probe/files', tokenless.url));
+      assert.equal(refused.status, 401);
+      assert.equal((await refused.json()).error.code, 'missing_token');
       const { page, close } = await open(page0.url);
       assert.equal(await page.isDisabled('#live'), false, 'the toggle is on offer when a worker is there');
       await page.check('#live');
       await page.waitForFunction(() => /with the sandbox’s answers/.test(document.querySelector('#status').textContent), null, { timeout: 30000 });
       assert.match(await page.textContent('article[data-tool="bash_tool"] section.live'), /mandelbrot\.py/);
       assert.deepEqual(await injected(page, 'bash_tool'), ['mandelbrot.py']);
+      assert.ok(!(await page.content()).includes(token), 'the token never reaches the page');
       await shot(page, 'live');
       await close();
     } finally {
+      await tokenless.close();
       await page0.close();
       await w.stop();
       await sb.close();

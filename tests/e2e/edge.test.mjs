@@ -6,6 +6,7 @@ import { DECLARED, SEED_STEPS, UNDECLARED, judgeSeed } from '../../examples/work
 import {
   DEADLINE_MS,
   DIALECTS,
+  USER,
   call,
   execRequests,
   fault,
@@ -182,9 +183,12 @@ for (const dialect of DIALECTS) {
       assert.ok(!body.files.some((f) => f.name === 'theirs.txt'), 'no foreign file reached the wire');
       assert.deepEqual(body.files.map((f) => f.name), ['mine.txt']);
       assert.notEqual(body.session_id, 'XXXXXXXXXXXXXXXXXXXXX');
+      assert.equal(body.user_id, USER, 'the sandbox sees the caller (the token\'s sub) as its user');
       if (dialect === 'codeapi') {
         assert.equal('session_id' in body, false, 'codeapi gets no session_id');
-        assert.equal(body.runtime_session_hint, 'smuggle', 'the hint is the conversation, not the model\'s');
+        // The hint names this user's conversation (its Durable Object), never the model's value.
+        assert.match(body.runtime_session_hint, /^[0-9a-f]{64}$/);
+        assert.equal(body.runtime_session_hint, own.sent.runtime_session_hint, 'the same hint on every call of the conversation');
       } else {
         assert.equal(body.session_id, JSON.parse(await snapshotText(declared, 'smuggle')).partitions[0][1].session_id);
       }

@@ -1,20 +1,39 @@
 // Shared by the end-to-end tests: the sandbox (in-process), workers in workerd, and small HTTP helpers.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../examples/sandbox/server.mjs';
-import { startWorker } from '../../examples/worker/serve.mjs';
+import { ensureWorkerDeps, startWorker } from '../../examples/worker/serve.mjs';
+
+// examples/worker/token.mjs imports jose from the worker's own node_modules: install it first.
+ensureWorkerDeps();
+const { mintToken } = await import('../../examples/worker/token.mjs');
 
 export const DIALECTS = ['codeapi', 'librecodeinterpreter'];
 /** The sandbox's LibreCodeInterpreter key, and the codeapi user (its Bearer token is the user). */
 export const LCI_KEY = 'test-key';
 export const USER = 'user-e2e';
+/** The worker's WORKER_AUTH_SECRET in the tests. */
+export const SECRET = 'e2e-secret-of-at-least-thirty-two-bytes';
 /** How long a worker waits for the sandbox (the timeout test makes the sandbox slower than this). */
 export const DEADLINE_MS = 2500;
 
 /** Starts the sandbox with a short keep-alive (the LCI quirk shows within a test's time). */
 export async function sandbox() {
   return startSandbox({ keepaliveMs: 300, log: () => {} });
+}
+
+/** The test file's sandbox, `box.sb`: started before its tests, closed after them. */
+export function useSandbox() {
+  const box = /** @type {{ sb: Awaited<ReturnType<typeof sandbox>> }} */ ({});
+  before(async () => {
+    box.sb = await sandbox();
+  });
+  after(async () => {
+    await box.sb?.close();
+  });
+  return box;
 }
 
 /** The base URL of `dialect` on sandbox `sb`. */
@@ -24,19 +43,36 @@ export const baseOf = (sb, dialect) => (dialect === 'codeapi' ? sb.codeapiUrl : 
  * A worker in workerd forwarding to `dialect` with gate configuration `config`.
  * @returns {Promise<Awaited<ReturnType<typeof startWorker>>>}
  */
-export async function worker(sb, dialect, config, stateDir) {
+export async function worker(sb, dialect, config, stateDir, env = {}) {
   return startWorker({
     stateDir,
     env: {
+      WORKER_AUTH_SECRET: SECRET,
       SANDBOX_URL: baseOf(sb, dialect),
       SANDBOX_DIALECT: dialect,
       SANDBOX_CREDENTIAL: dialect === 'codeapi' ? USER : LCI_KEY,
-      SANDBOX_USER_ID: USER,
       SANDBOX_TIMEOUT_MS: '20000',
       SANDBOX_DEADLINE_MS: String(DEADLINE_MS),
       GATE_CONFIG: JSON.stringify(config),
+      ...env,
     },
   });
+}
+
+const tokens = new Map();
+/** A valid token for `user` (one per user, for the tests' hour). */
+export async function tokenFor(user = USER) {
+  if (!tokens.has(user)) tokens.set(user, await mintToken({ secret: SECRET, sub: user }));
+  return tokens.get(user);
+}
+
+/** Another token: `mintToken`'s options with the tests' secret unless given. */
+export const forge = (options) => mintToken({ secret: SECRET, ...options });
+
+/** fetch on the worker as `user` (a valid token), or with `init.headers` as given when `user` is null. */
+export async function api(w, path, init = {}, user = USER) {
+  const auth = user === null ? {} : { authorization: `Bearer ${await tokenFor(user)}` };
+  return fetch(`${w.url}${path}`, { ...init, headers: { ...auth, ...init.headers } });
 }
 
 /** A fresh directory, removed by `cleanup()`. */
@@ -46,36 +82,36 @@ export function tempDir(prefix) {
 }
 
 /** POSTs tool calls; returns the parsed answer (and fails on a non-200). */
-export async function call(w, conversation, calls, agent) {
-  const res = await fetch(`${w.url}/conversations/${conversation}/tool-calls`, {
+export async function call(w, conversation, calls, agent, user = USER) {
+  const res = await api(w, `/conversations/${conversation}/tool-calls`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(agent === undefined ? { calls } : { calls, agent }),
-  });
+  }, user);
   const text = await res.text();
   if (res.status !== 200) throw new Error(`POST tool-calls: ${res.status} ${text}\n${w.output()}`);
   return JSON.parse(text);
 }
 
 /** One call; returns its outcome and the answer. */
-export async function one(w, conversation, name, args, agent) {
-  const answer = await call(w, conversation, [{ id: `call_${name}_${Math.random().toString(36).slice(2, 8)}`, name, args }], agent);
+export async function one(w, conversation, name, args, agent, user = USER) {
+  const answer = await call(w, conversation, [{ id: `call_${name}_${Math.random().toString(36).slice(2, 8)}`, name, args }], agent, user);
   return { ...answer.results[0], answer };
 }
 
 /** The conversation's snapshot text as the worker has it. */
-export async function snapshotText(w, conversation) {
-  const res = await fetch(`${w.url}/conversations/${conversation}`);
+export async function snapshotText(w, conversation, user = USER) {
+  const res = await api(w, `/conversations/${conversation}`, {}, user);
   if (res.status !== 200) throw new Error(`GET conversation: ${res.status} ${await res.text()}`);
   return res.text();
 }
 
 /** Primes uploaded files into a conversation. */
-export async function prime(w, conversation, files, agent) {
-  const res = await fetch(`${w.url}/conversations/${conversation}/files`, {
+export async function prime(w, conversation, files, agent, user = USER) {
+  const res = await api(w, `/conversations/${conversation}/files`, {
     method: 'POST',
     body: JSON.stringify(agent === undefined ? { files } : { files, agent }),
-  });
+  }, user);
   const text = await res.text();
   if (res.status !== 200) throw new Error(`POST files: ${res.status} ${text}`);
   return JSON.parse(text);
@@ -85,6 +121,12 @@ export async function prime(w, conversation, files, agent) {
 export async function fault(sb, spec) {
   const res = await fetch(`${sb.url}/__control/faults`, { method: 'POST', body: JSON.stringify(spec) });
   if (res.status !== 200) throw new Error(`fault: ${res.status} ${await res.text()}`);
+}
+
+/** The sandbox's request counts per dialect (every route, faulted ones included). */
+export async function sandboxRequests(sb) {
+  const res = await fetch(`${sb.url}/__control/stats`);
+  return (await res.json()).requests;
 }
 
 /** The exec requests the sandbox received (last 100). */

@@ -596,3 +596,42 @@ describe('fault injection and stats', () => {
     assert.equal(r.status, 400);
   });
 });
+
+// What the edge worker's file routes rely on (examples/worker/src/sandbox-files.js): an uploaded file
+// downloads as it went in, bytes, type and length, in both dialects, through each one's own identity.
+describe('uploads come back through downloads', () => {
+  const bytes = Buffer.from([...Array(256).keys()]);
+  const form = (fields) => {
+    const f = new FormData();
+    for (const [k, v] of fields) f.append(k, v);
+    f.append('file', new Blob([bytes], { type: 'image/x-test' }), 'blob.bin');
+    return f;
+  };
+
+  test('codeapi: kind user identity fields first, then the download by the same user', async () => {
+    const up = await call(`${sb.codeapiUrl}/upload`, { method: 'POST', headers: { authorization: 'Bearer alice', 'user-id': 'alice' }, body: form([['kind', 'user'], ['id', 'alice']]) });
+    assert.equal(up.status, 200, up.text);
+    const { fileId } = up.body.files[0];
+    const res = await fetch(`${sb.codeapiUrl}/download/${up.body.storage_session_id}/${fileId}?kind=user&id=alice`, { headers: { authorization: 'Bearer alice' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'image/x-test');
+    assert.equal(res.headers.get('content-length'), '256');
+    assert.ok(Buffer.from(await res.arrayBuffer()).equals(bytes));
+    const other = await fetch(`${sb.codeapiUrl}/download/${up.body.storage_session_id}/${fileId}?kind=user&id=alice`, { headers: { authorization: 'Bearer mallory' } });
+    assert.equal(other.status, 403, 'another bearer user may not read it');
+  });
+
+  test('librecodeinterpreter: the upload session, then the download by session and file id', async () => {
+    const up = await call(`${sb.lciUrl}/upload`, { method: 'POST', headers: { 'x-api-key': 'test-key' }, body: form([]) });
+    assert.equal(up.status, 200, up.text);
+    const { fileId, filename } = up.body.files[0];
+    assert.equal(filename, 'blob.bin');
+    const res = await fetch(`${sb.lciUrl}/download/${up.body.session_id}/${fileId}`, { headers: { 'x-api-key': 'test-key' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'image/x-test');
+    assert.equal(res.headers.get('content-length'), '256');
+    assert.ok(Buffer.from(await res.arrayBuffer()).equals(bytes));
+    const missing = await fetch(`${sb.lciUrl}/download/${up.body.session_id}/AAAAAAAAAAAAAAAAAAAAA`, { headers: { 'x-api-key': 'test-key' } });
+    assert.equal(missing.status, 404);
+  });
+});

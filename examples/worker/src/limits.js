@@ -1,0 +1,101 @@
+// What one caller may ask of the worker. Each limit is a `[vars]` setting (examples/worker/README.md),
+// each refusal a typed error, and each is checked before anything runs or is stored.
+import { Refusal } from './errors.js';
+
+/** The settings and their defaults. */
+export const LIMIT_DEFAULTS = Object.freeze({
+  /** JSON bodies (tool calls, primed refs): 1 MiB. */
+  MAX_BODY_BYTES: 1024 * 1024,
+  /** Tool calls in one request (one event batch). */
+  MAX_CALLS_PER_REQUEST: 64,
+  /** One uploaded file: 25 MiB. */
+  MAX_FILE_BYTES: 25 * 1024 * 1024,
+  /** Requests per conversation (per user) in any 60 s. */
+  RATE_LIMIT_PER_MINUTE: 120,
+});
+
+/**
+ * The limits in force, from the worker's environment; an unusable value is a 500 naming it.
+ * @param {Record<string, unknown>} env
+ * @returns {{ [K in keyof typeof LIMIT_DEFAULTS]: number }}
+ */
+export function limitsFrom(env) {
+  /** @type {any} */
+  const out = {};
+  for (const [name, fallback] of Object.entries(LIMIT_DEFAULTS)) {
+    const raw = env[name];
+    const value = raw === undefined || raw === '' ? fallback : Number(raw);
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new Refusal(500, 'worker_settings', `${name} must be a positive integer, not ${JSON.stringify(raw)}`);
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The request's body, read up to `max` bytes: a declared length over it is refused before reading, and
+ * a body that turns out longer (chunked) is refused when it passes it.
+ * @param {Request} request
+ * @param {number} max
+ * @param {string} what  names the limit in the refusal
+ * @returns {Promise<Uint8Array>}
+ */
+export async function readBody(request, max, what) {
+  const tooLarge = () => new Refusal(413, 'payload_too_large', `${what}: more than ${max} bytes`);
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > max) throw tooLarge();
+  if (!request.body) return new Uint8Array(0);
+  const chunks = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/** The number of tool calls in a request, refused past `max`. @param {unknown[]} calls @param {number} max */
+export function checkCalls(calls, max) {
+  if (calls.length > max) {
+    throw new Refusal(413, 'too_many_calls', `${calls.length} tool calls in one request; at most ${max} (MAX_CALLS_PER_REQUEST)`);
+  }
+}
+
+/**
+ * A sliding one-minute window of accepted requests, held by one conversation's Durable Object. In memory
+ * on purpose: a limit is not session state, and a refused request must leave storage as it was.
+ */
+export class RateWindow {
+  /** @param {number} perMinute */
+  constructor(perMinute) {
+    this.perMinute = perMinute;
+    /** @type {number[]} times (ms) of the accepted requests in the last minute, oldest first */
+    this.times = [];
+  }
+
+  /** Counts a request at `now`, or throws a 429 saying when the next one is accepted. @param {number} now */
+  take(now) {
+    while (this.times.length > 0 && this.times[0] <= now - 60_000) this.times.shift();
+    if (this.times.length >= this.perMinute) {
+      const retryAfter = Math.max(1, Math.ceil((this.times[0] + 60_000 - now) / 1000));
+      throw new Refusal(429, 'rate_limited', `more than ${this.perMinute} requests to this conversation in a minute (RATE_LIMIT_PER_MINUTE); retry in ${retryAfter} s`, {
+        'retry-after': String(retryAfter),
+      });
+    }
+    this.times.push(now);
+  }
+}

@@ -1,0 +1,145 @@
+// The worker as a service: every route refuses every unauthenticated or forged request before anything
+// runs or is stored (issue 23), and a worker without its secret refuses everything. In workerd, against
+// the local sandbox in both dialects.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DECLARED } from '../../examples/worker/scenario.js';
+import { DIALECTS, SECRET, USER, api, forge, one, useSandbox, sandboxRequests, snapshotText, tokenFor, worker } from './harness.mjs';
+
+/** Every route, with a body where it takes one. */
+const ROUTES = [
+  ['GET', '/conversations/c'],
+  ['POST', '/conversations/c/tool-calls', JSON.stringify({ calls: [{ id: 'x', name: 'bash_tool', args: { command: 'touch /mnt/data/ran' } }] })],
+  ['GET', '/conversations/c/files'],
+  ['POST', '/conversations/c/files', JSON.stringify({ files: [{ id: 'f', name: 'a.txt', storage_session_id: 's' }] })],
+  ['PUT', '/conversations/c/files/up.txt', 'uploaded\n'],
+  ['GET', '/conversations/c/files/kept.txt'],
+  ['GET', '/nowhere'],
+];
+
+const b64 = (o) => Buffer.from(JSON.stringify(o)).toString('base64url');
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Each way a request can fail authentication: [name, Authorization header (or null), expected code]. */
+async function cases() {
+  const valid = await tokenFor(USER);
+  const [h, p, sig] = valid.split('.');
+  const other = (await forge({ sub: 'someone-else' })).split('.')[2];
+  return [
+    ['no Authorization header', null, 'missing_token'],
+    ['another scheme (Basic)', `Basic ${Buffer.from(`${USER}:${valid}`).toString('base64')}`, 'invalid_scheme'],
+    ['Bearer without a token', 'Bearer', 'invalid_scheme'],
+    ['a token that is not a JWT', 'Bearer not-a-jwt', 'invalid_token'],
+    ['a malformed JWT', `Bearer ${h}.${p}`, 'invalid_token'],
+    ['a bad signature (another token\'s)', `Bearer ${h}.${p}.${other}`, 'invalid_token'],
+    ['a changed payload', `Bearer ${h}.${b64({ sub: 'admin', exp: now() + 600 })}.${sig}`, 'invalid_token'],
+    ['another secret', `Bearer ${await forge({ sub: USER, secret: 'another-secret-of-at-least-32-bytes!!' })}`, 'invalid_token'],
+    ['alg none', `Bearer ${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: USER, exp: now() + 600 })}.`, 'invalid_token'],
+    ['alg HS512 with the right secret', `Bearer ${await forge({ sub: USER, alg: 'HS512' })}`, 'invalid_token'],
+    ['expired past the 60 s skew', `Bearer ${await forge({ sub: USER, nowSeconds: now() - 3600, ttlSeconds: 3600 - 90 })}`, 'token_expired'],
+    ['not yet valid past the skew (nbf)', `Bearer ${await forge({ sub: USER, claims: { nbf: now() + 120 } })}`, 'token_not_yet_valid'],
+    ['issued in the future (iat)', `Bearer ${await forge({ sub: USER, claims: { iat: now() + 600 } })}`, 'token_not_yet_valid'],
+    ['no exp', `Bearer ${await forge({ sub: USER, claims: { exp: undefined } })}`, 'invalid_claims'],
+    ['exp more than 24 h ahead', `Bearer ${await forge({ sub: USER, ttlSeconds: 25 * 3600 })}`, 'token_lifetime'],
+    ['no sub', `Bearer ${await forge({})}`, 'invalid_claims'],
+    ['sub with a forbidden character', `Bearer ${await forge({ sub: 'a/b' })}`, 'invalid_subject'],
+    ['sub of 129 characters', `Bearer ${await forge({ sub: 'u'.repeat(129) })}`, 'invalid_subject'],
+    ['sub not a string', `Bearer ${await forge({ claims: { sub: 42 } })}`, 'invalid_subject'],
+  ];
+}
+
+const box = useSandbox();
+
+for (const dialect of DIALECTS) {
+  describe(`authentication, ${dialect}`, () => {
+    let w;
+    before(async () => {
+      w = await worker(box.sb, dialect, DECLARED);
+    });
+    after(async () => {
+      await w?.stop();
+    });
+
+    test('every route × every 401 case: refused before anything runs, nothing stored, the token never echoed', async () => {
+      // A conversation with a file in it: the refusals must leave it byte for byte as it is.
+      assert.equal((await one(w, 'c', 'create_file', { file_path: '/mnt/data/kept.txt', content: 'k\n' })).status, 'success');
+      const before = await snapshotText(w, 'c');
+      const requestsBefore = await sandboxRequests(box.sb);
+      let checked = 0;
+      for (const [name, authorization, code] of await cases()) {
+        for (const [method, path, body] of ROUTES) {
+          const res = await api(w, path, { method, body, headers: authorization === null ? {} : { authorization } }, null);
+          const text = await res.text();
+          const what = `${name}: ${method} ${path}`;
+          assert.equal(res.status, 401, `${what}: ${text}`);
+          assert.equal(res.headers.get('www-authenticate'), 'Bearer error="invalid_token"', what);
+          assert.equal(JSON.parse(text).error.code, code, `${what}: ${text}`);
+          assert.equal(typeof JSON.parse(text).error.message, 'string');
+          const token = authorization?.split(' ')[1];
+          if (token) {
+            assert.ok(!text.includes(token), `${what}: the token is echoed`);
+            for (const part of token.split('.').filter((s) => s.length > 8)) assert.ok(!text.includes(part), `${what}: part of the token is echoed`);
+          }
+          checked++;
+        }
+      }
+      assert.equal(checked, (await cases()).length * ROUTES.length);
+      assert.deepEqual(await sandboxRequests(box.sb), requestsBefore, 'no refused request reached the sandbox');
+      assert.equal(await snapshotText(w, 'c'), before, 'the stored session is unchanged');
+      const valid = await tokenFor(USER);
+      assert.ok(!w.output().includes(valid.split('.')[2]), 'no token in the worker\'s log');
+    });
+
+    test('the clock skew: 60 s either way is accepted', async () => {
+      const late = await forge({ sub: USER, nowSeconds: now() - 3600, ttlSeconds: 3600 - 30 });
+      const early = await forge({ sub: USER, claims: { nbf: now() + 30, iat: now() + 30 } });
+      for (const token of [late, early]) {
+        const res = await api(w, '/conversations/skew/files', { headers: { authorization: `Bearer ${token}` } }, null);
+        assert.equal(res.status, 200, await res.text());
+      }
+    });
+  });
+}
+
+describe('a worker configured for an audience, or without its secret', () => {
+  test('AUTH_AUDIENCE: a token must name it', async () => {
+    const w = await worker(box.sb, 'codeapi', DECLARED, undefined, { AUTH_AUDIENCE: 'gate-worker' });
+    try {
+      const cases = [
+        [await forge({ sub: USER }), 401],
+        [await forge({ sub: USER, audience: 'another-service' }), 401],
+        [await forge({ sub: USER, audience: 'gate-worker' }), 200],
+      ];
+      for (const [token, status] of cases) {
+        const res = await api(w, '/conversations/aud', { headers: { authorization: `Bearer ${token}` } }, null);
+        const body = await res.text();
+        assert.equal(res.status, status, body);
+        if (status === 401) assert.equal(JSON.parse(body).error.code, 'wrong_audience');
+      }
+    } finally {
+      await w.stop();
+    }
+  });
+
+  test('no WORKER_AUTH_SECRET (or a short one): every route answers 500 naming the setting', async () => {
+    for (const secret of ['', 'short']) {
+      const w = await worker(box.sb, 'codeapi', DECLARED, undefined, { WORKER_AUTH_SECRET: secret });
+      try {
+        const requestsBefore = await sandboxRequests(box.sb);
+        for (const [method, path, body] of ROUTES) {
+          for (const authorization of [undefined, `Bearer ${await tokenFor(USER)}`]) {
+            const res = await api(w, path, { method, body, headers: authorization ? { authorization } : {} }, null);
+            const answer = await res.json();
+            assert.equal(res.status, 500, `${method} ${path}`);
+            assert.equal(answer.error.code, 'auth_not_configured');
+            assert.match(answer.error.message, /WORKER_AUTH_SECRET/);
+          }
+        }
+        assert.deepEqual(await sandboxRequests(box.sb), requestsBefore);
+      } finally {
+        await w.stop();
+      }
+    }
+    assert.ok(SECRET.length >= 32);
+  });
+});
