@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // Assembles the npm package from the optimised module and the hand-written files of src/js/:
 //
-//   node scripts/assemble-pkg.mjs <dir of code_session_gate_bg.wasm> <package dir to create>
+//   node scripts/assemble-pkg.mjs <dir of the two .wasm> <package dir to create>
 //
-// - the module must import nothing and export what src/js/engine.js needs;
+// - each module must import nothing and export what src/js/engine.js needs;
 // - the package.json template gets the crate's version from Cargo.toml;
 // - `files` of the template must list exactly the files produced (checked both ways).
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const NAME = 'code_session_gate';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,21 +24,23 @@ const fail = (msg) => {
 
 mkdirSync(outDir, { recursive: true });
 
-// 1. The module (already passed through wasm-opt). It imports nothing and needs no generated glue:
-// src/js/engine.js instantiates it and checks its exports.
+// 1. The two modules (already passed through wasm-opt). They import nothing and need no generated
+// glue: src/js/engine.js instantiates them and checks their exports (its CORE and SANDBOX lists).
+const MODULES = [`${NAME}_bg`, 'code_session_sandbox_bg'];
 {
-  const wasm = join(moduleDir, `${NAME}_bg.wasm`);
-  if (!existsSync(wasm)) fail(`missing ${NAME}_bg.wasm in ${moduleDir}`);
-  const module = new WebAssembly.Module(readFileSync(wasm));
-  const imports = WebAssembly.Module.imports(module);
-  if (imports.length > 0) fail(`the module imports ${imports.map((i) => `${i.module}.${i.name}`).join(', ')}; it must import nothing`);
-  const exported = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
-  const engine = readFileSync(join(root, 'src', 'js', 'engine.js'), 'utf8');
-  const wanted = JSON.parse(/const EXPORTS = (\[[^\]]*\]);/.exec(engine)?.[1].replaceAll("'", '"') ?? 'null');
-  if (!Array.isArray(wanted)) fail('src/js/engine.js has no EXPORTS list');
-  const absent = wanted.filter((n) => !exported.has(n));
-  if (absent.length > 0) fail(`the module lacks the exports src/js/engine.js needs: ${absent.join(', ')}`);
-  copyFileSync(wasm, join(outDir, `${NAME}_bg.wasm`));
+  const { CORE, SANDBOX } = await import(pathToFileURL(join(root, 'src', 'js', 'engine.js')).href);
+  for (const [name, kind] of [[MODULES[0], CORE], [MODULES[1], SANDBOX]]) {
+    const wasm = join(moduleDir, `${name}.wasm`);
+    if (!existsSync(wasm)) fail(`missing ${name}.wasm in ${moduleDir}`);
+    if (kind.file !== `${name}.wasm`) fail(`src/js/engine.js names ${kind.file} where the build makes ${name}.wasm`);
+    const module = new WebAssembly.Module(readFileSync(wasm));
+    const imports = WebAssembly.Module.imports(module);
+    if (imports.length > 0) fail(`${name}.wasm imports ${imports.map((i) => `${i.module}.${i.name}`).join(', ')}; it must import nothing`);
+    const exported = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
+    const absent = kind.exports.filter((n) => !exported.has(n));
+    if (absent.length > 0) fail(`${name}.wasm lacks the exports src/js/engine.js needs: ${absent.join(', ')}`);
+    copyFileSync(wasm, join(outDir, `${name}.wasm`));
+  }
 }
 
 // 3. The hand-written entries and their types, the package's README and the LICENSE.
@@ -49,13 +51,13 @@ for (const f of readdirSync(src)) {
 }
 copyFileSync(join(root, 'LICENSE'), join(outDir, 'LICENSE'));
 
-// 3b. The inline entry's module text: the optimised .wasm as base64, in a module of its own so that
-// only `code-session-gate/inline` pulls it in.
-{
-  const wasm = readFileSync(join(outDir, `${NAME}_bg.wasm`));
+// 3b. The inline entry's module texts: each optimised .wasm as base64, in a module of its own so that
+// only `code-session-gate/inline` pulls them in.
+for (const name of MODULES) {
+  const wasm = readFileSync(join(outDir, `${name}.wasm`));
   writeFileSync(
-    join(outDir, `${NAME}_bg.base64.js`),
-    `// ${NAME}_bg.wasm (${wasm.length} bytes) as base64, for code-session-gate/inline. Generated.\n` +
+    join(outDir, `${name}.base64.js`),
+    `// ${name}.wasm (${wasm.length} bytes) as base64, for code-session-gate/inline. Generated.\n` +
       `export default ${JSON.stringify(wasm.toString('base64'))};\n`,
   );
 }
@@ -87,7 +89,7 @@ copyFileSync(join(root, 'LICENSE'), join(outDir, 'LICENSE'));
   await bundle('slim', { entryPoints: [join(outDir, 'slim.js')] });
   await bundle('inline', { entryPoints: [join(outDir, 'inline.js')] });
   const toCts = (text) => text.replace(/(from\s+|import\()(['"])\.\/([\w.-]+)\.js\2/g, '$1$2./$3.cjs$2');
-  for (const f of ['api', 'slim', 'node', 'inline', `${NAME}_bg.wasm`]) {
+  for (const f of ['api', 'slim', 'node', 'inline', ...MODULES.map((m) => `${m}.wasm`)]) {
     writeFileSync(join(outDir, `${f}.d.cts`), toCts(readFileSync(join(outDir, `${f}.d.ts`), 'utf8')));
   }
 }

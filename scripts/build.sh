@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the npm package into pkg/ (generated only, git-ignored):
-#   1. cargo build --lib --release --target wasm32-unknown-unknown (registry source paths remapped)
+#   1. cargo build --release --target wasm32-unknown-unknown of the two module crates (crates/: the core
+#      module every host loads, the sandbox module loaded on demand; registry source paths remapped)
 #   2. wasm-opt -Oz --converge from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
 #   3. scripts/assemble-pkg.mjs: the module, the entries and types of src/js/ (their own loader,
 #      src/js/engine.js: the module imports nothing and needs no generated glue), package.json
@@ -14,7 +15,8 @@ set -euo pipefail
 cd "$ROOT"
 
 NAME=code_session_gate
-WASM_IN="target/wasm32-unknown-unknown/release/$NAME.wasm"
+# Each module: the cdylib's file, and the name it has in the package.
+MODULES=("code_session_gate_core_module:${NAME}_bg" "code_session_gate_sandbox_module:code_session_sandbox_bg")
 WASM_OPT="$ROOT/node_modules/.bin/wasm-opt"
 STAMP="target/pkg-build.stamp"
 force="${CSG_FORCE_BUILD:-0}"
@@ -25,7 +27,7 @@ force="${CSG_FORCE_BUILD:-0}"
 # Everything the package is made from (git-tracked or not), plus the tool versions.
 inputs_hash() {
   {
-    find src Cargo.toml Cargo.lock package-lock.json scripts/build.sh scripts/assemble-pkg.mjs \
+    find src crates Cargo.toml Cargo.lock package-lock.json scripts/build.sh scripts/assemble-pkg.mjs \
       scripts/lib.sh scripts/versions.sh -type f -print0 2>/dev/null \
       | LC_ALL=C sort -z | xargs -0 sha256sum
     rustc -V
@@ -36,8 +38,11 @@ pkg_hash() {
 }
 
 print_sizes() {
-  local wasm="pkg/${NAME}_bg.wasm"
-  note "pkg/${NAME}_bg.wasm: $(wc -c <"$wasm") bytes raw, $(gzip -9c "$wasm" | wc -c) bytes gzip -9"
+  local m wasm
+  for m in "${MODULES[@]}"; do
+    wasm="pkg/${m#*:}.wasm"
+    note "$wasm: $(wc -c <"$wasm") bytes raw, $(gzip -9c "$wasm" | wc -c) bytes gzip -9"
+  done
 }
 
 want="$(inputs_hash)"
@@ -59,8 +64,9 @@ else
   flags="$(IFS=$'\x1f' && printf '%s' "${user_flags[*]}")"
   flags="${flags:+$flags$'\x1f'}$remap"
 fi
-log "cargo build --lib --release --target wasm32-unknown-unknown"
-CARGO_ENCODED_RUSTFLAGS="$flags" cargo build --lib --release --target wasm32-unknown-unknown
+log "cargo build --release --target wasm32-unknown-unknown (crates/core-module, crates/sandbox-module)"
+CARGO_ENCODED_RUSTFLAGS="$flags" cargo build --release --target wasm32-unknown-unknown \
+  -p code-session-gate-core-module -p code-session-gate-sandbox-module
 
 mkdir -p target
 work="$(mktemp -d "$ROOT/target/pkg-build.XXXXXX")"
@@ -69,9 +75,12 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/out"
 # --converge repeats the passes until nothing changes: measured -0.2 KB raw, -1.4 KB gzip.
 log "wasm-opt -Oz --converge ($("$WASM_OPT" --version))"
-note "before: $(wc -c <"$WASM_IN") bytes"
-"$WASM_OPT" -Oz --converge --strip-debug --strip-producers --strip-target-features \
-  "$WASM_IN" -o "$work/out/${NAME}_bg.wasm"
+for m in "${MODULES[@]}"; do
+  wasm_in="target/wasm32-unknown-unknown/release/${m%%:*}.wasm"
+  note "${m#*:}.wasm before: $(wc -c <"$wasm_in") bytes"
+  "$WASM_OPT" -Oz --converge --strip-debug --strip-producers --strip-target-features \
+    "$wasm_in" -o "$work/out/${m#*:}.wasm"
+done
 
 log "assemble pkg/"
 node scripts/assemble-pkg.mjs "$work/out" "$work/pkg"

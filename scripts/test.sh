@@ -107,7 +107,7 @@ browser_conformance() {
 step setup scripts/setup.sh
 step build scripts/build.sh
 step fmt cargo fmt --all --check
-step clippy cargo clippy --all-targets -- -D warnings
+step clippy cargo clippy --workspace --all-targets -- -D warnings
 step cargo-test cargo test
 step wasm-node wasm_test --test node
 step wasm-chromium wasm_test_browser --test web

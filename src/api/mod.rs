@@ -87,6 +87,48 @@ pub const STATIC_OPS: [&str; 9] = [
     "diffSessions",
 ];
 
+/// The two wasm modules the package ships: the core (every gate operation, the narrowing and the
+/// planner: what every host loads) and the sandbox module (the exec wire, the sandbox dialects and the
+/// devtools page's explanations), loaded only by a host that uses them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Module {
+    /// `code_session_gate_bg.wasm`.
+    Core,
+    /// `code_session_sandbox_bg.wasm`.
+    Sandbox,
+}
+
+impl Module {
+    /// The module's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Module::Core => "core",
+            Module::Sandbox => "sandbox",
+        }
+    }
+}
+
+/// The static operations the sandbox module serves (every other one is the core's).
+pub const SANDBOX_OPS: [&str; 7] = [
+    "buildExecRequest",
+    "readExecResponse",
+    "buildSandboxRequest",
+    "readSandboxResponse",
+    "stripTrustedFields",
+    "explainInjectedFileRef",
+    "diffSessions",
+];
+
+/// The module that serves static operation `op` (`None` for an unknown number).
+pub fn served_by(op: u32) -> Option<Module> {
+    let name = STATIC_OPS.get(op as usize)?;
+    Some(if SANDBOX_OPS.contains(name) {
+        Module::Sandbox
+    } else {
+        Module::Core
+    })
+}
+
 /// A gate and what the gate remembers of the answers it gave (the file lists it wrote).
 #[derive(Debug)]
 pub struct GateSession {
@@ -173,11 +215,26 @@ fn host_texts<'b, 'a>(
     Ok(std::borrow::Cow::Owned(out))
 }
 
-/// Runs operation `op` of [`STATIC_OPS`] on its arguments.
+/// Runs operation `op` of [`STATIC_OPS`] on its arguments (in whichever module serves it: the Rust
+/// API has both).
 pub fn call_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
     let name = STATIC_OPS.get(op as usize).copied().unwrap_or("");
     let args = host_texts(args, name, static_params(op))?;
     static_ops::call(op, &args)
+}
+
+/// [`call_static`] of the core module: refuses the sandbox module's operations.
+pub fn call_core_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
+    let name = STATIC_OPS.get(op as usize).copied().unwrap_or("");
+    let args = host_texts(args, name, static_params(op))?;
+    static_ops::call_core(op, &args)
+}
+
+/// [`call_static`] of the sandbox module: refuses the core's operations.
+pub fn call_sandbox_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
+    let name = STATIC_OPS.get(op as usize).copied().unwrap_or("");
+    let args = host_texts(args, name, static_params(op))?;
+    static_ops::call_sandbox(op, &args)
 }
 
 /// The parameter names of gate operation `op` (empty for an unknown one).
@@ -218,18 +275,20 @@ pub fn split_args<'a>(bytes: &'a [u8], lens: &[u32]) -> GateResult<Vec<Option<&'
     Ok(out)
 }
 
-/// What the JavaScript layer reads once: the operation tables (with each operation's parameter names,
+/// What the JavaScript layer reads once: which module this is (`"core"`), the operation tables (with each operation's parameter names,
 /// which root the paths of refusals, and the operations that write the session map), `CODE_EXECUTION_TOOLS`,
 /// `CODE_ENV_KINDS`, the verdict bits, the nesting limit and the [`HOST_TEXT`] mark.
 pub fn constants() -> String {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Constants {
+        module: &'static str,
         gate_ops: &'static [&'static str],
         gate_params: &'static [&'static [&'static str]],
         gate_writes: &'static [&'static str],
         static_ops: &'static [&'static str],
         static_params: &'static [&'static [&'static str]],
+        sandbox_ops: &'static [&'static str],
         new_params: &'static [&'static str],
         code_execution_tools: &'static [&'static str],
         code_env_kinds: &'static [&'static str],
@@ -240,11 +299,13 @@ pub fn constants() -> String {
         limits: &'static [(&'static str, usize)],
     }
     json::to_text(&Constants {
+        module: Module::Core.name(),
         gate_ops: &GATE_OPS,
         gate_params: &gate_ops::PARAMS,
         gate_writes: &GATE_WRITES,
         static_ops: &STATIC_OPS,
         static_params: &static_ops::PARAMS,
+        sandbox_ops: &SANDBOX_OPS,
         new_params: &NEW_PARAMS,
         code_execution_tools: &CODE_EXECUTION_TOOLS,
         code_env_kinds: &CODE_ENV_KINDS,
@@ -253,6 +314,24 @@ pub fn constants() -> String {
         host_text: HOST_TEXT,
         trusted_fields: &TRUSTED_FIELDS,
         limits: &limits::LIMITS,
+    })
+}
+
+/// What the sandbox module says of itself: which module it is (`"sandbox"`), the static operations (the numbering it shares with the
+/// core module, which the JavaScript layer checks before it uses a sandbox module) and the ones it
+/// serves.
+pub fn sandbox_constants() -> String {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Constants {
+        module: &'static str,
+        static_ops: &'static [&'static str],
+        sandbox_ops: &'static [&'static str],
+    }
+    json::to_text(&Constants {
+        module: Module::Sandbox.name(),
+        static_ops: &STATIC_OPS,
+        sandbox_ops: &SANDBOX_OPS,
     })
 }
 

@@ -31,16 +31,39 @@ pub const PARAMS: [&[&str]; 9] = [
     &["before", "after"],
 ];
 
-/// Runs static operation `op` (its place in [`super::STATIC_OPS`]).
-pub fn call(op: u32, args: &[Option<&str>]) -> GateResult<String> {
+/// The parameters of static operation `op` as [`Params`], or the refusal of an unknown number.
+fn params<'a>(op: u32, args: &'a [Option<&'a str>]) -> GateResult<Params<'a>> {
     let names = PARAMS
         .get(op as usize)
         .copied()
         .ok_or_else(|| unknown_op(op))?;
-    let p = Params::new(args, names);
+    Ok(Params::new(args, names))
+}
+
+/// Runs static operation `op` (its place in [`super::STATIC_OPS`]), in whichever module serves it.
+pub fn call(op: u32, args: &[Option<&str>]) -> GateResult<String> {
+    match super::served_by(op) {
+        Some(super::Module::Sandbox) => call_sandbox(op, args),
+        _ => call_core(op, args),
+    }
+}
+
+/// Runs static operation `op` if the core module serves it: the narrowing and the request planner
+/// (which the event batches use anyway).
+pub fn call_core(op: u32, args: &[Option<&str>]) -> GateResult<String> {
+    let p = params(op, args)?;
     match op {
         0 => narrow(&p),
         1 => plan(&p),
+        _ => Err(elsewhere(op, super::Module::Core)),
+    }
+}
+
+/// Runs static operation `op` if the sandbox module serves it: the exec wire, the sandbox dialects and
+/// the explanations of the devtools page.
+pub fn call_sandbox(op: u32, args: &[Option<&str>]) -> GateResult<String> {
+    let p = params(op, args)?;
+    match op {
         2 => exec_request(&p),
         3 => exec_response(&p),
         4 => sandbox_request(&p),
@@ -48,8 +71,20 @@ pub fn call(op: u32, args: &[Option<&str>]) -> GateResult<String> {
         6 => strip_model_args(&p),
         7 => explain_narrowing(&p),
         8 => diff_sessions(&p),
-        _ => Err(unknown_op(op)),
+        _ => Err(elsewhere(op, super::Module::Sandbox)),
     }
+}
+
+/// The refusal of operation `op` asked of a module that does not serve it.
+fn elsewhere(op: u32, module: super::Module) -> GateError {
+    let name = super::STATIC_OPS.get(op as usize).copied().unwrap_or("");
+    GateError::general(
+        ErrorCode::InvalidValue,
+        format!(
+            "operation {op} ({name}) is not served by the {} module",
+            module.name()
+        ),
+    )
 }
 
 /// `toInjectedFileRef(file, execSessionId)`.

@@ -851,8 +851,9 @@ export interface GateLimits {
 }
 
 /**
- * The bytes of the module's linear memory: for hosts that watch a long-lived instance (it grows in 64 KiB
- * pages as gates hold more and never shrinks; bounded partitions keep it flat).
+ * The bytes of the modules' linear memories (the core's, plus the sandbox module's once loaded): for
+ * hosts that watch a long-lived instance (it grows in 64 KiB pages as gates hold more and never
+ * shrinks; bounded partitions keep it flat).
  */
 export declare function memoryBytes(): number;
 
@@ -891,3 +892,18 @@ export declare function initSync(options: { module: SyncInitInput }): void;
 
 /** Instantiates the module (from a `Module`, bytes, a URL or a `Response`); a no-op once done. */
 export default function init(options: { module_or_path: InitInput | Promise<InitInput> }): Promise<void>;
+
+/**
+ * Instantiates the sandbox module (`code_session_sandbox_bg.wasm`: the exec wire, the sandbox dialects,
+ * `explainInjectedFileRef`, `diffSessions`) synchronously from a `WebAssembly.Module` or its bytes; a
+ * no-op once loaded. The Node, Bun, inline and workerd entries load it by themselves on first use.
+ */
+export declare function initSandboxSync(options: { module: SyncInitInput }): void;
+
+/**
+ * Instantiates the sandbox module from `options.module_or_path` (a `Module`, bytes, a URL or a
+ * `Response`), or, without options, from where the entry knows it (the browser entry fetches it from
+ * beside itself); a no-op once loaded. Until then, in browsers and with the slim entry, the sandbox
+ * functions throw code "not_initialized".
+ */
+export declare function initSandbox(options?: { module_or_path: InitInput | Promise<InitInput> }): Promise<void>;

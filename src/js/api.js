@@ -1,5 +1,8 @@
-// The package's API: the `Gate` class and the functions hosts call, over the wasm module's exported
-// functions (`csg_new`, `csg_call`, `csg_static`, ...; see src/bindings/), instantiated by engine.js.
+// The package's API: the `Gate` class and the functions hosts call, over the exported functions
+// (`csg_new`, `csg_call`, `csg_static`, ...; see src/bindings/) of the package's two modules: the core
+// (gates, narrowing, planner), instantiated by `init` / `initSync` or an entry at import, and the
+// sandbox module (exec wire, sandbox dialects, explanations), instantiated on first use where an entry
+// can load it synchronously (`sandboxSource`) and by `initSandbox` / `initSandboxSync` elsewhere.
 //
 // This layer converts and caches; it decides nothing. Each argument crosses as JSON text that this layer
 // writes as it reads the host's values, each exactly once (so a getter or Proxy trap cannot have one
@@ -11,19 +14,17 @@
 // call whose partition was not written since is answered without entering the wasm. File lists and
 // contexts are frozen, built once per partition state and shared; a new list reuses the objects of the
 // refs it has in common with one already built.
-import { instantiate, instantiateSync, sourceOf } from './engine.js';
+import { CORE, Channel, SANDBOX, instantiate, instantiateSync, sandboxSource, sourceOf } from './engine.js';
 import { ERROR_NAME, createGuard, packageError } from './guard.js';
 
 let ready = false;
 const guard = createGuard(() => ready);
 const live = guard.live;
 
-/**
- * The current instance's exports, each call into Rust guarded (a trap poisons the guard); `output` only
- * reads an address.
- */
-let raw;
-
+/** The core module's instance (see engine.js `Channel`). */
+let core;
+/** The sandbox module's instance, once loaded. */
+let sandbox;
 /** What the module says of itself once: operation numbers and constants (see src/api/mod.rs). */
 let C;
 /** Gate operation numbers by name. */
@@ -35,38 +36,112 @@ let SOP;
 /** The module's input limits by name (`maxInputBytes`, `maxArrayItems`, `maxCallsPerBatch`). */
 let LIMIT;
 
-/** The instance's linear memory (read by `memoryBytes()`; the raw exports stay in here). */
-let memory;
-
-const decoder = new TextDecoder();
-
-/** The answer of the last call, `len` bytes long, as text. */
-function output(len) {
-  return decoder.decode(new Uint8Array(memory.buffer, raw.output() >>> 0, len >>> 0));
-}
-
-/** @param {import('./engine.js').Engine} x */
+/** @param {import('./engine.js').Engine} x the core module's new instance */
 function loaded(x) {
-  raw = {
-    input: guard.wrap(x.csg_input, 'input'),
-    output: x.csg_output,
-    create: guard.wrap(x.csg_new, 'new Gate'),
-    call: guard.wrap(x.csg_call, 'Gate'),
-    callStatic: guard.wrap(x.csg_static, 'callStatic'),
-    free: guard.wrap(x.csg_free, 'Gate.free'),
-  };
+  core = new Channel(x, guard.wrap);
   ready = true;
-  memory = x.memory;
-  // A new instance has its own input buffer.
-  input = null;
-  inputCap = 0;
   if (C === undefined) {
-    C = JSON.parse(output(guard.wrap(x.csg_constants, 'constants')()));
+    const said = JSON.parse(core.read(core.constants()));
+    if (said.module !== 'core') {
+      // Nothing is kept of a module that is not the core (the sandbox module, or another one).
+      core = undefined;
+      ready = false;
+      guard.reset();
+      throw packageError('not_wasm', `code-session-gate: the module given is not the ${CORE.file} (it says it is the ${said.module ?? 'unknown'} module)`);
+    }
+    C = said;
     OP = Object.fromEntries(C.gateOps.map((n, i) => [n, i]));
     WRITES = new Set(C.gateWrites);
     SOP = Object.fromEntries(C.staticOps.map((n, i) => [n, i]));
+    SANDBOX_OPS = new Set(C.sandboxOps);
     LIMIT = Object.freeze({ maxInputBytes: Infinity, maxArrayItems: Infinity, ...Object.fromEntries(C.limits ?? []) });
   }
+}
+
+/** The static operations the sandbox module serves (the core module's list). */
+let SANDBOX_OPS;
+
+/**
+ * Takes `x` as the sandbox module's instance, after checking that it numbers the operations as the
+ * core module does (a module of another package version is refused).
+ * @param {import('./engine.js').Engine} x
+ */
+function sandboxLoaded(x) {
+  const channel = new Channel(x, guard.wrap);
+  const said = JSON.parse(channel.read(channel.constants()));
+  if (said.module !== 'sandbox') {
+    throw packageError(
+      'not_wasm',
+      `code-session-gate: the module given is not the ${SANDBOX.file} (it says it is the ${said.module ?? 'unknown'} module)`,
+    );
+  }
+  if (JSON.stringify(said.staticOps) !== JSON.stringify(C.staticOps)) {
+    throw packageError(
+      'not_wasm',
+      `code-session-gate: the ${SANDBOX.file} given is of another version than the ${CORE.file} in use ` +
+        '(their operations differ): pass the one of the same package version',
+    );
+  }
+  sandbox = channel;
+  sandboxSource.loaded = true;
+}
+
+/**
+ * The sandbox module's instance for a call of `what`: loaded now where the entry can load it
+ * synchronously (Node, Bun, the inline entry, workerd), or the typed "not_initialized" error that
+ * names the fix.
+ * @param {string} what
+ */
+function sandboxFor(what) {
+  if (sandbox !== undefined) return sandbox;
+  const load = sandboxSource.sync;
+  if (load === undefined) {
+    throw packageError(
+      'not_initialized',
+      `code-session-gate: ${what}() runs in the sandbox module (${SANDBOX.file}), which is not loaded yet: ` +
+        'await initSandbox() once first (the slim entry: initSandbox({ module_or_path }) or ' +
+        'initSandboxSync({ module }); the default entry loads it in init() unless told { sandbox: false })' +
+        (sandboxSource.failure === undefined ? '' : `; loading it failed: ${describe(sandboxSource.failure)}`),
+      sandboxSource.failure,
+    );
+  }
+  sandboxLoaded(instantiateSync(load(), SANDBOX));
+  return sandbox;
+}
+
+/**
+ * Instantiates the sandbox module synchronously from `options.module` (a `WebAssembly.Module` or the
+ * bytes of `code_session_sandbox_bg.wasm`); a no-op once it is loaded. The core module must be
+ * initialised first.
+ */
+export function initSandboxSync(options) {
+  if (!live.open) guard.check('initSandboxSync');
+  if (sandbox !== undefined) return;
+  sandboxLoaded(instantiateSync(sourceOf(options, 'module'), SANDBOX));
+}
+
+/**
+ * Instantiates the sandbox module (a no-op once it is loaded): from `options.module_or_path` (a
+ * `WebAssembly.Module`, bytes, URL, path or `Response`), or where the entry knows it (the browser
+ * entry fetches it from beside itself). The core module must be initialised first.
+ */
+export async function initSandbox(options) {
+  if (!live.open) guard.check('initSandbox');
+  if (sandbox !== undefined) return;
+  let source;
+  if (options !== undefined) source = sourceOf(options, 'module_or_path');
+  else if (sandboxSource.sync !== undefined) source = sandboxSource.sync();
+  else if (sandboxSource.fetch !== undefined) source = await sandboxSource.fetch();
+  else {
+    throw packageError(
+      'missing_field',
+      `code-session-gate: initSandbox() needs { module_or_path } (the ${SANDBOX.file}: a WebAssembly.Module, bytes, URL or Response) with this entry`,
+      undefined,
+      'options',
+    );
+  }
+  const x = await instantiate(source, SANDBOX);
+  if (sandbox === undefined) sandboxLoaded(x);
 }
 
 /**
@@ -75,13 +150,13 @@ function loaded(x) {
  */
 export function initSync(options) {
   if (ready) return;
-  loaded(instantiateSync(sourceOf(options, 'module')));
+  loaded(instantiateSync(sourceOf(options, 'module'), CORE));
 }
 
 /** Instantiates the module (a no-op once done); resolves to nothing (see `initSync`). */
 export default async function init(options) {
   if (ready) return;
-  const x = await instantiate(sourceOf(options, 'module_or_path'));
+  const x = await instantiate(sourceOf(options, 'module_or_path'), CORE);
   // Concurrent first calls: the first to finish is the instance.
   if (!ready) loaded(x);
 }
@@ -540,8 +615,6 @@ function optionsText(name, value, known) {
   return rooted(name, () => writeObject(value, 0, known));
 }
 
-const encoder = new TextEncoder();
-
 /**
  * The arguments' JSON texts ('' for `undefined`), written as their values are read, and their length
  * together in UTF-16 units, refused above `maxInputBytes` (units are at most the bytes; the module
@@ -571,95 +644,28 @@ function textsOf(names, values) {
 }
 
 /**
- * Writes `texts` as UTF-8 one after the other into `into` (room for three bytes per unit) and tells
- * `setLength(i, bytes)` each text's byte length; returns the bytes written. One encoding of all texts;
- * when it wrote one byte per unit (ASCII, the common case) each text's byte length is its length,
- * otherwise each text is encoded on its own to learn its length.
+ * Parses the answer of a call to `channel`, `len` bytes long (an empty text is `undefined`), throwing
+ * a refusal.
  */
-function encodeTexts(texts, into, setLength) {
-  const joined = texts.length === 1 ? texts[0] : texts.join('');
-  const { written } = encoder.encodeInto(joined, into);
-  if (written === joined.length) {
-    for (let i = 0; i < texts.length; i++) setLength(i, texts[i].length);
-    return written;
-  }
-  let at = 0;
-  for (let i = 0; i < texts.length; i++) {
-    if (texts[i] === '') {
-      setLength(i, 0);
-      continue;
-    }
-    const r = encoder.encodeInto(texts[i], into.subarray(at));
-    setLength(i, r.written);
-    at += r.written;
-  }
-  return at;
-}
-
-/** The module's input buffer (`csg_input`) as a view, its capacity, and where it starts. */
-let input = null;
-let inputCap = 0;
-let inputAt = 0;
-/** Calls whose input exceeds this make the module release its buffer afterwards (as it does). */
-const KEEP_INPUT = 1 << 20;
-
-/**
- * The arguments `[name, value]` written straight into the module's input buffer, as
- * the module reads them: each text's UTF-8 byte length (a little-endian u32), then the texts.
- * Returns the number of bytes written. `texts` and `total` are what `textsOf` made of the arguments.
- */
-function encodeInput(texts, total) {
-  const n = texts.length;
-  // UTF-8 takes at most three bytes per UTF-16 unit.
-  const need = n * 4 + total * 3;
-  if (need > inputCap) {
-    inputAt = raw.input(need) >>> 0;
-    inputCap = need;
-    input = null;
-  }
-  // The memory's buffer is replaced whenever the memory grows.
-  if (input === null || input.buffer !== memory.buffer) input = new Uint8Array(memory.buffer, inputAt, inputCap);
-  return n * 4 + encodeTexts(texts, input.subarray(n * 4), putLength);
-}
-
-/** Argument `i`'s byte length, little-endian, at the head of the input buffer. */
-function putLength(i, len) {
-  const at = i * 4;
-  input[at] = len & 255;
-  input[at + 1] = (len >>> 8) & 255;
-  input[at + 2] = (len >>> 16) & 255;
-  input[at + 3] = len >>> 24;
-}
-
-/** After a call that used `used` bytes of the input buffer: the module released a large one. */
-function inputUsed(used) {
-  if (used > KEEP_INPUT) {
-    input = null;
-    inputCap = 0;
-  }
-}
-
-/** Parses the answer of a call, `len` bytes long (an empty text is `undefined`), throwing a refusal. */
-function answer(len) {
+function answer(channel, len) {
   if (len === 0) return undefined;
-  const text = output(len);
+  const text = channel.read(len);
   if (text.charCodeAt(0) === 1) throw refusal(text.slice(1));
   return JSON.parse(text);
 }
 
-/** Writes the arguments (`values`, of parameters `names`) into the input buffer; the bytes used. */
-function argumentsOf(names, values) {
-  const [texts, total] = textsOf(names, values);
-  return encodeInput(texts, total);
-}
-
-/** Runs static operation `name` on its arguments, in the order of its parameters. */
+/**
+ * Runs static operation `name` on its arguments, in the order of its parameters, in the module that
+ * serves it.
+ */
 function callStaticOp(name, values) {
   const op = SOP[name];
-  const used = argumentsOf(C.staticParams[op], values);
-  const len = raw.callStatic(op, values.length, used);
-  inputUsed(used);
-  return answer(len);
+  const [texts, total] = textsOf(C.staticParams[op], values);
+  const channel = SANDBOX_OPS.has(name) ? sandboxFor(name) : core;
+  const used = channel.write(texts, total);
+  const len = channel.callStatic(op, values.length, used);
+  channel.released(used);
+  return answer(channel, len);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -798,7 +804,7 @@ let epoch = 0;
 const finalizer =
   typeof FinalizationRegistry === 'function'
     ? new FinalizationRegistry((/** @type {{ handle: number, epoch: number }} */ held) => {
-        if (held.epoch === epoch && ready && !guard.poisoned) raw.free(held.handle);
+        if (held.epoch === epoch && ready && !guard.poisoned) core.free(held.handle);
       })
     : undefined;
 
@@ -847,10 +853,11 @@ export class Gate {
    */
   constructor(config) {
     if (!live.open) guard.check('new Gate');
-    const used = argumentsOf(C.newParams, [config]);
-    const len = raw.create(1, used);
-    inputUsed(used);
-    const [handle, info] = answer(len);
+    const [texts, total] = textsOf(C.newParams, [config]);
+    const used = core.write(texts, total);
+    const len = core.create(1, used);
+    core.released(used);
+    const [handle, info] = answer(core, len);
     this.#handle = handle;
     finalizer?.register(this, { handle, epoch }, this);
     this.#profile = info.profile;
@@ -870,11 +877,11 @@ export class Gate {
     // Reading the arguments ran the host's getters, which may have freed this gate or replaced the
     // instance: nothing is entered for a gate that is gone.
     this.#live(op);
-    const used = encodeInput(texts, total);
+    const used = core.write(texts, total);
     if (WRITES.has(op)) this.#version++;
-    const len = raw.call(this.#handle, n, values.length, used);
-    inputUsed(used);
-    return answer(len);
+    const len = core.call(this.#handle, n, values.length, used);
+    core.released(used);
+    return answer(core, len);
   }
 
   /** Refuses a call on a gate that was freed or whose instance `recover()` replaced. */
@@ -1225,7 +1232,7 @@ export class Gate {
     this.#answers.clear();
     this.#verdicts = new Map();
     finalizer?.unregister(this);
-    raw.free(this.#handle);
+    core.free(this.#handle);
   }
 
   [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
@@ -1332,20 +1339,24 @@ export function stripTrustedFields(modelArgs) {
  */
 export function recover(options) {
   if (!guard.poisoned) return false;
-  const x = instantiateSync(sourceOf(options, 'module'));
+  const x = instantiateSync(sourceOf(options, 'module'), CORE);
   epoch += 1;
   guard.reset();
   loaded(x);
+  // The sandbox module is loaded afresh on its next use (or by initSandbox where it must be).
+  sandbox = undefined;
+  sandboxSource.loaded = false;
   return true;
 }
 
 /**
- * The bytes of the module's linear memory: for hosts that watch a long-lived instance (it grows in
- * 64 KiB pages as gates hold more, and never shrinks; bounded partitions keep it flat).
+ * The bytes of the modules' linear memories (the core's, and the sandbox module's once loaded): for
+ * hosts that watch a long-lived instance (it grows in 64 KiB pages as gates hold more, and never
+ * shrinks; bounded partitions keep it flat).
  */
 export function memoryBytes() {
   if (!live.open) guard.check('memoryBytes');
-  return memory.buffer.byteLength;
+  return core.memory.buffer.byteLength + (sandbox === undefined ? 0 : sandbox.memory.buffer.byteLength);
 }
 
 /**

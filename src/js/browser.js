@@ -8,8 +8,11 @@
 //   await init();   // once; later calls are no-ops
 //
 // CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are live bindings: `undefined` until `init()` resolves (or
-// `initSync()` returns), then frozen arrays read from the wasm.
-import initSlim, { CODE_EXECUTION_TOOLS, recover as recoverWith } from './slim.js';
+// `initSync()` returns), then frozen arrays read from the wasm. The exec wire, the sandbox dialects and
+// the explanations run in a second module, `code_session_sandbox_bg.wasm`, which a page that only
+// gates never fetches: `await initSandbox()` fetches it from beside this file.
+import initSlim, { CODE_EXECUTION_TOOLS, initSandbox as initSandboxSlim, recover as recoverWith } from './slim.js';
+import { sandboxSource } from './engine.js';
 import { INLINE_FIX, WASM_NAME, noWasmUrl, packageError } from './guard.js';
 
 export * from './slim.js';
@@ -40,16 +43,69 @@ const defaultUrl = () => {
 const fetchDefault = async () => fetchModule(defaultUrl());
 
 /**
- * Instantiates the module: by default from `code_session_gate_bg.wasm` beside this file. Resolves to
- * nothing. When the default fetch brings back something that is not the module (an HTML page, a 404
- * body), it fails with a `CodeSessionGateError` (code "wasm_not_found" or "not_wasm") that names the URL,
- * what came back, and the fix for common bundlers; so it does (code "wasm_not_found") when the URL
- * beside this file cannot be formed (`import.meta.url` emptied by a bundle format).
+ * The sandbox module beside this file, for `initSandbox()`: its URL is formed as the core's is (a
+ * plain string literal, which bundlers emit as an asset), and fetched and checked the same way.
+ */
+sandboxSource.fetch = async () => {
+  let url;
+  try {
+    url = new URL('./code_session_sandbox_bg.wasm', import.meta.url);
+  } catch (e) {
+    throw packageError(
+      'wasm_not_found',
+      noWasmUrl(e) + INLINE_FIX + ' or pass the module yourself with initSandbox({ module_or_path }).',
+      e,
+    );
+  }
+  return fetchModule(url);
+};
+
+/**
+ * Instantiates the modules: by default `code_session_gate_bg.wasm` and, fetched at the same time,
+ * `code_session_sandbox_bg.wasm` beside this file; with `{ sandbox: false }`, the core alone (a page
+ * that only gates never fetches the second; `initSandbox()` loads it later). Resolves to nothing.
+ * When the core's fetch brings back something that is not the module (an HTML page, a 404 body), it
+ * fails with a `CodeSessionGateError` (code "wasm_not_found" or "not_wasm") that names the URL, what
+ * came back, and the fix for common bundlers; so it does (code "wasm_not_found") when the URL beside
+ * this file cannot be formed (`import.meta.url` emptied by a bundle format). The sandbox module's
+ * failure does not fail `init()`: the gate works, and the sandbox functions throw "not_initialized"
+ * with the reason until `initSandbox()` succeeds. With `{ module_or_path }`, the core comes from there
+ * and nothing is fetched (`initSandbox({ module_or_path })` loads the sandbox module the same way).
+ * @param {{ module_or_path?: any, sandbox?: boolean }} [options]
+ * @returns {Promise<void>}
+ */
+export default async function init(options) {
+  const plain = options !== null && typeof options === 'object' && Object.getPrototypeOf(options) === Object.prototype;
+  if (options !== undefined && !(plain && !('module_or_path' in options))) return initSlim(options);
+  const core = initCore();
+  // Fetched beside the core; its failure is kept for the sandbox functions' error, not thrown here.
+  const sandbox = !(plain && options.sandbox === false) && initSandbox().catch((e) => {
+    sandboxSource.failure = e;
+  });
+  await core;
+  if (sandbox) await sandbox;
+}
+
+/**
+ * Instantiates the sandbox module (a no-op once loaded): from `options.module_or_path`, or by default
+ * `code_session_sandbox_bg.wasm` fetched from beside this file (checked as the core's fetch is). Waits
+ * for the core module when its `init()` is still running.
  * @param {{ module_or_path: any }} [options]
  * @returns {Promise<void>}
  */
-export default function init(options) {
-  if (options !== undefined) return initSlim(options);
+export async function initSandbox(options) {
+  if (sandboxSource.loaded) return;
+  const source = options === undefined ? sandboxSource.fetch?.() : undefined;
+  // Observed below; a rejection while the core is still on its way is not an unhandled one.
+  source?.catch(() => {});
+  // Fetched while the core is still on its way; instantiated once the core is ready.
+  if (pending !== undefined) await pending;
+  await initSandboxSlim(options ?? { module_or_path: source });
+  sandboxSource.failure = undefined;
+}
+
+/** The core module from beside this file. */
+function initCore() {
   // Once initialised (CODE_EXECUTION_TOOLS is set then), nothing is fetched again; concurrent first
   // calls share one fetch, and a failed one may be retried.
   if (CODE_EXECUTION_TOOLS !== undefined) return Promise.resolve();

@@ -1,10 +1,23 @@
-// The module's loader: instantiates a code-session-gate module (it imports nothing, so the import
-// object is empty) and checks that it is one, by its exports (see src/bindings/). No generated glue:
-// a new instance is all that `recover()` needs.
+// The modules' loader and channel: instantiates one of the package's two modules (they import
+// nothing, so the import object is empty), checks by its exports that it is the one expected (see
+// src/bindings/), and moves the arguments and answers of its calls through its memory. No generated
+// glue: a new instance is all that `recover()` needs.
 import { packageError } from './guard.js';
 
-/** What a module must export to be ours (src/bindings/exports.rs). */
-const EXPORTS = ['memory', 'csg_input', 'csg_output', 'csg_new', 'csg_call', 'csg_static', 'csg_free', 'csg_constants'];
+/**
+ * Where the sandbox module comes from when no caller passed it, set by the entry that knows: `sync`
+ * returns a compiled module or its bytes (Node, Bun, the inline entry, workerd), `fetch` resolves to
+ * something `instantiate` takes (the browser entry); `failure` is why the entry's own attempt to load
+ * it failed, for the error of the calls that need it; `loaded` says whether it is (set by api.js).
+ * @type {{ sync?: () => unknown, fetch?: () => Promise<unknown>, failure?: unknown, loaded?: boolean }}
+ */
+export const sandboxSource = {};
+
+/** What each module must export (src/bindings/exports.rs, `export_module!`). */
+const COMMON = ['memory', 'csg_input', 'csg_output', 'csg_static', 'csg_constants'];
+/** The two modules: their files in the package and their exports. */
+export const CORE = { file: 'code_session_gate_bg.wasm', exports: [...COMMON, 'csg_new', 'csg_call', 'csg_free'] };
+export const SANDBOX = { file: 'code_session_sandbox_bg.wasm', exports: COMMON };
 
 const toStringTag = (v) => Object.prototype.toString.call(v);
 
@@ -44,45 +57,48 @@ const notASource = (v, key, accepted) =>
   );
 
 /**
- * The raw exports of a new instance of `module`, checked.
+ * The raw exports of a new instance, checked to be those of module `kind`.
  * @param {WebAssembly.Instance} instance
+ * @param {Kind} kind
  * @returns {Engine}
  */
-function engineOf(instance) {
+function engineOf(instance, kind) {
   const x = /** @type {Record<string, any>} */ (instance.exports);
-  const missing = EXPORTS.filter((n) => x[n] === undefined);
+  const missing = kind.exports.filter((n) => x[n] === undefined);
   if (missing.length > 0) {
     throw packageError(
       'not_wasm',
-      `code-session-gate: the WebAssembly module given is not this package's module (it has no ${missing.join(', ')}): ` +
-        'pass the code_session_gate_bg.wasm of the same package version',
+      `code-session-gate: the WebAssembly module given is not this package's ${kind.file} (it has no ${missing.join(', ')}): ` +
+        `pass the ${kind.file} of the same package version`,
     );
   }
   return /** @type {Engine} */ (x);
 }
 
 /**
- * A new instance, made synchronously from a compiled module or the `.wasm` bytes.
+ * A new instance of module `kind`, made synchronously from a compiled module or the `.wasm` bytes.
  * @param {unknown} source
- * @param {'module' | 'module_or_path'} [key]
+ * @param {Kind} kind
+ * @param {string} [key] what the source is called in refusals
  * @returns {Engine}
  */
-export function instantiateSync(source, key = 'module') {
-  if (isModule(source)) return engineOf(new WebAssembly.Instance(/** @type {WebAssembly.Module} */ (source), {}));
+export function instantiateSync(source, kind, key = 'module') {
+  if (isModule(source)) return engineOf(new WebAssembly.Instance(/** @type {WebAssembly.Module} */ (source), {}), kind);
   if (isBytes(source)) {
     const module = new WebAssembly.Module(/** @type {BufferSource} */ (source));
-    return engineOf(new WebAssembly.Instance(module, {}));
+    return engineOf(new WebAssembly.Instance(module, {}), kind);
   }
   throw notASource(source, key, 'a WebAssembly.Module or the bytes of the .wasm');
 }
 
 /**
- * A new instance from a compiled module, the `.wasm` bytes, a URL or path to fetch, a `Response` (or a
- * promise of any of them).
+ * A new instance of module `kind` from a compiled module, the `.wasm` bytes, a URL or path to fetch, a
+ * `Response` (or a promise of any of them).
  * @param {unknown} source
+ * @param {Kind} kind
  * @returns {Promise<Engine>}
  */
-export async function instantiate(source) {
+export async function instantiate(source, kind) {
   let s = await source;
   if (typeof s === 'string' || s instanceof URL || (typeof Request === 'function' && s instanceof Request)) {
     s = await fetch(/** @type {RequestInfo | URL} */ (s));
@@ -90,17 +106,130 @@ export async function instantiate(source) {
   if (typeof Response === 'function' && s instanceof Response) {
     const wasmType = (s.headers.get('content-type') ?? '').split(';')[0].trim() === 'application/wasm';
     if (wasmType && typeof WebAssembly.instantiateStreaming === 'function') {
-      return engineOf((await WebAssembly.instantiateStreaming(s, {})).instance);
+      return engineOf((await WebAssembly.instantiateStreaming(s, {})).instance, kind);
     }
     s = await s.arrayBuffer();
   }
-  if (isModule(s)) return engineOf(await WebAssembly.instantiate(/** @type {WebAssembly.Module} */ (s), {}));
-  if (isBytes(s)) return engineOf((await WebAssembly.instantiate(/** @type {BufferSource} */ (s), {})).instance);
+  if (isModule(s)) return engineOf(await WebAssembly.instantiate(/** @type {WebAssembly.Module} */ (s), {}), kind);
+  if (isBytes(s)) return engineOf((await WebAssembly.instantiate(/** @type {BufferSource} */ (s), {})).instance, kind);
   throw notASource(s, 'module_or_path', 'a WebAssembly.Module, the bytes of the .wasm, a URL, a path or a Response');
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Calls whose input exceeds this make the module release its buffer afterwards (as it does). */
+const KEEP_INPUT = 1 << 20;
+
 /**
- * The raw exports of one instance (src/bindings/exports.rs); lengths and addresses are unsigned.
+ * One instance as the JavaScript layer talks to it: its exports (those that run Rust wrapped by the
+ * caller's guard, `wrap`), and its input buffer, written in place: each argument's UTF-8 byte length
+ * (a little-endian u32; 0 for `undefined`), then the texts one after the other.
+ */
+export class Channel {
+  /**
+   * @param {Engine} x
+   * @param {<F>(f: F, name: string) => F} wrap
+   */
+  constructor(x, wrap) {
+    this.memory = x.memory;
+    this.input = wrap(x.csg_input, 'input');
+    this.outputAt = x.csg_output;
+    this.callStatic = wrap(x.csg_static, 'callStatic');
+    this.constants = wrap(x.csg_constants, 'constants');
+    this.create = x.csg_new && wrap(x.csg_new, 'new Gate');
+    this.call = x.csg_call && wrap(x.csg_call, 'Gate');
+    this.free = x.csg_free && wrap(x.csg_free, 'Gate.free');
+    /** @type {Uint8Array | null} the input buffer as a view */
+    this.view = null;
+    this.cap = 0;
+    this.at = 0;
+  }
+
+  /**
+   * Writes `texts` (whose lengths add up to `total` UTF-16 units) into the input buffer; returns the
+   * number of bytes used.
+   * @param {string[]} texts
+   * @param {number} total
+   */
+  write(texts, total) {
+    const n = texts.length;
+    // UTF-8 takes at most three bytes per UTF-16 unit.
+    const need = n * 4 + total * 3;
+    if (need > this.cap) {
+      this.at = this.input(need) >>> 0;
+      this.cap = need;
+      this.view = null;
+    }
+    // The memory's buffer is replaced whenever the memory grows.
+    let view = this.view;
+    if (view === null || view.buffer !== this.memory.buffer) {
+      view = this.view = new Uint8Array(this.memory.buffer, this.at, this.cap);
+    }
+    return n * 4 + encodeTexts(texts, view, n * 4);
+  }
+
+  /** After a call that used `used` bytes of the input buffer: the module released a large one. */
+  released(/** @type {number} */ used) {
+    if (used > KEEP_INPUT) {
+      this.view = null;
+      this.cap = 0;
+    }
+  }
+
+  /** The answer of the last call, `len` bytes long, as text. */
+  read(/** @type {number} */ len) {
+    return decoder.decode(new Uint8Array(this.memory.buffer, this.outputAt() >>> 0, len >>> 0));
+  }
+}
+
+/** Argument `i`'s byte length, little-endian, at the head of the input buffer `view`. */
+function putLength(/** @type {Uint8Array} */ view, /** @type {number} */ i, /** @type {number} */ len) {
+  const at = i * 4;
+  view[at] = len & 255;
+  view[at + 1] = (len >>> 8) & 255;
+  view[at + 2] = (len >>> 16) & 255;
+  view[at + 3] = len >>> 24;
+}
+
+/**
+ * Writes `texts` as UTF-8 one after the other into `view` from `start` (room for three bytes per
+ * unit), each one's byte length at the head of `view`; returns the bytes written after `start`. One
+ * encoding of all texts; when it wrote one byte per unit (ASCII, the common case) each text's byte
+ * length is its length, otherwise each text is encoded on its own to learn its length.
+ * @param {string[]} texts
+ * @param {Uint8Array} view
+ * @param {number} start
+ */
+function encodeTexts(texts, view, start) {
+  const into = view.subarray(start);
+  const joined = texts.length === 1 ? texts[0] : texts.join('');
+  const { written } = encoder.encodeInto(joined, into);
+  if (written === joined.length) {
+    for (let i = 0; i < texts.length; i++) putLength(view, i, texts[i].length);
+    return written;
+  }
+  let at = 0;
+  for (let i = 0; i < texts.length; i++) {
+    if (texts[i] === '') {
+      putLength(view, i, 0);
+      continue;
+    }
+    const r = encoder.encodeInto(texts[i], into.subarray(at));
+    putLength(view, i, r.written);
+    at += r.written;
+  }
+  return at;
+}
+
+/**
+ * One of the two modules: its file in the package and the exports it must have.
+ * @typedef {{ file: string, exports: string[] }} Kind
+ */
+
+/**
+ * The raw exports of one instance (src/bindings/exports.rs); lengths and addresses are unsigned. The
+ * sandbox module has no gates (`csg_new`, `csg_call`, `csg_free`).
  * @typedef {{
  *   memory: WebAssembly.Memory,
  *   csg_input(len: number): number,

@@ -152,13 +152,13 @@ describe('browser entry: the .wasm fetch is checked', () => {
       globalThis.fetch = async (url) => { urls.push(String(url)); return answers[fetches++](); };
       const tries = [];
       for (let i = 0; i < 3; i++) {
-        try { await init(); tries.push('resolved'); }
+        try { await init({ sandbox: false }); tries.push('resolved'); }
         catch (e) { tries.push({ code: e.code, name: e.name, guard: isCodeSessionGateError(e), message: e.message }); }
       }
       let before = null;
       try { toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'); } catch (e) { before = e.code; }
-      const loaded = (await Promise.all([init(), init()])).map((v) => typeof v);
-      await init();
+      const loaded = (await Promise.all([init({ sandbox: false }), init({ sandbox: false })])).map((v) => typeof v);
+      await init({ sandbox: false });
       console.log(JSON.stringify({ tries, before, loaded, fetches, urls, ref: toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0') }));
     `,
     );
@@ -184,6 +184,74 @@ describe('browser entry: the .wasm fetch is checked', () => {
     assert.deepEqual(out.loaded, ['undefined', 'undefined']);
     assert.equal(out.fetches, 4);
     assert.deepEqual(out.ref, EXPECTED_REF);
+  });
+
+  test('init({ sandbox: false }): a page that only gates fetches the core module alone; a sandbox call names initSandbox(), which fetches the second', async () => {
+    const out = await nodeRun(
+      'browser-two-modules.mjs',
+      `
+      import { readFileSync } from 'node:fs';
+      import init, * as csg from './node_modules/${PKG_NAME}/browser.js';
+      const urls = [];
+      globalThis.fetch = async (url) => {
+        urls.push(String(url).replace(/^.*\\//, ''));
+        const file = ${JSON.stringify(PKG_DIR)} + '/' + String(url).replace(/^.*\\//, '');
+        return new Response(readFileSync(file), { headers: { 'content-type': 'application/wasm' } });
+      };
+      await init({ sandbox: false });
+      // Everything a gating host does: gates, contexts, folds, batches, narrowing, the planner.
+      const gate = new csg.Gate({ codeSessionToolNames: ['create_file'] });
+      gate.updateSession('execute_code', { session_id: 'e1', files: [{ id: 'f', name: 'a.py' }] }, { now: 1 });
+      const batch = gate.beginEventBatch([{ id: 'c1', name: 'bash_tool', args: {} }], { threadId: 't' });
+      gate.completeEventBatch(batch.id, { requests: batch.dispatch, results: [], now: 2 });
+      const context = gate.contextForCall('event', 'create_file', { threadId: 't' });
+      csg.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0');
+      csg.planToolRequests([{ id: 'c1', name: 'bash_tool', args: {} }], {});
+      const gated = [...urls];
+      let refused;
+      try { csg.stripTrustedFields({ session_id: 'x' }); } catch (e) { refused = { code: e.code, message: e.message }; }
+      await csg.initSandbox();
+      await csg.initSandbox();
+      const stripped = csg.stripTrustedFields({ session_id: 'x', code: '1' });
+      const explained = csg.explainInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0').file;
+      console.log(JSON.stringify({ gated, refused, urls, stripped, explained, files: gate.session('execute_code').files.length, context: typeof context }));
+    `,
+    );
+    assert.deepEqual(out.gated, ['code_session_gate_bg.wasm']);
+    assert.equal(out.files, 1);
+    assert.equal(out.refused.code, 'not_initialized');
+    assert.match(out.refused.message, /stripTrustedFields\(\) runs in the sandbox module \(code_session_sandbox_bg\.wasm\).*await initSandbox\(\)/);
+    assert.doesNotMatch(out.refused.message, /loading it failed/);
+    assert.deepEqual(out.urls, ['code_session_gate_bg.wasm', 'code_session_sandbox_bg.wasm']);
+    assert.deepEqual(out.stripped, { args: { code: '1' }, dropped: ['session_id'] });
+    assert.deepEqual(out.explained, EXPECTED_REF);
+  });
+
+  test('init() fetches both modules; a sandbox module it cannot fetch fails no gating, and the sandbox calls say why', async () => {
+    const out = await nodeRun(
+      'browser-no-sandbox.mjs',
+      `
+      import { readFileSync } from 'node:fs';
+      import init, * as csg from './node_modules/${PKG_NAME}/browser.js';
+      const urls = [];
+      globalThis.fetch = async (url) => {
+        const file = String(url).replace(/^.*\\//, '');
+        urls.push(file);
+        if (file !== 'code_session_gate_bg.wasm') return new Response('Not Found', { status: 404, statusText: 'Not Found' });
+        return new Response(readFileSync(${JSON.stringify(PKG_DIR)} + '/' + file), { headers: { 'content-type': 'application/wasm' } });
+      };
+      await init();
+      const verdict = new csg.Gate({}).verdict('bash_tool');
+      let refused;
+      try { csg.stripTrustedFields({}); } catch (e) { refused = { code: e.code, message: e.message, cause: e.cause?.code }; }
+      console.log(JSON.stringify({ urls: urls.sort(), verdict, refused }));
+    `,
+    );
+    assert.deepEqual(out.urls, ['code_session_gate_bg.wasm', 'code_session_sandbox_bg.wasm']);
+    assert.equal(out.verdict, 127);
+    assert.equal(out.refused.code, 'not_initialized');
+    assert.match(out.refused.message, /loading it failed: .*code_session_sandbox_bg\.wasm: HTTP 404 Not Found/);
+    assert.equal(out.refused.cause, 'wasm_not_found');
   });
 
   // What a bundle in iife or CommonJS format does to the entry (esbuild empties import.meta there): the

@@ -188,6 +188,10 @@ describe('slim entry (host passes a WebAssembly.Module)', () => {
       const foreign = vm.runInNewContext('new WebAssembly.Module(bytes)', { bytes: new Uint8Array(bytes) });
       seen.foreignIsModule = foreign instanceof WebAssembly.Module;
       attempt('foreign', () => slim.initSync({ module: foreign }));
+      const sandboxBytes = readFileSync(${JSON.stringify(wasmPath().replace('code_session_gate_bg', 'code_session_sandbox_bg'))});
+      attempt('coreAsSandbox', () => slim.initSandboxSync({ module: bytes }));
+      attempt('sandbox', () => slim.initSandboxSync({ module: sandboxBytes }));
+      seen.stripped = slim.stripTrustedFields({ session_id: 'x' });
       seen.ref = slim.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0');
       console.log(JSON.stringify(seen));
     `);
@@ -195,9 +199,13 @@ describe('slim entry (host passes a WebAssembly.Module)', () => {
     assert.match(out.string[3], /a WebAssembly\.Module or the bytes of the \.wasm, not string/);
     assert.deepEqual(out.empty.slice(0, 3), ['CodeSessionGateError', 'missing_field', 'module']);
     assert.deepEqual(out.other.slice(0, 2), ['CodeSessionGateError', 'not_wasm']);
-    assert.match(out.other[3], /not this package's module \(it has no memory, csg_input/);
+    assert.match(out.other[3], /not this package's code_session_gate_bg\.wasm \(it has no memory, csg_input/);
     assert.equal(out.foreignIsModule, false);
     assert.equal(out.foreign, 'ok');
+    assert.deepEqual(out.coreAsSandbox.slice(0, 2), ['CodeSessionGateError', 'not_wasm']);
+    assert.match(out.coreAsSandbox[3], /not the code_session_sandbox_bg\.wasm \(it says it is the core module\)/);
+    assert.equal(out.sandbox, 'ok');
+    assert.deepEqual(out.stripped, { args: {}, dropped: ['session_id'] });
     assert.deepEqual(out.ref, EXPECTED_REF);
   });
 
@@ -225,6 +233,7 @@ describe('slim entry (host passes a WebAssembly.Module)', () => {
     // csg_constants (the API reads them at init) and traps in csg_static, so the first call rethrows the
     // trap and every later call, cached answers included, fails closed without entering.
     const constants = JSON.stringify({
+      module: 'core',
       gateOps: ['verdict'],
       gateParams: [['name']],
       staticOps: ['toInjectedFileRef', 'planToolRequests', 'buildExecRequest', 'readExecResponse'],

@@ -127,8 +127,9 @@ async function pageJob(url, { init = false, noWasm = false, where } = {}) {
 
 /**
  * Checks a bundler's output folder: every file matches one of `allowed` (so the bundler emitted the
- * .wasm and nothing else of the package: a `new URL()` it cannot resolve statically makes it copy the
- * whole package folder), exactly one is a .wasm. Returns a note with the sizes.
+ * two modules and nothing else of the package: a `new URL()` it cannot resolve statically makes it
+ * copy the whole package folder), exactly two are .wasm (the core module, and the sandbox module the
+ * page fetches when it calls `initSandbox()`). Returns a note with the sizes.
  * @param {string} dir
  * @param {RegExp[]} allowed paths relative to `dir`, `/`-separated
  */
@@ -140,9 +141,9 @@ function expectOutput(dir, allowed) {
   const wasm = files.filter((f) => f.endsWith('.wasm'));
   if (extra.length) {
     const listed = extra.length > 5 ? `${extra.slice(0, 5).join(', ')} and ${extra.length - 5} more` : extra.join(', ');
-    throw new Fail(`the build copied package files besides the .wasm (a new URL() it could not resolve to one file?): ${listed}`);
+    throw new Fail(`the build copied package files besides the two modules (a new URL() it could not resolve to one file?): ${listed}`);
   }
-  if (wasm.length !== 1) throw new Fail(`the build emitted ${wasm.length} .wasm files (${files.join(', ')})`);
+  if (wasm.length !== 2) throw new Fail(`the build emitted ${wasm.length} .wasm files, not 2 (${files.join(', ')})`);
   return files.map((f) => `${f} ${kb(join(dir, f))}`).join(', ');
 }
 
@@ -439,7 +440,7 @@ export const ROWS = [
     async run(ctx) {
       await sh(ctx, bin('local', 'vite'), ['build', '--logLevel', 'warn']);
       const dist = join(ctx.dir, 'dist');
-      const note = expectOutput(dist, [/^index\.html$/, /^assets\/index-[\w-]+\.js$/, /^assets\/code_session_gate_bg-[\w-]+\.wasm$/]);
+      const note = expectOutput(dist, [/^index\.html$/, /^assets\/index-[\w-]+\.js$/, /^assets\/code_session_(gate|sandbox)_bg-[\w-]+\.wasm$/]);
       await withServer(dist, (url) => pageJob(url, { init: true }));
       return note;
     },
@@ -473,7 +474,7 @@ export const ROWS = [
       const { build } = await import('vite6');
       await build({ root: ctx.dir, configFile: false, logLevel: 'warn', ...VITE6_RECIPE });
       const dist = join(ctx.dir, 'dist');
-      const note = expectOutput(dist, [/^index\.html$/, /^assets\/index-[\w-]+\.js$/, /^assets\/code_session_gate_bg-[\w-]+\.wasm$/]);
+      const note = expectOutput(dist, [/^index\.html$/, /^assets\/index-[\w-]+\.js$/, /^assets\/code_session_(gate|sandbox)_bg-[\w-]+\.wasm$/]);
       await withServer(dist, (url) => pageJob(url, { init: true }));
       return note;
     },
@@ -495,13 +496,15 @@ export const ROWS = [
     shared: ['job.mjs'],
     async run(ctx) {
       const { dist, main, wasm, files } = await wranglerBundle(ctx);
-      if (wasm.length !== 1) throw new Fail(`expected one .wasm module beside the bundle, dist/ has ${files.join(', ')}`);
+      if (wasm.length !== 2) throw new Fail(`expected the two modules beside the bundle, dist/ has ${files.join(', ')}`);
       const bundle = readFileSync(join(dist, main), 'utf8');
-      const escaped = wasm[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      if (!new RegExp(`["']\\./${escaped}["']`).test(bundle)) {
-        throw new Fail(`${main} does not import ./${wasm[0]} as a module`);
+      for (const file of wasm) {
+        const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        if (!new RegExp(`["']\\./${escaped}["']`).test(bundle)) {
+          throw new Fail(`${main} does not import ./${file} as a module`);
+        }
       }
-      return `${main} + ${wasm[0]}`;
+      return `${main} + ${wasm.join(' + ')}`;
     },
   },
   {

@@ -1,13 +1,13 @@
-//! The cases shared by `tests/web.rs` (headless Chromium) and `tests/node.rs` (Node): the module's
-//! exported functions (`csg_*`, src/bindings/exports.rs) called from Rust inside a real JavaScript
+//! The cases shared by `tests/web.rs` (headless Chromium) and `tests/node.rs` (Node): the core module's
+//! exported functions (`csg_*`, as `export_module!(core)` writes them) called from Rust inside a real JavaScript
 //! host, through the module's own input and output buffers as the JavaScript layer uses them, checking
 //! the texts that cross the boundary — answers, refusals (U+0001 then `{code, path, message}`), and the
 //! argument framing (each text's byte length as a little-endian u32, 0 for `undefined`, then the texts).
 
 use code_session_gate::api::{GATE_OPS, STATIC_OPS};
-use code_session_gate::bindings::exports::{
-    csg_call, csg_constants, csg_free, csg_input, csg_new, csg_output, csg_static,
-};
+
+// The core module's exported functions, written here as crates/core-module writes them.
+code_session_gate::export_module!(core);
 use js_sys::JSON;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;

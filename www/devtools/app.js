@@ -285,6 +285,7 @@ async function main() {
   }
   applyTheme(theme);
   try {
+    // Both modules: the page's explanations and diffs run in the sandbox module.
     await init();
   } catch (e) {
     status(`the package did not load: ${e?.message ?? e}`);

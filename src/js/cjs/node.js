@@ -1,8 +1,8 @@
 // Source of the package's CommonJS entry, `node.cjs` (the `require` condition for Node): bundled with
 // the API into one CommonJS file by scripts/assemble-pkg.mjs (esbuild), because Node before 20.19 (and
 // any Node run with --no-experimental-require-module) cannot `require()` the ESM entries. Its imports
-// resolve in the built package (pkg/), beside the glue and the ESM entries. It
-// instantiates synchronously at load, as the ESM Node entry does; `__dirname` is CommonJS's own (the
+// resolve in the built package (pkg/), beside the ESM entries. It instantiates synchronously at load
+// (the sandbox module on first use), as the ESM Node entry does; `__dirname` is CommonJS's own (the
 // bundle's directory, where the `.wasm` sits).
 //
 // The CommonJS and ESM entries are two copies of the package with two instances: a `Gate` made by one
@@ -11,19 +11,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE_FIX, cannotRead, packageError } from './guard.js';
+import { CORE, SANDBOX, sandboxSource } from './engine.js';
 import { initSync, recover as recoverWith } from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
 
 /**
- * The `.wasm` beside this file, compiled; the typed "wasm_not_found" error (not an ENOENT) when it cannot
- * be read, e.g. when a bundler copied this file's code into a bundle elsewhere.
+ * The `.wasm` called `file` beside this file, compiled; the typed "wasm_not_found" error (not an
+ * ENOENT) when it cannot be read, e.g. when a bundler copied this file's code into a bundle elsewhere.
+ * @param {string} file
  * @returns {WebAssembly.Module}
  */
-const load = () => {
+const load = (file) => {
   // eslint-disable-next-line no-undef -- CommonJS's module variable, defined where this runs.
-  const path = join(__dirname, 'code_session_gate_bg.wasm');
+  const path = join(__dirname, file);
   let bytes;
   try {
     bytes = readFileSync(path);
@@ -33,9 +35,11 @@ const load = () => {
   return new WebAssembly.Module(bytes);
 };
 
-initSync({ module: load() });
+initSync({ module: load(CORE.file) });
+// The sandbox module is read and compiled on the first call that needs it.
+sandboxSource.sync = () => load(SANDBOX.file);
 
 /** Replaces a trapped instance with a fresh one read from the `.wasm` beside this file; `false` when nothing was poisoned. */
 export function recover() {
-  return recoverWith({ module: load() });
+  return recoverWith({ module: load(CORE.file) });
 }

@@ -43,6 +43,12 @@ export function problems(r, expect = {}) {
     }
     if (e.guard !== true) out.push(typeof e.guard === 'string' ? e.guard : `isCodeSessionGateError answered wrongly (${show(e.guard)})`);
   }
+  if (step('the sandbox module', r.sandbox)) {
+    const a = r.sandbox?.answer;
+    if (!(a && a.args?.code === 'print(1)' && a.dropped?.[0] === 'session_id' && !('session_id' in a.args))) {
+      out.push(`stripTrustedFields (the sandbox module) returned ${show(r.sandbox)}`);
+    }
+  }
   if (expect.init && r.init !== 'undefined') out.push(`init() resolved to ${r.init === undefined ? '(not recorded)' : `a value of type ${r.init}`}, not undefined`);
   return out;
 }
