@@ -1,3 +1,6 @@
+//! Unit tests (compiled only with `cfg(test)`; the crate allows unwrap, expect and panic there).
+#![cfg(test)]
+
 use super::text::lone_surrogate_at;
 use super::*;
 

@@ -1,3 +1,6 @@
+//! Unit tests (compiled only with `cfg(test)`; the crate allows unwrap, expect and panic there).
+#![cfg(test)]
+
 use super::refs::{check_name, RefAction, RefProblem};
 use super::*;
 use crate::core::error::ErrorCode;

@@ -1,5 +1,8 @@
 //! The indexed merge against the reference (whole-list) merge: the same partitions after random
 //! sequences of folds, batched and one by one, in both profiles.
+//!
+//! Compiled only with `cfg(test)`, where the crate allows unwrap, expect and panic.
+#![cfg(test)]
 
 use super::reference::update_code_session_reference;
 use super::*;

@@ -1,4 +1,7 @@
 //! The no-tools path, the model arguments and the sandbox answers.
+//!
+//! Compiled only with `cfg(test)`, where the crate allows unwrap, expect and panic.
+#![cfg(test)]
 
 use super::*;
 

@@ -1,4 +1,7 @@
 //! The execute_code / bash_tool bodies and the workspace validation.
+//!
+//! Compiled only with `cfg(test)`, where the crate allows unwrap, expect and panic.
+#![cfg(test)]
 
 use super::*;
 

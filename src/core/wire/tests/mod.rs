@@ -1,3 +1,6 @@
+//! Unit tests (compiled only with `cfg(test)`; the crate allows unwrap, expect and panic there).
+#![cfg(test)]
+
 use super::identifiers::{normalize_to_bash_identifier, normalize_to_python_identifier};
 use super::*;
 use crate::core::json::{self, Json, JsonMap};

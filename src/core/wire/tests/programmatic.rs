@@ -1,4 +1,7 @@
 //! The programmatic bodies and the tool selection.
+//!
+//! Compiled only with `cfg(test)`, where the crate allows unwrap, expect and panic.
+#![cfg(test)]
 
 use super::*;
 
