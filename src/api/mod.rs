@@ -218,23 +218,28 @@ fn host_texts<'b, 'a>(
 /// Runs operation `op` of [`STATIC_OPS`] on its arguments (in whichever module serves it: the Rust
 /// API has both).
 pub fn call_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    let name = STATIC_OPS.get(op as usize).copied().unwrap_or("");
-    let args = host_texts(args, name, static_params(op))?;
-    static_ops::call(op, &args)
+    run_static(op, args, static_ops::call)
 }
 
 /// [`call_static`] of the core module: refuses the sandbox module's operations.
 pub fn call_core_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    let name = STATIC_OPS.get(op as usize).copied().unwrap_or("");
-    let args = host_texts(args, name, static_params(op))?;
-    static_ops::call_core(op, &args)
+    run_static(op, args, static_ops::call_core)
 }
 
 /// [`call_static`] of the sandbox module: refuses the core's operations.
 pub fn call_sandbox_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
+    run_static(op, args, static_ops::call_sandbox)
+}
+
+/// Static operation `op` through `dispatch`, once the host-text marks are checked and taken off.
+fn run_static(
+    op: u32,
+    args: &[Option<&str>],
+    dispatch: fn(u32, &[Option<&str>]) -> GateResult<String>,
+) -> GateResult<String> {
     let name = STATIC_OPS.get(op as usize).copied().unwrap_or("");
     let args = host_texts(args, name, static_params(op))?;
-    static_ops::call_sandbox(op, &args)
+    dispatch(op, &args)
 }
 
 /// The parameter names of gate operation `op` (empty for an unknown one).
@@ -247,36 +252,9 @@ pub fn static_params(op: u32) -> &'static [&'static str] {
     static_ops::PARAMS.get(op as usize).copied().unwrap_or(&[])
 }
 
-/// Splits the arguments of a call: `bytes` holds their UTF-8 JSON texts one after the other, `lens`
-/// their byte lengths (0: `undefined`).
-pub fn split_args<'a>(bytes: &'a [u8], lens: &[u32]) -> GateResult<Vec<Option<&'a str>>> {
-    limits::check_count(
-        bytes.len(),
-        limits::MAX_INPUT_BYTES,
-        "maxInputBytes",
-        "bytes of arguments",
-        &crate::core::error::Path::root(""),
-    )?;
-    let text = std::str::from_utf8(bytes)
-        .map_err(|_| GateError::general(ErrorCode::InvalidJson, "arguments are not UTF-8 text"))?;
-    let mut at = 0usize;
-    let mut out = Vec::with_capacity(lens.len());
-    for &len in lens {
-        let end = at + len as usize;
-        let arg = text.get(at..end).ok_or_else(|| {
-            GateError::general(
-                ErrorCode::InvalidJson,
-                "argument lengths do not match the text",
-            )
-        })?;
-        out.push((len > 0).then_some(arg));
-        at = end;
-    }
-    Ok(out)
-}
-
-/// What the JavaScript layer reads once: which module this is (`"core"`), the operation tables (with each operation's parameter names,
-/// which root the paths of refusals, and the operations that write the session map), `CODE_EXECUTION_TOOLS`,
+/// What the JavaScript layer reads once: which module this is (`"core"`), the operation tables (with
+/// each operation's parameter names, which root the paths of refusals, the operations that write the
+/// session map, and the static ones the sandbox module serves), `CODE_EXECUTION_TOOLS`,
 /// `CODE_ENV_KINDS`, the verdict bits, the nesting limit and the [`HOST_TEXT`] mark.
 pub fn constants() -> String {
     #[derive(Serialize)]
@@ -317,9 +295,9 @@ pub fn constants() -> String {
     })
 }
 
-/// What the sandbox module says of itself: which module it is (`"sandbox"`), the static operations (the numbering it shares with the
-/// core module, which the JavaScript layer checks before it uses a sandbox module) and the ones it
-/// serves.
+/// What the sandbox module says of itself: which module it is (`"sandbox"`), the static operations
+/// (the numbering it shares with the core module, which the JavaScript layer checks before it uses a
+/// sandbox module) and the ones it serves.
 pub fn sandbox_constants() -> String {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]

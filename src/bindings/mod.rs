@@ -14,7 +14,8 @@ pub mod exports;
 use hashbrown::HashMap;
 
 use crate::api::{self, GateSession};
-use crate::core::error::{ErrorCode, GateError, GateResult};
+use crate::core::error::{ErrorCode, GateError, GateResult, Path};
+use crate::core::limits;
 
 /// Marks an answer that is a refusal.
 pub const REFUSAL: char = '\u{1}';
@@ -61,8 +62,14 @@ impl Boundary {
         for a in args.iter().flatten() {
             framed.extend_from_slice(a.as_bytes());
         }
-        self.input = framed;
-        (args.len() as u32, total)
+        (args.len() as u32, self.write_input(framed))
+    }
+
+    /// Puts `bytes` in the input buffer as they are (framed or not: for tests and fuzzers of the
+    /// framing); returns their length.
+    pub fn write_input(&mut self, bytes: Vec<u8>) -> usize {
+        self.input = bytes;
+        self.input.len()
     }
 
     /// `new Gate(config)` on the `count` arguments in the input buffer's first `len` bytes. Answers
@@ -150,20 +157,38 @@ fn not_live(handle: u32) -> GateError {
     )
 }
 
-/// The `count` arguments in the input buffer's first `len` bytes, as [`api::split_args`] reads them.
+/// The `count` arguments in the input buffer's first `len` bytes: `count` little-endian u32 byte
+/// lengths (0: `undefined`), then the UTF-8 texts one after the other, `maxInputBytes` at most.
 fn read_input(input: &[u8], count: u32, len: usize) -> GateResult<Vec<Option<&str>>> {
-    let head = count as usize * 4;
-    let (Some(lens), Some(texts)) = (input.get(..head), input.get(head..len)) else {
-        return Err(GateError::general(
+    let framing = || {
+        GateError::general(
             ErrorCode::InvalidJson,
             "argument lengths do not match the text",
-        ));
+        )
     };
-    let lens: Vec<u32> = lens
-        .chunks_exact(4)
-        .map(|c| <[u8; 4]>::try_from(c).map_or(0, u32::from_le_bytes))
-        .collect();
-    api::split_args(texts, &lens)
+    let head = (count as usize).checked_mul(4).ok_or_else(framing)?;
+    let (Some(lens), Some(texts)) = (input.get(..head), input.get(head..len)) else {
+        return Err(framing());
+    };
+    limits::check_count(
+        texts.len(),
+        limits::MAX_INPUT_BYTES,
+        "maxInputBytes",
+        "bytes of arguments",
+        &Path::root(""),
+    )?;
+    let text = std::str::from_utf8(texts)
+        .map_err(|_| GateError::general(ErrorCode::InvalidJson, "arguments are not UTF-8 text"))?;
+    let mut at = 0usize;
+    let mut out = Vec::with_capacity(count as usize);
+    for c in lens.chunks_exact(4) {
+        let n = <[u8; 4]>::try_from(c).map_or(0, u32::from_le_bytes) as usize;
+        let end = at.checked_add(n).ok_or_else(framing)?;
+        let arg = text.get(at..end).ok_or_else(framing)?;
+        out.push((n > 0).then_some(arg));
+        at = end;
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -224,6 +249,12 @@ mod tests {
         b.frame(&[Some("\"a\"")]);
         // Says two arguments where the buffer holds one.
         b.call_static(api::call_static, 0, 2, 7);
+        assert!(b.output().contains("invalid_json"), "{}", b.output());
+        // Lengths whose sum runs past the text (and past usize on wasm32), a count past the buffer.
+        b.write_input([&u32::MAX.to_le_bytes()[..], &u32::MAX.to_le_bytes(), b"ab"].concat());
+        b.call_static(api::call_static, 0, 2, 10);
+        assert!(b.output().contains("invalid_json"), "{}", b.output());
+        b.call_static(api::call_static, 0, u32::MAX, 10);
         assert!(b.output().contains("invalid_json"), "{}", b.output());
         assert_eq!(
             run_static(
