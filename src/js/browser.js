@@ -12,7 +12,7 @@
 // the explanations run in a second module, `code_session_sandbox_bg.wasm`, which a page that only
 // gates never fetches: `await initSandbox()` fetches it from beside this file.
 import initSlim, { CODE_EXECUTION_TOOLS, initSandbox as initSandboxSlim, recover as recoverWith } from './slim.js';
-import { sandboxSource } from './engine.js';
+import { isOptions, sandboxSource } from './engine.js';
 import { INLINE_FIX, WASM_NAME, noWasmUrl, packageError } from './guard.js';
 
 export * from './slim.js';
@@ -75,11 +75,11 @@ sandboxSource.fetch = async () => {
  * @returns {Promise<void>}
  */
 export default async function init(options) {
-  const plain = options !== null && typeof options === 'object' && Object.getPrototypeOf(options) === Object.prototype;
-  if (options !== undefined && !(plain && !('module_or_path' in options))) return initSlim(options);
+  // The host's own module (options with module_or_path, or the module itself): nothing is fetched.
+  if (options !== undefined && (!isOptions(options) || 'module_or_path' in options)) return initSlim(options);
   const core = initCore();
   // Fetched beside the core; its failure is kept for the sandbox functions' error, not thrown here.
-  const sandbox = !(plain && options.sandbox === false) && initSandbox().catch((e) => {
+  const sandbox = options?.sandbox !== false && initSandbox().catch((e) => {
     sandboxSource.failure = e;
   });
   await core;
@@ -122,12 +122,21 @@ let pending;
 
 /**
  * Replaces a trapped instance with a fresh one: from `options.module` (a compiled module or the bytes)
- * or the `.wasm` beside this file. Resolves to `false` when nothing was poisoned.
+ * or the `.wasm` beside this file; the sandbox module, when it was loaded, is fetched again from beside
+ * this file (a failure there is kept for the sandbox calls' error, as `init()` does). Resolves to
+ * `false` when nothing was poisoned.
  * @param {{ module?: any }} [options]
  */
 export async function recover(options) {
   const module = options?.module ?? (await fetchDefault());
-  return recoverWith({ module });
+  const hadSandbox = sandboxSource.loaded === true;
+  const done = recoverWith({ module });
+  if (done && hadSandbox) {
+    await initSandbox().catch((e) => {
+      sandboxSource.failure = e;
+    });
+  }
+  return done;
 }
 
 /**

@@ -32,13 +32,20 @@ const isModule = (v) => v instanceof WebAssembly.Module || toStringTag(v) === '[
 const isBytes = (v) => v instanceof ArrayBuffer || ArrayBuffer.isView(v) || toStringTag(v) === '[object ArrayBuffer]';
 
 /**
+ * Whether an `init` argument is an options object (a plain object), not a module source itself.
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
+export const isOptions = (v) => v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype;
+
+/**
  * The module source of an `init` / `initSync` argument: `options[key]` of an options object, or the
  * argument itself (the older positional form). `key` also names it in refusals.
  * @param {unknown} options
  * @param {'module' | 'module_or_path'} key
  */
 export function sourceOf(options, key) {
-  if (options !== null && typeof options === 'object' && Object.getPrototypeOf(options) === Object.prototype) {
+  if (isOptions(options)) {
     if (!(key in options)) {
       throw packageError('missing_field', `code-session-gate: the options have no ${key}`, undefined, key);
     }

@@ -28,6 +28,8 @@ WebAssembly.Instance = class extends Native {
 const pkg = await import('../../pkg/node.js');
 
 const { Gate, recover } = pkg;
+const ARGS = { session_id: 'x', code: '1' };
+const STRIPPED = { args: { code: '1' }, dropped: ['session_id'] };
 const SEED = [['execute_code', { session_id: 'e0', files: [{ id: 'a1', name: 'a.txt', storage_session_id: 'e0' }], lastUpdated: 1 }]];
 
 /** Makes the instance trap in the middle of a call. */
@@ -41,10 +43,12 @@ test('a trap poisons every call until recover(); then gates come back from their
   const gate = new Gate({ codeSessionToolNames: ['create_file'], sessions: SEED });
   const context = gate.contextForCall('event', 'create_file', { threadId: 't' });
   const saved = gate.snapshot();
+  assert.deepEqual(pkg.stripTrustedFields(ARGS), STRIPPED);
 
   trap();
   assert.throws(() => new Gate(), { code: 'poisoned' });
   assert.throws(() => pkg.toInjectedFileRef({ id: 'a', name: 'b' }, 'e'), { code: 'poisoned' });
+  assert.throws(() => pkg.stripTrustedFields(ARGS), { code: 'poisoned' });
   assert.throws(() => gate.contextForCall('event', 'create_file', { threadId: 't' }), { code: 'poisoned' });
   assert.doesNotThrow(() => gate.free(), 'free() of a poisoned instance does nothing rather than throw');
 
@@ -59,6 +63,8 @@ test('a trap poisons every call until recover(); then gates come back from their
   assert.deepEqual(restored.contextForCall('event', 'create_file', { threadId: 't' }), context);
   assert.deepEqual(pkg.toInjectedFileRef({ id: 'a', name: 'b' }, 'e'), { id: 'a', resource_id: 'a', name: 'b', storage_session_id: 'e', kind: 'user' });
   assert.equal(recover(), false, 'the new instance is not poisoned');
+  // The sandbox module, loaded before the trap, is instantiated afresh on its next use.
+  assert.deepEqual(pkg.stripTrustedFields(ARGS), STRIPPED);
 
   // It can happen again, and recovery works again.
   trap();
