@@ -89,7 +89,7 @@ for (const name of MODULES) {
   await bundle('slim', { entryPoints: [join(outDir, 'slim.js')] });
   await bundle('inline', { entryPoints: [join(outDir, 'inline.js')] });
   const toCts = (text) => text.replace(/(from\s+|import\()(['"])\.\/([\w.-]+)\.js\2/g, '$1$2./$3.cjs$2');
-  for (const f of ['api', 'slim', 'node', 'inline', ...MODULES.map((m) => `${m}.wasm`)]) {
+  for (const f of ['api', 'ops', 'slim', 'node', 'inline', ...MODULES.map((m) => `${m}.wasm`)]) {
     writeFileSync(join(outDir, `${f}.d.cts`), toCts(readFileSync(join(outDir, `${f}.d.ts`), 'utf8')));
   }
 }

@@ -1,8 +1,9 @@
-//! The operations on a gate: each decodes its arguments, runs the gate, and writes its answer.
+//! The operations on a gate (declared in [`super::registry`]): each decodes its arguments, runs the
+//! gate, and writes its answer.
 
 use super::answers::{self, ContextAnswer};
 use super::params::Params;
-use super::{unknown_op, GateSession, NULL};
+use super::{GateSession, NULL};
 use crate::core::calls::batch::{EventCall, HostContext};
 use crate::core::calls::context::{CallScope, ExecPath};
 use crate::core::calls::fold::{DirectOutcome, NamedResults};
@@ -15,35 +16,6 @@ use crate::core::json::{Obj, RawText, Str};
 use crate::core::limits;
 use crate::core::sessions::SessionPairs;
 use crate::core::tools::bits;
-
-/// The parameters of each gate operation, in the order of [`super::GATE_OPS`].
-pub const PARAMS: [&[&str]; 25] = [
-    &["name"],
-    &["name"],
-    &["name", "options"],
-    &["name"],
-    &["path", "name", "options", "have", "list"],
-    &["key", "artifact", "options"],
-    &["path", "results", "options"],
-    &["calls", "options", "list"],
-    &["batch", "outcomes", "options"],
-    &["calls", "options", "list"],
-    &["batch", "options"],
-    &["calls", "options", "list"],
-    &["prestart", "options"],
-    &["initialSessions", "agents"],
-    &["agents"],
-    &[],
-    &["key"],
-    &["sessions"],
-    &[],
-    &["batch"],
-    &[],
-    &[],
-    &[],
-    &["snapshot", "config"],
-    &["name", "options"],
-];
 
 /// `new Gate(config)`: the gate, and what the JavaScript layer keeps of it (`profile` and the verdict of
 /// every name that has one; also the answer of `describe`).
@@ -124,238 +96,284 @@ fn check_open_batches(g: &Gate) -> GateResult<()> {
     )
 }
 
-/// Runs gate operation `op` (its place in [`super::GATE_OPS`]).
-pub fn call(s: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    let names = PARAMS
-        .get(op as usize)
-        .copied()
-        .ok_or_else(|| unknown_op(op))?;
-    let p = Params::new(args, names);
+/// `verdict`.
+pub(super) fn verdict(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
     let g = &mut s.gate;
-    match op {
-        // verdict
-        0 => Ok(g.classify(&p.string(0)?).0.to_string()),
-        // classify
-        1 => Ok(answers::verdict_object(g.classify(&p.string(0)?))),
-        // isEagerExcluded
-        2 => {
-            let name = p.string(0)?;
-            let options = Options::read(p.text(1))?;
-            let key = options.code_session_key()?;
-            let thread = options.thread_id()?;
-            let scope = g.scope(key.as_deref(), thread.as_deref());
-            Ok(g.eager_excluded(&name, scope).to_string())
-        }
-        // suppressEagerTool
-        3 => {
-            g.suppress_eager(&p.string(0)?);
-            Ok(NULL.to_owned())
-        }
-        // contextForCall
-        4 => context_for_call(s, &p),
-        // updateSession
-        5 => {
-            let key = p.string(0)?;
-            let artifact: RawText = p.required(1)?;
-            let options = Options::read(p.text(2))?;
-            let now = options.now()?;
-            let baseline = options.baseline()?;
-            g.update_session(
-                &key,
-                artifact.raw(),
-                baseline.as_ref(),
-                &now,
-                &Path::root("artifact"),
-            )?;
-            Ok(NULL.to_owned())
-        }
-        // foldResults
-        6 => {
-            let which = p.string(0)?;
-            let options = Options::read(p.text(2))?;
-            let now = options.now()?;
-            let key = g.partition_key(options.code_session_key()?.as_deref());
-            options.thread_id()?;
-            let rp = Path::root("results");
-            match which.as_str() {
-                "event" => {
-                    if !p.text(1).is_some_and(|t| g.fold_event_text(t, &key, &now)) {
-                        let named: NamedResults = p.present(1)?;
-                        g.fold_event_results(named, &key, &now, &rp)?;
-                    }
-                }
-                "direct" => {
-                    let outcomes: Vec<DirectOutcome> = records(&p, 1)?;
-                    g.fold_direct_results(&outcomes, &key, &now, &rp)?;
-                }
-                other => {
-                    return Err(GateError::new(
-                        ErrorCode::InvalidValue,
-                        &Path::root("path"),
-                        format!("expected \"event\" or \"direct\", got {other:?}"),
-                    ))
-                }
-            }
-            Ok(NULL.to_owned())
-        }
-        // beginDirectBatch
-        7 => {
-            let options = Options::read(p.text(1))?;
-            let calls: Vec<DirectCall> = records(&p, 0)?;
-            check_calls(calls.len())?;
-            check_open_batches(g)?;
-            let scope = Scope::read(g, &options)?;
-            let list = p.get(2)?.unwrap_or(0);
-            let (id, fields) = g.begin_direct_batch(&calls, scope.scope());
-            Ok(answers::direct_batch(id, &fields, list, &mut s.lists))
-        }
-        // completeDirectBatch
-        8 => {
-            let batch = p.id(0)?;
-            let options = Options::read(p.text(2))?;
-            let now = options.now()?;
-            let outcomes: Vec<DirectOutcome> = records(&p, 1)?;
-            g.complete_direct_batch(batch, &outcomes, &now, &Path::root(""))?;
-            Ok(NULL.to_owned())
-        }
-        // beginEventBatch
-        9 => {
-            let options = Options::read(p.text(1))?;
-            let calls: Vec<EventCall> = records(&p, 0)?;
-            check_calls(calls.len())?;
-            check_open_batches(g)?;
-            let scope = Scope::read(g, &options)?;
-            let schemas = options.tool_schemas()?;
-            let list = p.get(2)?.unwrap_or(0);
-            let (id, requests) = g.begin_event_batch(
-                &calls,
-                scope.scope(),
-                schemas.as_ref(),
-                &Path::root("calls"),
-            )?;
-            Ok(answers::event_batch(id, &requests, list, &mut s.lists))
-        }
-        // completeEventBatch
-        10 => {
-            let batch = p.id(0)?;
-            let options = Options::read(p.text(1))?;
-            let now = options.now()?;
-            let (requests, answer) = options.handling()?;
-            let contexts = host_contexts(requests);
-            let end =
-                g.complete_event_batch(batch, &contexts, &answer, &now, &Path::root("options"))?;
-            Ok(match end {
-                BatchEnd::Folded => "\"folded\"",
-                BatchEnd::Failed => "\"failed\"",
-            }
-            .to_owned())
-        }
-        // prestartEager
-        11 => {
-            let options = Options::read(p.text(1))?;
-            let calls: Vec<EventCall> = records(&p, 0)?;
-            check_calls(calls.len())?;
-            check_open_batches(g)?;
-            let key = Scope::read(g, &options)?.key;
-            let schemas = options.tool_schemas()?;
-            let list = p.get(2)?.unwrap_or(0);
-            let scope = CallScope {
-                code_session_key: key.as_deref(),
-                thread_id: None,
-            };
-            match g.prestart_eager(&calls, scope, schemas.as_ref())? {
-                None => Ok(NULL.to_owned()),
-                Some(batch) => Ok(answers::prestart(
-                    batch.id,
-                    &batch.requests,
-                    list,
-                    &mut s.lists,
-                )),
+    Ok(g.classify(&p.string(0)?).0.to_string())
+}
+
+/// `classify`.
+pub(super) fn classify(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    Ok(answers::verdict_object(g.classify(&p.string(0)?)))
+}
+
+/// `isEagerExcluded`.
+pub(super) fn is_eager_excluded(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let name = p.string(0)?;
+    let options = Options::read(p.text(1))?;
+    let key = options.code_session_key()?;
+    let thread = options.thread_id()?;
+    let scope = g.scope(key.as_deref(), thread.as_deref());
+    Ok(g.eager_excluded(&name, scope).to_string())
+}
+
+/// `suppressEagerTool`.
+pub(super) fn suppress_eager_tool(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    g.suppress_eager(&p.string(0)?);
+    Ok(NULL.to_owned())
+}
+
+/// `updateSession`.
+pub(super) fn update_session(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let key = p.string(0)?;
+    let artifact: RawText = p.required(1)?;
+    let options = Options::read(p.text(2))?;
+    let now = options.now()?;
+    let baseline = options.baseline()?;
+    g.update_session(
+        &key,
+        artifact.raw(),
+        baseline.as_ref(),
+        &now,
+        &Path::root("artifact"),
+    )?;
+    Ok(NULL.to_owned())
+}
+
+/// `foldResults`.
+pub(super) fn fold_results(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let which = p.string(0)?;
+    let options = Options::read(p.text(2))?;
+    let now = options.now()?;
+    let key = g.partition_key(options.code_session_key()?.as_deref());
+    options.thread_id()?;
+    let rp = Path::root("results");
+    match which.as_str() {
+        "event" => {
+            if !p.text(1).is_some_and(|t| g.fold_event_text(t, &key, &now)) {
+                let named: NamedResults = p.present(1)?;
+                g.fold_event_results(named, &key, &now, &rp)?;
             }
         }
-        // settleEager
-        12 => {
-            let prestart = p.id(0)?;
-            let (requests, answer) = Options::read(p.text(1))?.handling()?;
-            g.settle_eager(
-                prestart,
-                host_contexts(requests),
-                answer,
-                &Path::root("options"),
-            )?;
-            Ok(NULL.to_owned())
+        "direct" => {
+            let outcomes: Vec<DirectOutcome> = records(p, 1)?;
+            g.fold_direct_results(&outcomes, &key, &now, &rp)?;
         }
-        // seedRun
-        13 => {
-            let initial: SessionPairs = p.present(0)?;
-            let agents: Option<Option<Vec<Obj<SeedAgentInput>>>> = p.get(1)?;
-            let agents = input::seed_agents(agents.flatten().unwrap_or_default());
-            g.seed_run(&initial.into_map(), &agents);
-            Ok(NULL.to_owned())
-        }
-        // seedAgents
-        14 => {
-            let agents: Vec<Obj<SeedAgentInput>> = p.present(0)?;
-            g.seed_agents(&input::seed_agents(agents));
-            Ok(NULL.to_owned())
-        }
-        // sessions
-        15 => Ok(match g.sessions() {
-            Some(map) => crate::core::json::to_text(map),
-            None => NULL.to_owned(),
-        }),
-        // session
-        16 => {
-            let key = p.string(0)?;
-            Ok(match g.sessions().and_then(|m| m.get(&key)) {
-                Some(entry) => crate::core::json::to_text(entry),
-                None => String::new(),
-            })
-        }
-        // setSessions
-        17 => {
-            let pairs: Option<SessionPairs> = p.required(0)?;
-            g.set_sessions(pairs.map(SessionPairs::into_map));
-            s.lists.clear();
-            Ok(NULL.to_owned())
-        }
-        // resetRun
-        18 => {
-            g.reset_run();
-            Ok(NULL.to_owned())
-        }
-        // abandon
-        19 => Ok(g.abandon(p.id(0)?).to_string()),
-        // verdictTable
-        20 => Ok(answers::verdict_table(g)),
-        // describe: the profile and every name with a verdict
-        21 => Ok(answers::created(g)),
-        // snapshot: the document's text, as a JSON string (so its bytes reach the host unchanged)
-        22 => Ok(crate::core::json::to_text(&g.snapshot())),
-        // restore: the gate becomes the snapshot's (validated first; nothing changes on a refusal)
-        23 => {
-            let restored = restore(&p)?;
-            *s = GateSession::new(restored);
-            Ok(answers::created(&s.gate))
-        }
-        // explain: every site's decision for a name, with its rule
-        24 => {
-            let name = p.string(0)?;
-            let options = Options::read(p.text(1))?;
-            let scope = Scope::read(g, &options)?;
-            Ok(answers::explanation(
-                g,
-                &name,
-                &g.explain(&name, scope.scope()),
+        other => {
+            return Err(GateError::new(
+                ErrorCode::InvalidValue,
+                &Path::root("path"),
+                format!("expected \"event\" or \"direct\", got {other:?}"),
             ))
         }
-        _ => Err(unknown_op(op)),
     }
+    Ok(NULL.to_owned())
+}
+
+/// `beginDirectBatch`.
+pub(super) fn begin_direct_batch(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let options = Options::read(p.text(1))?;
+    let calls: Vec<DirectCall> = records(p, 0)?;
+    check_calls(calls.len())?;
+    check_open_batches(g)?;
+    let scope = Scope::read(g, &options)?;
+    let list = p.get(2)?.unwrap_or(0);
+    let (id, fields) = g.begin_direct_batch(&calls, scope.scope());
+    Ok(answers::direct_batch(id, &fields, list, &mut s.lists))
+}
+
+/// `completeDirectBatch`.
+pub(super) fn complete_direct_batch(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let batch = p.id(0)?;
+    let options = Options::read(p.text(2))?;
+    let now = options.now()?;
+    let outcomes: Vec<DirectOutcome> = records(p, 1)?;
+    g.complete_direct_batch(batch, &outcomes, &now, &Path::root(""))?;
+    Ok(NULL.to_owned())
+}
+
+/// `beginEventBatch`.
+pub(super) fn begin_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let options = Options::read(p.text(1))?;
+    let calls: Vec<EventCall> = records(p, 0)?;
+    check_calls(calls.len())?;
+    check_open_batches(g)?;
+    let scope = Scope::read(g, &options)?;
+    let schemas = options.tool_schemas()?;
+    let list = p.get(2)?.unwrap_or(0);
+    let (id, requests) = g.begin_event_batch(
+        &calls,
+        scope.scope(),
+        schemas.as_ref(),
+        &Path::root("calls"),
+    )?;
+    Ok(answers::event_batch(id, &requests, list, &mut s.lists))
+}
+
+/// `completeEventBatch`.
+pub(super) fn complete_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let batch = p.id(0)?;
+    let options = Options::read(p.text(1))?;
+    let now = options.now()?;
+    let (requests, answer) = options.handling()?;
+    let contexts = host_contexts(requests);
+    let end = g.complete_event_batch(batch, &contexts, &answer, &now, &Path::root("options"))?;
+    Ok(match end {
+        BatchEnd::Folded => "\"folded\"",
+        BatchEnd::Failed => "\"failed\"",
+    }
+    .to_owned())
+}
+
+/// `prestartEager`.
+pub(super) fn prestart_eager(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let options = Options::read(p.text(1))?;
+    let calls: Vec<EventCall> = records(p, 0)?;
+    check_calls(calls.len())?;
+    check_open_batches(g)?;
+    let key = Scope::read(g, &options)?.key;
+    let schemas = options.tool_schemas()?;
+    let list = p.get(2)?.unwrap_or(0);
+    let scope = CallScope {
+        code_session_key: key.as_deref(),
+        thread_id: None,
+    };
+    match g.prestart_eager(&calls, scope, schemas.as_ref())? {
+        None => Ok(NULL.to_owned()),
+        Some(batch) => Ok(answers::prestart(
+            batch.id,
+            &batch.requests,
+            list,
+            &mut s.lists,
+        )),
+    }
+}
+
+/// `settleEager`.
+pub(super) fn settle_eager(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let prestart = p.id(0)?;
+    let (requests, answer) = Options::read(p.text(1))?.handling()?;
+    g.settle_eager(
+        prestart,
+        host_contexts(requests),
+        answer,
+        &Path::root("options"),
+    )?;
+    Ok(NULL.to_owned())
+}
+
+/// `seedRun`.
+pub(super) fn seed_run(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let initial: SessionPairs = p.present(0)?;
+    let agents: Option<Option<Vec<Obj<SeedAgentInput>>>> = p.get(1)?;
+    let agents = input::seed_agents(agents.flatten().unwrap_or_default());
+    g.seed_run(&initial.into_map(), &agents);
+    Ok(NULL.to_owned())
+}
+
+/// `seedAgents`.
+pub(super) fn seed_agents(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let agents: Vec<Obj<SeedAgentInput>> = p.present(0)?;
+    g.seed_agents(&input::seed_agents(agents));
+    Ok(NULL.to_owned())
+}
+
+/// `sessions`.
+pub(super) fn sessions(s: &mut GateSession, _p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    Ok(match g.sessions() {
+        Some(map) => crate::core::json::to_text(map),
+        None => NULL.to_owned(),
+    })
+}
+
+/// `session`.
+pub(super) fn session(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let key = p.string(0)?;
+    Ok(match g.sessions().and_then(|m| m.get(&key)) {
+        Some(entry) => crate::core::json::to_text(entry),
+        None => String::new(),
+    })
+}
+
+/// `setSessions`.
+pub(super) fn set_sessions(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let pairs: Option<SessionPairs> = p.required(0)?;
+    g.set_sessions(pairs.map(SessionPairs::into_map));
+    s.lists.clear();
+    Ok(NULL.to_owned())
+}
+
+/// `resetRun`.
+pub(super) fn reset_run(s: &mut GateSession, _p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    g.reset_run();
+    Ok(NULL.to_owned())
+}
+
+/// `abandon`.
+pub(super) fn abandon(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    Ok(g.abandon(p.id(0)?).to_string())
+}
+
+/// `verdictTable`.
+pub(super) fn verdict_table(s: &mut GateSession, _p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    Ok(answers::verdict_table(g))
+}
+
+/// `describe`: the profile and every name with a verdict.
+pub(super) fn describe(s: &mut GateSession, _p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    Ok(answers::created(g))
+}
+
+/// `snapshot`: the document's text, as a JSON string (so its bytes reach the host unchanged).
+pub(super) fn snapshot(s: &mut GateSession, _p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    Ok(crate::core::json::to_text(&g.snapshot()))
+}
+
+/// `explain`: every site's decision for a name, with its rule.
+pub(super) fn explain(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let g = &mut s.gate;
+    let name = p.string(0)?;
+    let options = Options::read(p.text(1))?;
+    let scope = Scope::read(g, &options)?;
+    Ok(answers::explanation(
+        g,
+        &name,
+        &g.explain(&name, scope.scope()),
+    ))
+}
+
+/// `restore` (what `Gate.fromSnapshot` runs): the gate becomes the snapshot's, validated first, so that
+/// nothing changes on a refusal.
+pub(super) fn restore(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let restored = restored_gate(p)?;
+    *s = GateSession::new(restored);
+    Ok(answers::created(&s.gate))
 }
 
 /// `Gate.fromSnapshot(snapshot, config?)`: the snapshot as its JSON text (a string) or as the parsed
 /// document; `config`, when given, must be the one the snapshot was written under.
-fn restore(p: &Params<'_>) -> GateResult<Gate> {
+fn restored_gate(p: &Params<'_>) -> GateResult<Gate> {
     let text = p
         .text(0)
         .ok_or_else(|| GateError::expected(&Path::root("snapshot"), "a snapshot", "undefined"))?;
@@ -385,7 +403,7 @@ fn restore(p: &Params<'_>) -> GateResult<Gate> {
 
 /// `contextForCall`: the answer, `{"same":1}` when the caller's answer (which depended on the
 /// partition state `have`) still holds, or the fields with their file list by reference.
-fn context_for_call(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+pub(super) fn context_for_call(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
     let path_text = p.string(0)?;
     let path = ExecPath::parse(&path_text).ok_or_else(|| {
         GateError::new(

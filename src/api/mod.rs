@@ -3,8 +3,8 @@
 //! and answers with one JSON text. Pure Rust: the wasm bindings only move the bytes, and the native
 //! conformance runner drives exactly the same functions.
 //!
-//! Operations are numbered by their place in [`GATE_OPS`] and [`STATIC_OPS`]; the JavaScript layer reads
-//! both lists once ([`constants`]), so the numbering lives here only. Each argument is passed as its own
+//! Operations are declared once, in [`registry`], and numbered by their place there; the JavaScript layer
+//! reads the tables once ([`constants`]), so the numbering lives there only. Each argument is passed as its own
 //! JSON text (`None` for `undefined`), named by the operation's parameter list, which roots the paths of
 //! refusals (`artifact.files[0].name`). An answer is JSON, except that an empty text means `undefined`.
 
@@ -12,6 +12,7 @@ mod answers;
 mod gate_ops;
 pub mod lists;
 mod params;
+pub mod registry;
 mod static_ops;
 
 use serde::Serialize;
@@ -26,66 +27,11 @@ use crate::core::tools::{bits, CODE_EXECUTION_TOOLS};
 use lists::Lists;
 
 pub use gate_ops::new_gate;
+use registry::{flag, GATE_PARAM_FLAGS, STATIC_PARAM_FLAGS};
+pub use registry::{served_by, GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC_OPS, STATIC_PARAMS};
 
 /// The parameter of `new Gate(config)`.
 pub const NEW_PARAMS: [&str; 1] = ["config"];
-
-/// The operations on a gate, in the order of their numbers.
-pub const GATE_OPS: [&str; 25] = [
-    "verdict",
-    "classify",
-    "isEagerExcluded",
-    "suppressEagerTool",
-    "contextForCall",
-    "updateSession",
-    "foldResults",
-    "beginDirectBatch",
-    "completeDirectBatch",
-    "beginEventBatch",
-    "completeEventBatch",
-    "prestartEager",
-    "settleEager",
-    "seedRun",
-    "seedAgents",
-    "sessions",
-    "session",
-    "setSessions",
-    "resetRun",
-    "abandon",
-    "verdictTable",
-    "describe",
-    "snapshot",
-    "restore",
-    "explain",
-];
-
-/// The gate operations that may change the session map (a partition's files or exec session, or the
-/// whole map). The JavaScript layer keeps `contextForCall` answers until one of these runs, so every
-/// other operation must leave the map as it found it: [`call`] checks that in every build with debug
-/// assertions (the tests, the property tests and the fuzzers).
-pub const GATE_WRITES: [&str; 8] = [
-    "updateSession",
-    "foldResults",
-    "completeDirectBatch",
-    "completeEventBatch",
-    "seedRun",
-    "seedAgents",
-    "setSessions",
-    "restore",
-];
-
-/// The operations without a gate, in the order of their numbers.
-pub const STATIC_OPS: [&str; 9] = [
-    "toInjectedFileRef",
-    "planToolRequests",
-    "buildExecRequest",
-    "readExecResponse",
-    "buildSandboxRequest",
-    "readSandboxResponse",
-    "stripTrustedFields",
-    "explainInjectedFileRef",
-    "diffSessions",
-];
 
 /// The two wasm modules the package ships: the core (every gate operation, the narrowing and the
 /// planner: what every host loads) and the sandbox module (the exec wire, the sandbox dialects and the
@@ -106,27 +52,6 @@ impl Module {
             Module::Sandbox => "sandbox",
         }
     }
-}
-
-/// The static operations the sandbox module serves (every other one is the core's).
-pub const SANDBOX_OPS: [&str; 7] = [
-    "buildExecRequest",
-    "readExecResponse",
-    "buildSandboxRequest",
-    "readSandboxResponse",
-    "stripTrustedFields",
-    "explainInjectedFileRef",
-    "diffSessions",
-];
-
-/// The module that serves static operation `op` (`None` for an unknown number).
-pub fn served_by(op: u32) -> Option<Module> {
-    let name = STATIC_OPS.get(op as usize)?;
-    Some(if SANDBOX_OPS.contains(name) {
-        Module::Sandbox
-    } else {
-        Module::Core
-    })
 }
 
 /// A gate and what the gate remembers of the answers it gave (the file lists it wrote).
@@ -151,17 +76,18 @@ impl GateSession {
 /// starts with [`HOST_TEXT`] is the host's own, see [`host_texts`]).
 pub fn call(session: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<String> {
     let name = GATE_OPS.get(op as usize).copied().unwrap_or("");
-    let args = host_texts(args, name, gate_params(op))?;
+    let args = host_texts(args, gate_params(op), GATE_PARAM_FLAGS.get(op as usize))?;
     #[cfg(debug_assertions)]
     let before = session_stamp(&session.gate);
-    let answer = gate_ops::call(session, op, &args);
+    let answer = registry::run_gate(op, session, &params::Params::new(&args, gate_params(op)))
+        .unwrap_or_else(|| Err(unknown_op(op)));
     #[cfg(debug_assertions)]
     if !GATE_WRITES.contains(&name) && session_stamp(&session.gate) != before {
         return Err(GateError::general(
             ErrorCode::InvalidValue,
             format!(
-                "internal: {name} changed the session map but is not in GATE_WRITES (src/api/mod.rs), \
-                 so the JavaScript layer would serve stale contexts"
+                "internal: {name} changed the session map but is not declared [writes] in the \
+                 registry (src/api/registry.rs), so the JavaScript layer would serve stale contexts"
             ),
         ));
     }
@@ -180,18 +106,15 @@ fn session_stamp(gate: &Gate) -> Option<u64> {
 /// wrote from objects after its own walk.
 pub const HOST_TEXT: char = '\u{2}';
 
-/// The parameters that take a host's own JSON text (a `JsonText`), as (operation, parameter).
-const HOST_TEXT_PARAMS: [(&str, &str); 2] =
-    [("foldResults", "results"), ("updateSession", "artifact")];
-
-/// The arguments of operation `op` (parameters `names`) with the [`HOST_TEXT`] mark taken off: refused
-/// where the parameter takes no host text, and otherwise after the one check the JavaScript layer's
+/// The arguments of an operation (parameters `roots`, with flags `flags`) with the [`HOST_TEXT`] mark
+/// taken off: refused where the parameter takes no
+/// host text (see [`flag::host_text`]), and otherwise after the one check the JavaScript layer's
 /// walk gives objects and JSON text does not: nesting (see [`json::check_host_depth`]). Everything
 /// else a walk refuses cannot be written in JSON text, and the decoders refuse the rest.
 fn host_texts<'b, 'a>(
     args: &'b [Option<&'a str>],
-    op: &str,
-    names: &[&str],
+    roots: &[&str],
+    flags: Option<&&[u8]>,
 ) -> GateResult<std::borrow::Cow<'b, [Option<&'a str>]>> {
     let marked = |a: &Option<&str>| a.is_some_and(|t| t.starts_with(HOST_TEXT));
     if !args.iter().any(marked) {
@@ -200,8 +123,9 @@ fn host_texts<'b, 'a>(
     let mut out = args.to_vec();
     for (i, arg) in out.iter_mut().enumerate() {
         if let Some(text) = arg.and_then(|t| t.strip_prefix(HOST_TEXT)) {
-            let name = names.get(i).copied().unwrap_or("");
-            if !HOST_TEXT_PARAMS.contains(&(op, name)) {
+            let name = roots.get(i).copied().unwrap_or("");
+            let host_text = flags.and_then(|f| f.get(i)).copied().unwrap_or(0) & flag::host_text;
+            if host_text == 0 {
                 return Err(GateError::new(
                     ErrorCode::InvalidType,
                     &Path::root(name),
@@ -235,21 +159,24 @@ pub fn call_sandbox_static(op: u32, args: &[Option<&str>]) -> GateResult<String>
 fn run_static(
     op: u32,
     args: &[Option<&str>],
-    dispatch: fn(u32, &[Option<&str>]) -> GateResult<String>,
+    dispatch: fn(u32, &params::Params<'_>) -> GateResult<String>,
 ) -> GateResult<String> {
-    let name = STATIC_OPS.get(op as usize).copied().unwrap_or("");
-    let args = host_texts(args, name, static_params(op))?;
-    dispatch(op, &args)
+    if op as usize >= STATIC_OPS.len() {
+        return Err(unknown_op(op));
+    }
+    let names = static_params(op);
+    let args = host_texts(args, names, STATIC_PARAM_FLAGS.get(op as usize))?;
+    dispatch(op, &params::Params::new(&args, names))
 }
 
 /// The parameter names of gate operation `op` (empty for an unknown one).
 pub fn gate_params(op: u32) -> &'static [&'static str] {
-    gate_ops::PARAMS.get(op as usize).copied().unwrap_or(&[])
+    GATE_PARAMS.get(op as usize).copied().unwrap_or(&[])
 }
 
 /// The parameter names of static operation `op` (empty for an unknown one).
 pub fn static_params(op: u32) -> &'static [&'static str] {
-    static_ops::PARAMS.get(op as usize).copied().unwrap_or(&[])
+    STATIC_PARAMS.get(op as usize).copied().unwrap_or(&[])
 }
 
 /// What the JavaScript layer reads once: which module this is (`"core"`), the operation tables (with
@@ -278,12 +205,12 @@ pub fn constants() -> String {
     }
     json::to_text(&Constants {
         module: Module::Core.name(),
-        gate_ops: &GATE_OPS,
-        gate_params: &gate_ops::PARAMS,
+        gate_ops: GATE_OPS,
+        gate_params: GATE_PARAMS,
         gate_writes: &GATE_WRITES,
-        static_ops: &STATIC_OPS,
-        static_params: &static_ops::PARAMS,
-        sandbox_ops: &SANDBOX_OPS,
+        static_ops: STATIC_OPS,
+        static_params: STATIC_PARAMS,
+        sandbox_ops: registry::sandbox_ops(),
         new_params: &NEW_PARAMS,
         code_execution_tools: &CODE_EXECUTION_TOOLS,
         code_env_kinds: &CODE_ENV_KINDS,
@@ -308,8 +235,8 @@ pub fn sandbox_constants() -> String {
     }
     json::to_text(&Constants {
         module: Module::Sandbox.name(),
-        static_ops: &STATIC_OPS,
-        sandbox_ops: &SANDBOX_OPS,
+        static_ops: STATIC_OPS,
+        sandbox_ops: registry::sandbox_ops(),
     })
 }
 
@@ -353,14 +280,25 @@ mod tests {
     }
 
     #[test]
-    fn the_writing_operations_are_gate_operations() {
-        for name in GATE_WRITES {
-            assert!(GATE_OPS.contains(&name), "{name}");
-        }
+    fn host_texts_are_taken_only_where_the_registry_says() {
+        let marked = format!("{HOST_TEXT}[]");
+        let (fold, seed) = (op("foldResults"), op("seedAgents"));
+        let args = [Some("\"event\""), Some(marked.as_str()), None];
+        let fold_flags = GATE_PARAM_FLAGS.get(fold as usize);
+        assert_eq!(
+            host_texts(&args, gate_params(fold), fold_flags).unwrap()[1],
+            Some("[]")
+        );
+        let seed_flags = GATE_PARAM_FLAGS.get(seed as usize);
+        let e = host_texts(&[Some(marked.as_str())], gate_params(seed), seed_flags).unwrap_err();
+        assert_eq!(
+            (e.code, e.path.as_str()),
+            (ErrorCode::InvalidType, "agents")
+        );
     }
 
     /// Every operation runs on a seeded gate through [`call`], whose debug check refuses one that
-    /// changed the session map without being declared in [`GATE_WRITES`]: a batch, a prestart and
+    /// changed the session map without the registry's `writes` flag: a batch, a prestart and
     /// its settlement, which write nothing, pass it.
     #[test]
     fn operations_not_declared_as_writing_leave_the_session_map_alone() {

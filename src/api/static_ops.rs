@@ -1,10 +1,11 @@
-//! The operations without a gate: the narrowing, the request planner, and the exec wire.
+//! The operations without a gate (declared in [`super::registry`]): the narrowing, the request
+//! planner, and the exec wire.
 
 use serde::Deserialize;
 
 use super::answers;
 use super::params::Params;
-use super::unknown_op;
+use super::registry::{run_core, run_sandbox};
 use crate::core::config::Profile;
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::files::narrow::{self, to_injected_file_ref};
@@ -17,62 +18,24 @@ use crate::core::sessions::changes::session_changes;
 use crate::core::sessions::CodeSession;
 use crate::core::wire::{build_exec_request, read_exec_response, ExecOutcome};
 
-/// The parameters of each static operation, in the order of [`super::STATIC_OPS`]. The exec-wire
-/// functions take one options object whose keys are the roots of their paths (`factory.workspaceId`).
-pub const PARAMS: [&[&str]; 9] = [
-    &["file", "execSessionId"],
-    &["calls", "options"],
-    &[""],
-    &[""],
-    &[""],
-    &[""],
-    &["modelArgs"],
-    &["file", "execSessionId"],
-    &["before", "after"],
-];
-
-/// The parameters of static operation `op` as [`Params`], or the refusal of an unknown number.
-fn params<'a>(op: u32, args: &'a [Option<&'a str>]) -> GateResult<Params<'a>> {
-    let names = PARAMS
-        .get(op as usize)
-        .copied()
-        .ok_or_else(|| unknown_op(op))?;
-    Ok(Params::new(args, names))
-}
-
 /// Runs static operation `op` (its place in [`super::STATIC_OPS`]), in whichever module serves it.
-pub fn call(op: u32, args: &[Option<&str>]) -> GateResult<String> {
+pub fn call(op: u32, p: &Params<'_>) -> GateResult<String> {
     match super::served_by(op) {
-        Some(super::Module::Sandbox) => call_sandbox(op, args),
-        _ => call_core(op, args),
+        Some(super::Module::Sandbox) => call_sandbox(op, p),
+        _ => call_core(op, p),
     }
 }
 
 /// Runs static operation `op` if the core module serves it: the narrowing and the request planner
 /// (which the event batches use anyway).
-pub fn call_core(op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    let p = params(op, args)?;
-    match op {
-        0 => narrow(&p),
-        1 => plan(&p),
-        _ => Err(elsewhere(op, super::Module::Core)),
-    }
+pub fn call_core(op: u32, p: &Params<'_>) -> GateResult<String> {
+    run_core(op, p).unwrap_or_else(|| Err(elsewhere(op, super::Module::Core)))
 }
 
 /// Runs static operation `op` if the sandbox module serves it: the exec wire, the sandbox dialects and
 /// the explanations of the devtools page.
-pub fn call_sandbox(op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    let p = params(op, args)?;
-    match op {
-        2 => exec_request(&p),
-        3 => exec_response(&p),
-        4 => sandbox_request(&p),
-        5 => sandbox_response(&p),
-        6 => strip_model_args(&p),
-        7 => explain_narrowing(&p),
-        8 => diff_sessions(&p),
-        _ => Err(elsewhere(op, super::Module::Sandbox)),
-    }
+pub fn call_sandbox(op: u32, p: &Params<'_>) -> GateResult<String> {
+    run_sandbox(op, p).unwrap_or_else(|| Err(elsewhere(op, super::Module::Sandbox)))
 }
 
 /// The refusal of operation `op` asked of a module that does not serve it.
@@ -88,14 +51,14 @@ fn elsewhere(op: u32, module: super::Module) -> GateError {
 }
 
 /// `toInjectedFileRef(file, execSessionId)`.
-fn narrow(p: &Params<'_>) -> GateResult<String> {
+pub(super) fn narrow(p: &Params<'_>) -> GateResult<String> {
     let file: FileRef = p.required(0)?;
     let exec = p.string(1)?;
     Ok(json::to_text(&to_injected_file_ref(&file, Some(&exec))))
 }
 
 /// `explainInjectedFileRef(file, execSessionId)`: the narrowed file and why it narrowed so.
-fn explain_narrowing(p: &Params<'_>) -> GateResult<String> {
+pub(super) fn explain_narrowing(p: &Params<'_>) -> GateResult<String> {
     let file: FileRef = p.required(0)?;
     let exec = p.string(1)?;
     let narrowed = to_injected_file_ref(&file, Some(&exec));
@@ -104,7 +67,7 @@ fn explain_narrowing(p: &Params<'_>) -> GateResult<String> {
 }
 
 /// `diffSessions(before, after)`: what a write did to one partition (`null`/`undefined`: no entry).
-fn diff_sessions(p: &Params<'_>) -> GateResult<String> {
+pub(super) fn diff_sessions(p: &Params<'_>) -> GateResult<String> {
     let before: Option<CodeSession> = p.get::<Option<CodeSession>>(0)?.flatten();
     let after: Option<CodeSession> = p.get::<Option<CodeSession>>(1)?.flatten();
     let fates = session_changes(before.as_ref(), after.as_ref());
@@ -161,7 +124,7 @@ impl<'de> Deserialize<'de> for Behavior {
 }
 
 /// `planToolRequests(calls, options?)`: `{aborted: true}` or `{aborted: false, allRequests, rejectedIds}`.
-fn plan(p: &Params<'_>) -> GateResult<String> {
+pub(super) fn plan(p: &Params<'_>) -> GateResult<String> {
     let options: Option<Obj<PlanOptions>> = p.get::<Option<Obj<PlanOptions>>>(1)?.flatten();
     let options = options.map(|o| o.0).unwrap_or_default();
     let calls: Vec<Obj<PlanCallInput>> = p.present(0)?;
@@ -291,7 +254,7 @@ impl WireOptions<'_> {
 }
 
 /// `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: `{ endpoint, headers, body }`.
-fn exec_request(p: &Params<'_>) -> GateResult<String> {
+pub(super) fn exec_request(p: &Params<'_>) -> GateResult<String> {
     let o = WireOptions::read(p)?;
     let tool = o.tool()?;
     let model_args = WireOptions::present(&o.model_args, "modelArgs")?;
@@ -316,7 +279,7 @@ fn exec_request(p: &Params<'_>) -> GateResult<String> {
 
 /// `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: `{ status: "completed",
 /// artifact }` or `{ status: "tool_call_required" }`.
-fn exec_response(p: &Params<'_>) -> GateResult<String> {
+pub(super) fn exec_response(p: &Params<'_>) -> GateResult<String> {
     let o = WireOptions::read(p)?;
     let tool = o.tool()?;
     let response = WireOptions::present(&o.response, "response")?;
@@ -341,7 +304,7 @@ fn exec_response(p: &Params<'_>) -> GateResult<String> {
 }
 
 /// `buildSandboxRequest(options)`: `{ endpoint, headers, body, droppedFields, refs }`.
-fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
+pub(super) fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
     let text = p
         .text(0)
         .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
@@ -383,7 +346,7 @@ struct ResponseOptions<'a> {
 
 /// `readSandboxResponse({ dialect, status, body, retryAfter? })`: `{ artifact, stdout, stderr,
 /// exitCode? }`, or the sandbox's refusal.
-fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
+pub(super) fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
     let o: Obj<ResponseOptions<'_>> = p.present(0)?;
     let o = o.0;
     Dialect::parse(&o.dialect, &Path::root("dialect"))?;
@@ -413,7 +376,7 @@ fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
 }
 
 /// `stripTrustedFields(modelArgs)`: `{ args, dropped }`.
-fn strip_model_args(p: &Params<'_>) -> GateResult<String> {
+pub(super) fn strip_model_args(p: &Params<'_>) -> GateResult<String> {
     let args: Obj<JsonMap> = p.present(0)?;
     let (args, dropped) = strip_trusted(&args.0);
     #[derive(serde::Serialize)]
@@ -431,7 +394,7 @@ mod tests {
     #[test]
     fn a_carried_context_with_a_lone_surrogate_is_refused() {
         let calls = r#"[{"id":"c","name":"bash_tool","args":{},"codeSessionContext":{"session_id":"\ud800"}}]"#;
-        let e = call(1, &[Some(calls), None]).err();
+        let e = super::super::call_static(1, &[Some(calls), None]).err();
         assert_eq!(
             e.map(|e| (e.code, e.path)),
             Some((
@@ -440,6 +403,6 @@ mod tests {
             ))
         );
         let fine = r#"[{"id":"c","name":"bash_tool","args":{},"codeSessionContext":{"session_id":"\ud83d\ude00"}}]"#;
-        assert!(call(1, &[Some(fine), None]).is_ok());
+        assert!(super::super::call_static(1, &[Some(fine), None]).is_ok());
     }
 }

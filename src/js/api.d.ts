@@ -3,6 +3,9 @@
 // They reference no DOM or Node type by name: a host's globals are looked up through `globalThis`, so
 // they compile under `lib: ["es2022"]` alone (no DOM, no @types/node) and `skipLibCheck: false`.
 
+import type { CodeSessionGateErrorCode, GateOperations } from "./ops.js";
+export * from "./ops.js";
+
 declare global {
   // `Symbol.dispose` (for `using`), declared as lib.esnext.disposable and @types/node declare it, for
   // hosts whose lib does not have it yet; identical declarations merge.
@@ -284,41 +287,6 @@ export interface SeedAgentInput {
   codeSessionKey?: string;
   initialSessions?: SessionPairs;
 }
-
-/** Every `code` a `CodeSessionGateError` carries (README "Errors" says when each is thrown). */
-export type CodeSessionGateErrorCode =
-  // bad input
-  | "invalid_type"
-  | "missing_field"
-  | "invalid_value"
-  | "lone_surrogate"
-  | "invalid_json"
-  | "limit_exceeded"
-  // the SDK's own refusals
-  | "plan_aborted"
-  | "unknown_batch"
-  | "eager_unsettled"
-  | "tool_selection"
-  | "invalid_factory"
-  | "invalid_model_args"
-  | "sandbox_error"
-  // snapshots
-  | "config_mismatch"
-  | "unsupported_version"
-  // a sandbox's answer (readSandboxResponse)
-  | "invalid_request"
-  | "unauthorized"
-  | "forbidden_file_ref"
-  | "profile_mismatch"
-  | "rate_limited"
-  | "unavailable"
-  | "bad_response"
-  // the module and its loading
-  | "poisoned"
-  | "freed"
-  | "not_initialized"
-  | "wasm_not_found"
-  | "not_wasm";
 
 /** What every error the package throws looks like. */
 export interface CodeSessionGateError extends Error {
@@ -678,100 +646,6 @@ export declare class Gate {
   constructor(config?: GateConfig);
   /** The SDK profile this gate reproduces. */
   readonly profile: SdkProfile;
-  /** Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`). */
-  verdict(name: string): number;
-  /**
-   * Every name with a non-zero verdict, mapped to its bits (as `verdict(name)` returns them): any name
-   * not in the map has verdict 0.
-   */
-  verdictTable(): ReadonlyMap<string, number>;
-  /** Every gate site's verdict for `name`, as an object. */
-  classify(name: string): GateVerdict;
-  /**
-   * Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`
-   * (absent = the gate's default; `""` is a custom partition).
-   */
-  isEagerExcluded(name: string, options?: CallOptions): boolean;
-  /** Why `name` passes or fails every gate site for a call with `options`, with the rule of each. */
-  explain(name: string, options?: CallOptions): GateExplanation;
-  /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
-  suppressEagerTool(name: string): void;
-  /**
-   * What one call on `path` receives from the session: the invoke params (`session_id`,
-   * `_injected_files`, `_runtime_session_hint`) or the request fields (`codeSessionContext`,
-   * `runtimeSessionHint`, 3.9 `codeSessionBaselineId`). Answers, contexts and file lists are frozen and
-   * shared until the partition changes: replace them, never mutate them.
-   */
-  contextForCall(path: "direct", name: string, options?: CallOptions): DirectInjection;
-  contextForCall(path: "event" | "eager", name: string, options?: CallOptions): RequestSessionFields;
-  contextForCall(path: ExecPath, name: string, options?: CallOptions): DirectInjection | RequestSessionFields;
-  /**
-   * `updateCodeSession`: folds one artifact (`{ session_id, files?, deleted_files? }`) into partition
-   * `key`. `options.baseline` is the context the request was given (3.9: scopes `deleted_files`, echo
-   * storage and resurrection); `options.now` stamps `lastUpdated`. `artifact` may be its JSON text as a
-   * `JsonText`.
-   */
-  updateSession(key: string, artifact: SessionArtifact | JsonText, options: UpdateSessionOptions): void;
-  /**
-   * Folds results without request bookkeeping, as the SDK's fold methods do when called directly:
-   * `path` "event" (`[{ name, status, artifact? }]`, `name: null` = request not found) or "direct"
-   * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`). `results` may be their JSON
-   * text as a `JsonText` (the fast path for text the host already holds).
-   */
-  foldResults(path: "event" | "direct", results: FoldResultInput[] | JsonText, options: FoldOptions): void;
-  /**
-   * Starts an in-process batch: returns `{ id, injections }`, one invoke-params object per call, all read
-   * from the pre-batch partition.
-   */
-  beginDirectBatch(calls: DirectCallInput[], options?: CallOptions): DirectBatch;
-  /**
-   * Folds a direct batch's outcomes (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`,
-   * in call order) with what each call was given.
-   */
-  completeDirectBatch(batch: number, outcomes: DirectOutcomeInput[], options: WriteOptions): void;
-  /**
-   * Plans an event batch: returns `{ id, dispatch, rejected, eager }` — the `ToolCallRequest`s to send to
-   * the host (with `codeSessionContext`, `runtimeSessionHint`, 3.9 `codeSessionBaselineId`), the calls
-   * the planner refused, and the calls answered by eager prestarts.
-   */
-  beginEventBatch(calls: ToolCallInput[], options?: BatchOptions): EventBatch;
-  /**
-   * Completes an event batch: `options.requests` are the dispatched requests as the host left them (a
-   * replaced or deleted `codeSessionContext` is what 3.9 retains), `options.results` the host's
-   * `ToolExecuteResult`s, or `options.rejected: true` when the host rejected the dispatch. Returns
-   * "folded", or "failed" when the dispatch or a consumed prestart was rejected (then only the
-   * host-provided inputs were retained).
-   */
-  completeEventBatch(batch: number, options: CompleteEventBatchOptions): "folded" | "failed";
-  /**
-   * The stream layer's eager prestart of a final tool-call chunk: returns `{ id, requests }` (the
-   * requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
-   */
-  prestartEager(calls: ToolCallInput[], options?: BatchOptions): EagerPrestart | null;
-  /**
-   * Records the host's handling of a prestart: `options.requests` as it left them, and `options.results`
-   * or `options.rejected: true`.
-   */
-  settleEager(prestart: number, options: SettleEagerOptions): void;
-  /**
-   * `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) and copies a legacy
-   * `execute_code` seed into each agent's custom partition that has none.
-   */
-  seedRun(initialSessions: SessionPairs, agents?: SeedAgentInput[]): void;
-  /** `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`. */
-  seedAgents(agents: SeedAgentInput[]): void;
-  /** The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one. */
-  sessions(): SessionPairs | null;
-  /** The entry of partition `key` (a copy), or `undefined`. */
-  session(key: string): CodeSessionContext | undefined;
-  /** Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store. */
-  setSessions(sessions: SessionPairs | null): void;
-  /** Ends the run: forgets eager prestarts, eager suppressions and pending batches (sessions stay). */
-  resetRun(): void;
-  /** Forgets a pending batch or prestart without folding anything; `true` if there was one. */
-  abandon(batch: number): boolean;
-  /** The gate's whole state as a versioned snapshot document (JSON text); batches in flight are not included. */
-  snapshot(): string;
   /**
    * A gate restored from a snapshot (its text or the parsed document). With `config`, the snapshot must have
    * been written under it (code "config_mismatch"); everything is validated before the gate exists.
@@ -783,12 +657,8 @@ export declare class Gate {
   [Symbol.dispose](): void;
 }
 
-/**
- * `toInjectedFileRef(file, execSessionId)`: narrows a stored file to the wire shape the sandbox receives
- * (`resource_id ?? id`, `storage_session_id ?? execSessionId`, `kind` skill-with-version / agent / user;
- * other keys dropped).
- */
-export declare function toInjectedFileRef(file: FileRef, execSessionId: string): CodeEnvFile;
+/** The methods that run an operation of the module: `ops.d.ts`, generated from its operation registry. */
+export interface Gate extends GateOperations {}
 
 /** How one file fared in a write to a partition. */
 export type FileChange = "added" | "kept" | "replaced" | "deleted";
@@ -800,40 +670,6 @@ export interface SessionChanges {
   /** The files after the write with their fate, then the deleted ones. */
   files: Array<{ name: string; change: FileChange; file?: FileRef; previous?: FileRef }>;
 }
-
-/**
- * What a write did to one partition: each file matched by name to the one before it, `kept` when its
- * identity (`storage_session_id`, `id`) and narrowed kind are unchanged, `replaced` otherwise.
- */
-export declare function diffSessions(
-  before: CodeSessionContext | null | undefined,
-  after: CodeSessionContext | null | undefined,
-): SessionChanges;
-
-/** `toInjectedFileRef` with its reasons (see {@link NarrowingExplanation}). */
-export declare function explainInjectedFileRef(file: FileRef, execSessionId: string): NarrowingExplanation;
-
-/**
- * `buildToolExecutionRequestPlan(calls)`: which calls become requests (with their parsed and, under
- * profile 3.9, schema-coerced args and their session fields), which are rejected for their args, or
- * `{ aborted: true }` when the planner gives up on the batch.
- */
-export declare function planToolRequests(calls: PlanToolCallInput[], options?: PlanToolRequestsOptions | null): ToolRequestPlan;
-
-/** `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: the first sandbox request the tool makes. */
-export declare function buildExecRequest(options: ExecRequestOptions): ExecRequest;
-
-/** `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: what the tool makes of the sandbox's answer. */
-export declare function readExecResponse(options: ExecResponseOptions): ExecResponseOutcome;
-
-/** The `/exec` request of one call in a sandbox dialect, with the gate's session, files and hint. */
-export declare function buildSandboxRequest(options: SandboxRequestOptions): SandboxRequest;
-
-/** A sandbox's answer as an artifact to fold; a failed call throws a `CodeSessionGateError` with `status`. */
-export declare function readSandboxResponse(options: SandboxResponseOptions): SandboxAnswer;
-
-/** The model's arguments without the fields only the gate may set, and the keys dropped. */
-export declare function stripTrustedFields(modelArgs: Record<string, unknown>): { args: Record<string, unknown>; dropped: string[] };
 
 /** The keys only the gate may set on a sandbox request (a fresh array). */
 export declare function trustedFields(): string[];

@@ -386,7 +386,7 @@ describe('error codes', () => {
       .map((f) => readFileSync(join(ROOT, 'src', 'js', f), 'utf8'))
       .join('\n');
     const fromJs = [...js.matchAll(/(?:gateError|packageError)\(\s*'([a-z_]+)'/g)].map((m) => m[1]);
-    const dts = readFileSync(join(PKG_DIR, 'api.d.ts'), 'utf8');
+    const dts = readFileSync(join(PKG_DIR, 'ops.d.ts'), 'utf8');
     const block = /export type CodeSessionGateErrorCode =([\s\S]*?);/.exec(dts)?.[1] ?? '';
     const typed = [...block.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]);
     assert.deepEqual([...new Set(typed)].sort(), [...new Set([...fromRust, ...fromJs])].sort());

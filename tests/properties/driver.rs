@@ -39,7 +39,7 @@ fn number(table: &[&str], name: &str) -> u32 {
 
 /// A static operation on JSON texts.
 pub fn call_static(op: &str, args: &[Option<&str>]) -> Result<String, Refusal> {
-    api::call_static(number(&STATIC_OPS, op), args).map_err(refusal)
+    api::call_static(number(STATIC_OPS, op), args).map_err(refusal)
 }
 
 /// A native gate.
@@ -58,7 +58,7 @@ impl Native {
     /// Gate operation `op` on JSON texts (`None`: `undefined`); an empty answer is `undefined`.
     pub fn call(&mut self, op: &str, args: &[Option<String>]) -> Result<String, Refusal> {
         let texts: Vec<Option<&str>> = args.iter().map(|a| a.as_deref()).collect();
-        api::call(&mut self.session, number(&GATE_OPS, op), &texts).map_err(refusal)
+        api::call(&mut self.session, number(GATE_OPS, op), &texts).map_err(refusal)
     }
 
     /// The session map as the `sessions` operation answers it (JSON text).

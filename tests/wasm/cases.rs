@@ -51,7 +51,7 @@ fn call_static(op: u32, args: &[Option<&str>]) -> String {
 
 fn narrow(file: &str, exec: &str) -> String {
     call_static(
-        op(&STATIC_OPS, "toInjectedFileRef"),
+        op(STATIC_OPS, "toInjectedFileRef"),
         &[Some(file), Some(exec)],
     )
 }
@@ -130,10 +130,7 @@ fn refusals_carry_code_and_path() {
 
 #[wasm_bindgen_test]
 fn undefined_and_broken_framing_are_refusals() {
-    let out = call_static(
-        op(&STATIC_OPS, "toInjectedFileRef"),
-        &[None, Some(r#""e""#)],
-    );
+    let out = call_static(op(STATIC_OPS, "toInjectedFileRef"), &[None, Some(r#""e""#)]);
     assert_eq!(
         refusal(&out),
         ("missing_field".to_owned(), "file".to_owned())
@@ -172,7 +169,7 @@ fn new_gate(config: &str) -> Result<u32, String> {
 
 fn call(gate: u32, name: &str, args: &[Option<&str>]) -> String {
     let (count, len) = frame(args);
-    output(csg_call(gate, op(&GATE_OPS, name), count, len))
+    output(csg_call(gate, op(GATE_OPS, name), count, len))
 }
 
 #[wasm_bindgen_test]

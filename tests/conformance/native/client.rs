@@ -91,7 +91,7 @@ mod transport {
 
 /// A static operation's answer.
 pub fn call_static(op: &str, args: &Value) -> Result<Value, String> {
-    let n = op_number(&STATIC_OPS, op);
+    let n = op_number(STATIC_OPS, op);
     let args = positional(api::static_params(n), args);
     let text = transport::call_static(n, &args)?;
     Ok(serde_json::from_str(&text).expect("an answer is JSON"))
@@ -120,7 +120,7 @@ impl Client {
         if let Value::Object(o) = &mut args {
             o.insert("list".into(), self.lists.last.into());
         }
-        let n = op_number(&GATE_OPS, op);
+        let n = op_number(GATE_OPS, op);
         let args = positional(api::gate_params(n), &args);
         let text = transport::call(&mut self.session, n, &args)?;
         if text.is_empty() {

@@ -1,0 +1,419 @@
+//! The operation registry: one declaration per operation, from which the dispatch tables, the
+//! constants the JavaScript layer reads ([`super::constants`]) and the TypeScript declarations of the
+//! package (`src/js/ops.d.ts`, written by [`typescript`], checked by a test) all come.
+//!
+//! An entry is the operation's rustdoc (which becomes its TSDoc), its flags, its parameters (each with
+//! its TypeScript type and flags), its TypeScript answer type and the function that runs it. Adding an
+//! operation is one entry here plus that function.
+//!
+//! Operation flags, in brackets before its name: `writes` (it may change the session map, so the JavaScript layer drops its cached
+//! `contextForCall` answers), `internal` (run by the JavaScript layer for itself, no public method).
+//! Parameter flags, as attributes: `#[optional]` (may be `undefined`), `#[internal]` (passed
+//! by the JavaScript layer itself, absent from the public signature), `#[host_text]` (may be a
+//! `JsonText`), `#[unrooted]` (an options object whose keys are the roots of refusal paths). A
+//! `signature = "…"` replaces the generated TypeScript signature (for overloads).
+
+use super::gate_ops;
+use super::params::Params;
+use super::static_ops;
+use super::{GateSession, Module};
+use crate::core::error::GateResult;
+
+/// The flags a parameter may carry (bits of [`Param::flags`]).
+#[allow(non_upper_case_globals)]
+pub mod flag {
+    /// The argument may be `undefined`.
+    pub const optional: u8 = 1;
+    /// The JavaScript layer passes it itself; it is not in the public signature.
+    pub const internal: u8 = 2;
+    /// It may be a `JsonText` (the host's own JSON text).
+    pub const host_text: u8 = 4;
+    /// An options object whose keys root the paths of refusals (its own name roots none).
+    pub const unrooted: u8 = 8;
+}
+
+/// The flags an operation may carry (bits of [`Operation::flags`]).
+#[allow(non_upper_case_globals)]
+pub mod op_flag {
+    /// It may change the session map.
+    pub const writes: u8 = 1;
+    /// The JavaScript layer runs it for its own purposes; it is no method of the public API.
+    pub const internal: u8 = 2;
+}
+
+/// One parameter of an operation.
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    /// Its name (in the public signature).
+    pub name: &'static str,
+    /// Its TypeScript type.
+    pub ts: &'static str,
+    /// Its [`flag`]s.
+    pub flags: u8,
+}
+
+impl Param {
+    /// Whether it carries flag `f`.
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// An operation as the registry declares it. Only the generator and the tests read these: the modules
+/// read the tables made from them at compile time ([`GATE_OPS`], [`GATE_PARAMS`], [`GATE_WRITES`], …), so
+/// that the declarations' text is not carried in the `.wasm`.
+#[derive(Debug, Clone, Copy)]
+pub struct Operation {
+    /// Its name (the JavaScript method or function).
+    pub name: &'static str,
+    /// Its parameters, in the order the JavaScript layer passes them.
+    pub params: &'static [Param],
+    /// Its [`op_flag`]s.
+    pub flags: u8,
+    /// The module that serves it.
+    pub module: Module,
+    /// Its rustdoc lines, which become its TSDoc.
+    pub doc: &'static [&'static str],
+    /// The TypeScript type of its answer.
+    pub returns: &'static str,
+    /// A signature written out (overloads), replacing the generated one.
+    pub signature: Option<&'static str>,
+}
+
+impl Operation {
+    /// Whether it carries flag `f`.
+    pub const fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// How many operations of `ops` carry flag `f`. Evaluated at compile time only (for [`GATE_WRITES`]),
+/// where an index out of bounds is a compile error, not a panic.
+#[allow(clippy::indexing_slicing)]
+const fn count(ops: &[Operation], f: u8) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < ops.len() {
+        if ops[i].has(f) {
+            n += 1;
+        }
+        i += 1;
+    }
+    n
+}
+
+/// The names of the operations of `ops` that carry flag `f` (`N` of them, see [`count`]). Compile time
+/// only, like [`count`].
+#[allow(clippy::indexing_slicing)]
+const fn names_with<const N: usize>(ops: &[Operation], f: u8) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut n = 0;
+    let mut i = 0;
+    while i < ops.len() {
+        if ops[i].has(f) {
+            out[n] = ops[i].name;
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The gate operations that may change the session map (`writes`).
+pub const GATE_WRITES: [&str; count(GATE, op_flag::writes)] = names_with(GATE, op_flag::writes);
+
+/// The static operations the sandbox module serves (they follow the core module's).
+pub fn sandbox_ops() -> &'static [&'static str] {
+    STATIC_OPS.get(CORE_STATIC..).unwrap_or(&[])
+}
+
+/// The module that serves static operation `op` (`None` for an unknown number).
+pub fn served_by(op: u32) -> Option<Module> {
+    let op = op as usize;
+    if op < CORE_STATIC {
+        Some(Module::Core)
+    } else if op < STATIC_OPS.len() {
+        Some(Module::Sandbox)
+    } else {
+        None
+    }
+}
+
+macro_rules! params {
+    ($( $(#[$pflag:ident])* $param:ident : $ty:literal ),*) => {
+        &[$(Param { name: stringify!($param), ts: $ty, flags: 0 $(| flag::$pflag)* }),*]
+    };
+}
+
+/// The flags of each parameter.
+macro_rules! param_flags {
+    ($( $(#[$pflag:ident])* $param:ident : $ty:literal ),*) => {
+        &[$(0 $(| flag::$pflag)*),*]
+    };
+}
+
+/// The root of the paths of refusals about one parameter: its name, or `""` when it is unrooted.
+macro_rules! root {
+    (#[unrooted] $($rest:tt)*) => { "" };
+    (#[$f:ident] $($rest:tt)*) => { root!($($rest)*) };
+    ($param:ident : $ty:literal) => { stringify!($param) };
+}
+
+macro_rules! roots {
+    ($( $(#[$pflag:ident])* $param:ident : $ty:literal ),*) => {
+        &[$(root!($(#[$pflag])* $param : $ty)),*]
+    };
+}
+
+/// `Some` of a written-out signature, or `None`.
+macro_rules! written {
+    () => {
+        None
+    };
+    ($sig:literal) => {
+        Some($sig)
+    };
+}
+
+macro_rules! operations {
+    (
+        gate {$(
+            $(#[doc = $gdoc:literal])* $([$($gflag:ident),*])?
+            $gname:ident ( $($gparams:tt)* ) -> $gret:literal $(, signature = $gsig:literal)? => $ghandler:path;
+        )*}
+        core {$(
+            $(#[doc = $cdoc:literal])*
+            $cname:ident ( $($cparams:tt)* ) -> $cret:literal => $chandler:path;
+        )*}
+        sandbox {$(
+            $(#[doc = $sdoc:literal])*
+            $sname:ident ( $($sparams:tt)* ) -> $sret:literal => $shandler:path;
+        )*}
+    ) => {
+        /// The gate operations, numbered by their place.
+        pub const GATE: &[Operation] = &[$(Operation {
+            name: stringify!($gname),
+            params: params!($($gparams)*),
+            flags: 0 $($(| op_flag::$gflag)*)?,
+            module: Module::Core,
+            doc: &[$($gdoc),*],
+            returns: $gret,
+            signature: written!($($gsig)?),
+        }),*];
+
+        /// The names of the gate operations, in the order of [`GATE`].
+        pub const GATE_OPS: &[&str] = &[$(stringify!($gname)),*];
+
+        /// The roots of the refusal paths of each gate operation's parameters, in the order of [`GATE`].
+        pub const GATE_PARAMS: &[&[&str]] = &[$(roots!($($gparams)*)),*];
+
+        /// The [`flag`]s of each gate operation's parameters, in the order of [`GATE`].
+        pub const GATE_PARAM_FLAGS: &[&[u8]] = &[$(param_flags!($($gparams)*)),*];
+
+        /// The gate operations by name (a `match` on it lets each module inline the handlers it calls
+        /// once, which a table of function pointers would not).
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy)]
+        enum GateId { $($gname),* }
+
+        /// Runs gate operation `op` (`None` for an unknown number).
+        pub fn run_gate(op: u32, s: &mut GateSession, p: &Params<'_>) -> Option<GateResult<String>> {
+            const IDS: &[GateId] = &[$(GateId::$gname),*];
+            Some(match IDS.get(op as usize)? {
+                $(GateId::$gname => $ghandler(s, p),)*
+            })
+        }
+
+        /// The operations without a gate, numbered by their place: the core module's, then the sandbox
+        /// module's.
+        pub const STATIC: &[Operation] = &[
+            $(Operation {
+                name: stringify!($cname), params: params!($($cparams)*), flags: 0, module: Module::Core,
+                doc: &[$($cdoc),*], returns: $cret, signature: None,
+            },)*
+            $(Operation {
+                name: stringify!($sname), params: params!($($sparams)*), flags: 0, module: Module::Sandbox,
+                doc: &[$($sdoc),*], returns: $sret, signature: None,
+            },)*
+        ];
+
+        /// The names of the static operations, in the order of [`STATIC`].
+        pub const STATIC_OPS: &[&str] = &[$(stringify!($cname),)* $(stringify!($sname),)*];
+
+        /// How many static operations the core module serves (the first ones).
+        pub const CORE_STATIC: usize = [$(stringify!($cname)),*].len();
+
+        /// The roots of the refusal paths of each static operation's parameters, in the order of
+        /// [`STATIC`].
+        pub const STATIC_PARAMS: &[&[&str]] = &[$(roots!($($cparams)*),)* $(roots!($($sparams)*),)*];
+
+        /// The [`flag`]s of each static operation's parameters, in the order of [`STATIC`].
+        pub const STATIC_PARAM_FLAGS: &[&[u8]] = &[$(param_flags!($($cparams)*),)* $(param_flags!($($sparams)*),)*];
+
+        /// The static operations of each module by name.
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy)]
+        enum CoreId { $($cname),* }
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy)]
+        enum SandboxId { $($sname),* }
+
+        /// Runs static operation `op` if the core module serves it (`None` otherwise).
+        pub fn run_core(op: u32, p: &Params<'_>) -> Option<GateResult<String>> {
+            const IDS: &[CoreId] = &[$(CoreId::$cname),*];
+            Some(match IDS.get(op as usize)? {
+                $(CoreId::$cname => $chandler(p),)*
+            })
+        }
+
+        /// Runs static operation `op` if the sandbox module serves it (`None` otherwise; its numbers
+        /// follow the core module's).
+        pub fn run_sandbox(op: u32, p: &Params<'_>) -> Option<GateResult<String>> {
+            const IDS: &[SandboxId] = &[$(SandboxId::$sname),*];
+            Some(match IDS.get((op as usize).checked_sub(CORE_STATIC)?)? {
+                $(SandboxId::$sname => $shandler(p),)*
+            })
+        }
+    };
+}
+
+operations! {
+    gate {
+        /// Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`).
+        verdict(name: "string") -> "number" => gate_ops::verdict;
+        /// Every gate site's verdict for `name`, as an object.
+        classify(name: "string") -> "GateVerdict" => gate_ops::classify;
+        /// Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`
+        /// (absent = the gate's default; `""` is a custom partition).
+        isEagerExcluded(name: "string", #[optional] options: "CallOptions") -> "boolean" => gate_ops::is_eager_excluded;
+        /// Adds `name` to this run's eager suppressions (what an eager mismatch does by itself).
+        suppressEagerTool(name: "string") -> "void" => gate_ops::suppress_eager_tool;
+        /// What one call on `path` receives from the session: the invoke params (`session_id`,
+        /// `_injected_files`, `_runtime_session_hint`) or the request fields (`codeSessionContext`,
+        /// `runtimeSessionHint`, 3.9 `codeSessionBaselineId`). Answers, contexts and file lists are frozen
+        /// and shared until the partition changes: replace them, never mutate them.
+        contextForCall(
+            path: "ExecPath", name: "string", #[optional] options: "CallOptions",
+            #[internal] have: "number", #[internal] list: "number"
+        ) -> "DirectInjection | RequestSessionFields",
+        signature = "contextForCall(path: \"direct\", name: string, options?: CallOptions): DirectInjection;\n\
+                     contextForCall(path: \"event\" | \"eager\", name: string, options?: CallOptions): RequestSessionFields;\n\
+                     contextForCall(path: ExecPath, name: string, options?: CallOptions): DirectInjection | RequestSessionFields;"
+        => gate_ops::context_for_call;
+        /// `updateCodeSession`: folds one artifact (`{ session_id, files?, deleted_files? }`) into partition
+        /// `key`. `options.baseline` is the context the request was given (3.9: scopes `deleted_files`, echo
+        /// storage and resurrection); `options.now` stamps `lastUpdated`. `artifact` may be its JSON text as
+        /// a `JsonText`.
+        [writes]
+        updateSession(key: "string", #[host_text] artifact: "SessionArtifact | JsonText", options: "UpdateSessionOptions") -> "void"
+        => gate_ops::update_session;
+        /// Folds results without request bookkeeping, as the SDK's fold methods do when called directly:
+        /// `path` "event" (`[{ name, status, artifact? }]`, `name: null` = request not found) or "direct"
+        /// (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`). `results` may be their JSON
+        /// text as a `JsonText` (the fast path for text the host already holds).
+        [writes]
+        foldResults(path: "\"event\" | \"direct\"", #[host_text] results: "FoldResultInput[] | JsonText", options: "FoldOptions") -> "void"
+        => gate_ops::fold_results;
+        /// Starts an in-process batch: returns `{ id, injections }`, one invoke-params object per call, all
+        /// read from the pre-batch partition.
+        beginDirectBatch(calls: "DirectCallInput[]", #[optional] options: "CallOptions", #[internal] list: "number") -> "DirectBatch"
+        => gate_ops::begin_direct_batch;
+        /// Folds a direct batch's outcomes (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`,
+        /// in call order) with what each call was given.
+        [writes]
+        completeDirectBatch(batch: "number", outcomes: "DirectOutcomeInput[]", options: "WriteOptions") -> "void"
+        => gate_ops::complete_direct_batch;
+        /// Plans an event batch: returns `{ id, dispatch, rejected, eager }` — the `ToolCallRequest`s to send
+        /// to the host (with `codeSessionContext`, `runtimeSessionHint`, 3.9 `codeSessionBaselineId`), the
+        /// calls the planner refused, and the calls answered by eager prestarts.
+        beginEventBatch(calls: "ToolCallInput[]", #[optional] options: "BatchOptions", #[internal] list: "number") -> "EventBatch"
+        => gate_ops::begin_event_batch;
+        /// Completes an event batch: `options.requests` are the dispatched requests as the host left them (a
+        /// replaced or deleted `codeSessionContext` is what 3.9 retains), `options.results` the host's
+        /// `ToolExecuteResult`s, or `options.rejected: true` when the host rejected the dispatch. Returns
+        /// "folded", or "failed" when the dispatch or a consumed prestart was rejected (then only the
+        /// host-provided inputs were retained).
+        [writes]
+        completeEventBatch(batch: "number", options: "CompleteEventBatchOptions") -> "\"folded\" | \"failed\""
+        => gate_ops::complete_event_batch;
+        /// The stream layer's eager prestart of a final tool-call chunk: returns `{ id, requests }` (the
+        /// requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
+        prestartEager(calls: "ToolCallInput[]", #[optional] options: "BatchOptions", #[internal] list: "number") -> "EagerPrestart | null"
+        => gate_ops::prestart_eager;
+        /// Records the host's handling of a prestart: `options.requests` as it left them, and
+        /// `options.results` or `options.rejected: true`.
+        settleEager(prestart: "number", options: "SettleEagerOptions") -> "void" => gate_ops::settle_eager;
+        /// `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) and copies a legacy
+        /// `execute_code` seed into each agent's custom partition that has none.
+        [writes]
+        seedRun(initialSessions: "SessionPairs", #[optional] agents: "SeedAgentInput[]") -> "void" => gate_ops::seed_run;
+        /// `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`.
+        [writes]
+        seedAgents(agents: "SeedAgentInput[]") -> "void" => gate_ops::seed_agents;
+        /// The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one.
+        sessions() -> "SessionPairs | null" => gate_ops::sessions;
+        /// The entry of partition `key` (a copy), or `undefined`.
+        session(key: "string") -> "CodeSessionContext | undefined" => gate_ops::session;
+        /// Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store.
+        [writes]
+        setSessions(sessions: "SessionPairs | null") -> "void" => gate_ops::set_sessions;
+        /// Ends the run: forgets eager prestarts, eager suppressions and pending batches (sessions stay).
+        resetRun() -> "void" => gate_ops::reset_run;
+        /// Forgets a pending batch or prestart without folding anything; `true` if there was one.
+        abandon(batch: "number") -> "boolean" => gate_ops::abandon;
+        /// Every name with a non-zero verdict, mapped to its bits (as `verdict(name)` returns them): any
+        /// name not in the map has verdict 0.
+        verdictTable() -> "ReadonlyMap<string, number>" => gate_ops::verdict_table;
+        /// The gate's profile and every name with a verdict (what the JavaScript layer keeps of a gate).
+        [internal]
+        describe() -> "void" => gate_ops::describe;
+        /// The gate's whole state as a versioned snapshot document (JSON text); batches in flight are not
+        /// included. `Gate.fromSnapshot(text)` restores it; saving again gives the same bytes.
+        snapshot() -> "string" => gate_ops::snapshot;
+        /// The gate becomes the snapshot's (validated first; nothing changes on a refusal): what
+        /// `Gate.fromSnapshot` runs.
+        [writes, internal]
+        restore(snapshot: "string | object", #[optional] config: "Omit<GateConfig, \"sessions\"> | null") -> "void"
+        => gate_ops::restore;
+        /// Why `name` passes or fails every gate site for a call with `options`, with the rule of each.
+        explain(name: "string", #[optional] options: "CallOptions") -> "GateExplanation" => gate_ops::explain;
+    }
+    core {
+        /// `toInjectedFileRef(file, execSessionId)`: narrows a stored file to the wire shape the sandbox
+        /// receives (`resource_id ?? id`, `storage_session_id ?? execSessionId`, `kind`
+        /// skill-with-version / agent / user; other keys dropped).
+        toInjectedFileRef(file: "FileRef", execSessionId: "string") -> "CodeEnvFile" => static_ops::narrow;
+        /// `buildToolExecutionRequestPlan(calls)`: which calls become requests (with their parsed and, under
+        /// profile 3.9, schema-coerced args and their session fields), which are rejected for their args,
+        /// or `{ aborted: true }` when the planner gives up on the batch.
+        planToolRequests(calls: "PlanToolCallInput[]", #[optional] options: "PlanToolRequestsOptions | null") -> "ToolRequestPlan"
+        => static_ops::plan;
+    }
+    sandbox {
+        /// `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: the first sandbox request
+        /// the tool makes.
+        buildExecRequest(#[unrooted] options: "ExecRequestOptions") -> "ExecRequest" => static_ops::exec_request;
+        /// `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: what the tool makes of the
+        /// sandbox's answer.
+        readExecResponse(#[unrooted] options: "ExecResponseOptions") -> "ExecResponseOutcome" => static_ops::exec_response;
+        /// The `/exec` request of one call in a sandbox dialect, with the gate's session, files and hint.
+        buildSandboxRequest(#[unrooted] options: "SandboxRequestOptions") -> "SandboxRequest" => static_ops::sandbox_request;
+        /// A sandbox's answer as an artifact to fold; a failed call throws a `CodeSessionGateError` with
+        /// `status`.
+        readSandboxResponse(#[unrooted] options: "SandboxResponseOptions") -> "SandboxAnswer" => static_ops::sandbox_response;
+        /// The model's arguments without the fields only the gate may set, and the keys dropped.
+        stripTrustedFields(modelArgs: "Record<string, unknown>") -> "{ args: Record<string, unknown>; dropped: string[] }"
+        => static_ops::strip_model_args;
+        /// `toInjectedFileRef` with its reasons (see {@link NarrowingExplanation}).
+        explainInjectedFileRef(file: "FileRef", execSessionId: "string") -> "NarrowingExplanation" => static_ops::explain_narrowing;
+        /// What a write did to one partition: each file matched by name to the one before it, `kept` when
+        /// its identity (`storage_session_id`, `id`) and narrowed kind are unchanged, `replaced` otherwise.
+        diffSessions(before: "CodeSessionContext | null | undefined", after: "CodeSessionContext | null | undefined") -> "SessionChanges"
+        => static_ops::diff_sessions;
+    }
+}
+
+#[cfg(not(target_family = "wasm"))]
+mod typescript;
+#[cfg(not(target_family = "wasm"))]
+pub use typescript::typescript;

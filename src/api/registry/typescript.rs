@@ -1,0 +1,150 @@
+//! The TypeScript declarations the registry writes: `src/js/ops.d.ts` (the `Gate` methods that run an
+//! operation, the static functions, the error codes). A test compares the file with [`typescript`] and
+//! fails when it is stale; `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.
+
+use super::{flag, op_flag, Operation, GATE, STATIC};
+use crate::core::error::ALL_CODES;
+
+/// The codes the JavaScript layer throws by itself, while it finds, loads and checks a module.
+pub const LOADING_CODES: [&str; 3] = ["not_initialized", "wasm_not_found", "not_wasm"];
+
+/// Names in the TypeScript types that are TypeScript's own, not the package's.
+const BUILTIN_TYPES: [&str; 4] = ["Record", "ReadonlyMap", "Omit", "Array"];
+
+/// The text of `src/js/ops.d.ts`.
+pub fn typescript() -> String {
+    let mut out = String::from(
+        "// Generated from the operation registry (src/api/registry.rs) and the error codes\n\
+         // (src/core/error.rs): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.\n",
+    );
+    out.push_str(&format!(
+        "import type {{ {} }} from \"./api.js\";\n\n",
+        imported_types().join(", ")
+    ));
+
+    out.push_str("/** Every `code` a `CodeSessionGateError` can carry: the module's, then the loader's. */\n");
+    out.push_str("export type CodeSessionGateErrorCode =\n");
+    let codes: Vec<&str> = ALL_CODES
+        .iter()
+        .map(|c| c.as_str())
+        .chain(LOADING_CODES)
+        .collect();
+    for (i, code) in codes.iter().enumerate() {
+        let end = if i + 1 == codes.len() { ";" } else { "" };
+        out.push_str(&format!("  | \"{code}\"{end}\n"));
+    }
+
+    out.push_str("\n/** The methods of `Gate` that run an operation of the module. */\n");
+    out.push_str("export interface GateOperations {\n");
+    for op in GATE.iter().filter(|op| !op.has(op_flag::internal)) {
+        out.push_str(&doc(op, "  "));
+        for line in signature(op).lines() {
+            out.push_str(&format!("  {};\n", line.trim().trim_end_matches(';')));
+        }
+    }
+    out.push_str("}\n");
+
+    for op in STATIC {
+        out.push('\n');
+        out.push_str(&doc(op, ""));
+        out.push_str(&format!("export declare function {};\n", signature(op)));
+    }
+    out
+}
+
+/// `name(params): answer`, or the signature the registry writes out.
+fn signature(op: &Operation) -> String {
+    if let Some(written) = op.signature {
+        return written.trim_end_matches(';').to_owned();
+    }
+    let params: Vec<String> = op
+        .params
+        .iter()
+        .filter(|p| !p.has(flag::internal))
+        .map(|p| {
+            let optional = if p.has(flag::optional) { "?" } else { "" };
+            format!("{}{optional}: {}", p.name, p.ts)
+        })
+        .collect();
+    format!("{}({}): {}", op.name, params.join(", "), op.returns)
+}
+
+/// The rustdoc lines as a TSDoc block, indented by `indent`.
+fn doc(op: &Operation, indent: &str) -> String {
+    let lines: Vec<&str> = op.doc.iter().map(|l| l.trim()).collect();
+    match lines.as_slice() {
+        [] => String::new(),
+        [one] if one.len() + indent.len() < 100 => format!("{indent}/** {one} */\n"),
+        _ => {
+            let mut out = format!("{indent}/**\n");
+            for line in lines {
+                out.push_str(&format!("{indent} * {line}\n"));
+            }
+            out.push_str(&format!("{indent} */\n"));
+            out
+        }
+    }
+}
+
+/// The package's type names the declarations use, sorted.
+fn imported_types() -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    let gate = GATE.iter().filter(|op| !op.has(op_flag::internal));
+    for op in gate.chain(STATIC) {
+        let text = signature(op);
+        let mut word = String::new();
+        for c in text.chars().chain([' ']) {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                word.push(c);
+                continue;
+            }
+            let starts_upper = word.chars().next().is_some_and(|f| f.is_ascii_uppercase());
+            if starts_upper && !BUILTIN_TYPES.contains(&word.as_str()) && !names.contains(&word) {
+                names.push(std::mem::take(&mut word));
+            }
+            word.clear();
+        }
+    }
+    names.sort();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The checked-in `src/js/ops.d.ts` is what the registry writes now (the test command fails on a
+    /// stale one; `CSG_WRITE_GENERATED=1` rewrites it).
+    #[test]
+    fn the_generated_declarations_are_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/js/ops.d.ts");
+        let want = typescript();
+        if std::env::var_os("CSG_WRITE_GENERATED").is_some() {
+            std::fs::write(path, &want).unwrap();
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "src/js/ops.d.ts is stale: run `CSG_WRITE_GENERATED=1 cargo test --lib registry`"
+        );
+    }
+
+    #[test]
+    fn internal_parameters_are_left_out_of_the_signature() {
+        let op = GATE
+            .iter()
+            .find(|op| op.name == "beginDirectBatch")
+            .unwrap();
+        assert_eq!(
+            signature(op),
+            "beginDirectBatch(calls: DirectCallInput[], options?: CallOptions): DirectBatch"
+        );
+    }
+
+    #[test]
+    fn the_imports_name_the_package_types_only() {
+        let names = imported_types();
+        assert!(names.iter().any(|n| n == "GateVerdict"));
+        assert!(!names.iter().any(|n| n == "Record" || n == "ReadonlyMap"));
+    }
+}
