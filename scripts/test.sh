@@ -108,7 +108,7 @@ step setup scripts/setup.sh
 step build scripts/build.sh
 step fmt cargo fmt --all --check
 step clippy cargo clippy --workspace --all-targets -- -D warnings
-step cargo-test cargo test
+step cargo-test cargo test --workspace
 step wasm-node wasm_test --test node
 step wasm-chromium wasm_test_browser --test web
 step conformance tests/conformance/run

@@ -13,7 +13,8 @@
 
 pub mod api;
 pub mod bindings;
-pub mod core;
+/// The rules (the `code-session-gate-rules` crate, `crates/rules`).
+pub use code_session_gate_rules as core;
 
 /// The module's allocator: talc instead of the default dlmalloc, measured smaller (6.6 KB less `.wasm`) and
 /// faster on the gate's allocation-heavy paths (a fresh context 9.4 -> 8.3 us, a 6-file fold 7.0 -> 6.6 us).

@@ -1,5 +1,5 @@
 // Generated from the operation registry (src/api/registry.rs) and the error codes
-// (src/core/error.rs): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.
+// (crates/rules/src/error.rs): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.
 import type { BatchOptions, CallOptions, CodeEnvFile, CodeSessionContext, CompleteEventBatchOptions, DirectBatch, DirectCallInput, DirectInjection, DirectOutcomeInput, EagerPrestart, EventBatch, ExecPath, ExecRequest, ExecRequestOptions, ExecResponseOptions, ExecResponseOutcome, FileRef, FoldOptions, FoldResultInput, GateExplanation, GateVerdict, JsonText, NarrowingExplanation, PlanToolCallInput, PlanToolRequestsOptions, RequestSessionFields, SandboxAnswer, SandboxRequest, SandboxRequestOptions, SandboxResponseOptions, SeedAgentInput, SessionArtifact, SessionChanges, SessionPairs, SettleEagerOptions, ToolCallInput, ToolRequestPlan, UpdateSessionOptions, WriteOptions } from "./api.js";
 
 /** Every `code` a `CodeSessionGateError` can carry: the module's, then the loader's. */

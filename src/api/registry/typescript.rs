@@ -15,7 +15,7 @@ const BUILTIN_TYPES: [&str; 4] = ["Record", "ReadonlyMap", "Omit", "Array"];
 pub fn typescript() -> String {
     let mut out = String::from(
         "// Generated from the operation registry (src/api/registry.rs) and the error codes\n\
-         // (src/core/error.rs): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.\n",
+         // (crates/rules/src/error.rs): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.\n",
     );
     out.push_str(&format!(
         "import type {{ {} }} from \"./api.js\";\n\n",

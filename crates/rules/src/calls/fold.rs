@@ -1,0 +1,767 @@
+//! Folding results back into the session: the event fold (G5, `storeCodeSessionFromResults`), the direct
+//! fold (G2, `handleRunToolCompletions`), and 3.9's retention of host-provided inputs.
+//!
+//! Every artifact the fold would read is validated first ([`prepare_event`], [`prepare_direct`]); only then
+//! is anything written, so a refused batch changes nothing.
+
+use hashbrown::HashMap;
+use std::fmt;
+
+use serde::de::{self as de, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use super::context::RequestContext;
+use crate::config::Profile;
+use crate::error::{GateError, GateResult, Path};
+use crate::files::{Field, FileRef, Identity};
+use crate::json::{self, RawJson, RawText, Str};
+use crate::sessions::baseline::Baseline;
+use crate::sessions::merge::{update_code_session_many, Artifact};
+use crate::sessions::{CodeSession, SessionMap};
+use crate::tools::{bits, ToolSet, READ_FILE, SKILL_TOOL};
+
+/// A result's status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// `"success"`.
+    Success,
+    /// `"error"`.
+    Error,
+}
+
+impl<'de> Deserialize<'de> for Status {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        json::one_of(d, |s| match s {
+            "success" => Ok(Status::Success),
+            "error" => Ok(Status::Error),
+            other => Err(format!("expected \"success\" or \"error\", got {other:?}")),
+        })
+    }
+}
+
+/// The parts of an artifact the fold reads, decoded from its JSON text: `None` when it has no usable
+/// `session_id` (missing, `null`, `""`, or the artifact is not an object) — then `files` are ignored and
+/// nothing is validated, as the SDK never looks at them.
+pub fn read_fold_artifact<'a>(
+    artifact: &'a RawJson,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Option<Artifact<'a>>> {
+    if json::raw_type_name(artifact) != "object" {
+        return Ok(None);
+    }
+    let read: ArtifactInput<'a> = json::decode(artifact.get(), &path.render())?;
+    finish_artifact(read, profile, path)
+}
+
+/// The artifact of an [`ArtifactInput`] (`path`: its path, for refusals in the parts read late).
+fn finish_artifact<'a>(
+    read: ArtifactInput<'a>,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Option<Artifact<'a>>> {
+    let Some(exec) = read.session_id else {
+        return Ok(None);
+    };
+    let files = match read.files {
+        Some(FilesInput::Read(files)) => files,
+        Some(FilesInput::Later(raw)) => json::decode(raw.get(), &path.key("files").render())?,
+        None => Vec::new(),
+    };
+    let deleted_files = match (profile, read.deleted_files) {
+        (Profile::V3_9, Some(raw)) => {
+            let names: Option<Vec<Str<'a>>> =
+                json::decode(raw.get(), &path.key("deleted_files").render())?;
+            names.unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    Ok(Some(Artifact {
+        exec_session_id: exec,
+        files,
+        deleted_files,
+    }))
+}
+
+/// `files` as read: typed when the usable `session_id` came first, else kept as text until it is known
+/// whether the fold reads them at all.
+enum FilesInput<'a> {
+    Read(Vec<FileRef<'a>>),
+    Later(&'a RawJson),
+}
+
+struct ArtifactInput<'a> {
+    session_id: Option<Str<'a>>,
+    files: Option<FilesInput<'a>>,
+    deleted_files: Option<&'a RawJson>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ArtifactInput<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ArtifactInput<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an artifact object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = ArtifactInput {
+                    session_id: None,
+                    files: None,
+                    deleted_files: None,
+                };
+                let mut seen_session = false;
+                while let Some(key) = map.next_key::<Str<'de>>()? {
+                    match key.as_str() {
+                        "session_id" => {
+                            seen_session = true;
+                            let id: Option<Str<'de>> = map.next_value()?;
+                            out.session_id = id.filter(|s| !s.is_empty());
+                        }
+                        "files" if seen_session && out.session_id.is_some() => {
+                            let files: Option<Vec<FileRef<'de>>> = map.next_value()?;
+                            out.files = files.map(FilesInput::Read);
+                        }
+                        "files" => {
+                            let raw: &'de RawJson = map.next_value()?;
+                            out.files = (!json::is_null(raw)).then_some(FilesInput::Later(raw));
+                        }
+                        "deleted_files" => {
+                            let raw: &'de RawJson = map.next_value()?;
+                            out.deleted_files = (!json::is_null(raw)).then_some(raw);
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// A result answered for a dispatched (event or eager) request (`ToolExecuteResult`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct ToolResult<'a> {
+    /// `toolCallId`.
+    #[serde(rename = "toolCallId", borrow)]
+    pub tool_call_id: Str<'a>,
+    /// `status`.
+    pub status: Status,
+    /// `artifact` (absent or `null`: nothing to fold), as JSON text.
+    #[serde(default, borrow)]
+    pub artifact: Option<RawText<'a>>,
+}
+
+impl<'a> ToolResult<'a> {
+    /// The same result owning its text (kept by a settled prestart).
+    pub fn into_owned(self) -> ToolResult<'static> {
+        ToolResult {
+            tool_call_id: self.tool_call_id.into_owned(),
+            status: self.status,
+            artifact: self.artifact.map(RawText::into_owned),
+        }
+    }
+
+    /// An error result without artifact for request `id` (what the SDK answers rejected calls with).
+    pub fn error(id: Str<'a>) -> Self {
+        ToolResult {
+            tool_call_id: id,
+            status: Status::Error,
+            artifact: None,
+        }
+    }
+}
+
+/// A request as the event fold and retention see it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoldRequest<'a> {
+    /// `id`.
+    pub id: Str<'a>,
+    /// `name` (the final request's).
+    pub name: Str<'a>,
+    /// `retainCodeSessionInputs` (set on an eager mismatch).
+    pub retain_inputs: bool,
+    /// The request's `codeSessionContext` now (after the host handled it); requests that carry the same
+    /// context left as given share one.
+    pub context: Option<std::rc::Rc<RequestContext<'a>>>,
+    /// `codeSessionBaselineId`.
+    pub baseline_id: Option<Str<'a>>,
+    /// The retention baseline (what the request was given; 3.9).
+    pub retention_baseline: Option<std::rc::Rc<Baseline>>,
+    /// `context` is the very context `retention_baseline` was built from (the host left it as given), so
+    /// the baseline of the execution is that one too.
+    pub context_as_given: bool,
+}
+
+impl FoldRequest<'_> {
+    /// `codeSessionIdentityByName` of the request's context now (3.9's execution baseline): the
+    /// retention baseline itself when the host left the context as given, else built afresh.
+    pub fn execution_baseline(&self) -> std::rc::Rc<Baseline> {
+        match &self.retention_baseline {
+            Some(b) if self.context_as_given => b.clone(),
+            _ => std::rc::Rc::new(
+                self.context
+                    .as_deref()
+                    .map(RequestContext::baseline)
+                    .unwrap_or_default(),
+            ),
+        }
+    }
+}
+
+/// Requests by id with `Map` semantics: a repeated id keeps its first position and takes the later value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestMap<'a> {
+    requests: Vec<FoldRequest<'a>>,
+    index: HashMap<Str<'a>, usize>,
+}
+
+impl<'a> RequestMap<'a> {
+    /// Builds the map from requests in plan order.
+    pub fn new(requests: Vec<FoldRequest<'a>>) -> Self {
+        let mut m = RequestMap::default();
+        for r in requests {
+            match m.index.get(&r.id).copied() {
+                Some(i) => {
+                    if let Some(slot) = m.requests.get_mut(i) {
+                        *slot = r;
+                    }
+                }
+                None => {
+                    m.index.insert(r.id.clone(), m.requests.len());
+                    m.requests.push(r);
+                }
+            }
+        }
+        m
+    }
+
+    /// The request with `id`.
+    pub fn get(&self, id: &str) -> Option<&FoldRequest<'a>> {
+        self.index.get(id).and_then(|&i| self.requests.get(i))
+    }
+
+    /// The requests in map order.
+    pub fn iter(&self) -> impl Iterator<Item = &FoldRequest<'a>> {
+        self.requests.iter()
+    }
+}
+
+/// One validated result, ready to fold: its artifact and the id its baseline is recorded under (the
+/// request id on the event path, the call id on the direct path).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FoldStep<'a> {
+    artifact: Artifact<'a>,
+    id: Str<'a>,
+}
+
+/// Validates a batch of event results (in fold order) and keeps those that will fold: the request exists
+/// with a non-empty name that participates or is `skill`, the status is success, and the artifact has a
+/// non-empty `session_id`.
+pub fn prepare_event<'a>(
+    results: &'a [ToolResult<'_>],
+    requests: &RequestMap<'_>,
+    tools: &ToolSet,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Vec<FoldStep<'a>>> {
+    let mut steps = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        let Some(req) = requests.get(&r.tool_call_id) else {
+            continue;
+        };
+        if req.name.is_empty() || !tools.classify(&req.name).has(bits::EVENT_FOLD) {
+            continue;
+        }
+        if r.status != Status::Success {
+            continue;
+        }
+        let Some(artifact) = r
+            .artifact
+            .as_ref()
+            .map(RawText::raw)
+            .filter(|a| !json::is_null(a))
+        else {
+            continue;
+        };
+        let at = path.index(i);
+        if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"))? {
+            steps.push(FoldStep {
+                artifact,
+                id: Str::Borrowed(r.tool_call_id.as_str()),
+            });
+        }
+    }
+    Ok(steps)
+}
+
+/// Applies validated folds in order, each with the baseline recorded under its id (3.9): on the event
+/// path the baselines rebuilt from each request's context after the host handled it, on the direct
+/// path those recorded at injection; `None` = no request bookkeeping.
+pub fn apply(
+    sessions: &mut SessionMap,
+    key: &str,
+    steps: Vec<FoldStep<'_>>,
+    baselines: Option<&HashMap<Str<'_>, std::rc::Rc<Baseline>>>,
+    profile: Profile,
+    now: &RawText<'_>,
+) {
+    let steps = steps
+        .into_iter()
+        .map(|s| {
+            let baseline = baselines.and_then(|b| b.get(s.id.as_str())).map(|b| &**b);
+            (s.artifact, baseline)
+        })
+        .collect();
+    update_code_session_many(sessions, key, steps, profile, now);
+}
+
+/// `foldResults("event", results)`'s results, `[{ name: string | null, status, artifact? }]` (`name:
+/// null` = the request was not found; a missing `name` is refused after the shapes, by
+/// [`event_steps`]). Read the checked way (`Deserialize`), every artifact is captured as text and
+/// decoded later only if the fold reads it. [`NamedResults::read_in_one_pass`] reads the same text
+/// faster when nothing in it is unusual.
+pub struct NamedResults<'a>(Vec<NamedResult<'a>>);
+
+/// One result of [`NamedResults`].
+struct NamedResult<'a> {
+    name: Field<Str<'a>>,
+    status: Status,
+    artifact: ReadArtifact<'a>,
+}
+
+/// An artifact as read.
+enum ReadArtifact<'a> {
+    /// Absent or `null`.
+    None,
+    /// Captured as text.
+    Raw(&'a RawJson),
+    /// Decoded where it stood (one pass only).
+    Read(ArtifactInput<'a>),
+}
+
+impl<'a> NamedResults<'a> {
+    /// `text` read in one pass: an artifact the fold will read (its result names a folding tool and
+    /// says `success` before the `artifact` key) is decoded where it stands instead of being captured
+    /// and parsed again. `None` when anything is unusual (a refusal anywhere, an escaped lone surrogate
+    /// anywhere, nesting the one pass cannot take): the caller then reads the text the checked way,
+    /// which gives the same results or names the refusal. So this decides nothing of its own.
+    pub fn read_in_one_pass(text: &'a str, tools: &ToolSet) -> Option<Self> {
+        if text.as_bytes().contains(&b'\\') && json::has_lone_surrogate(text) {
+            return None;
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        let read = de::DeserializeSeed::deserialize(ResultsSeed(Some(tools)), &mut de).ok()?;
+        de.end().ok()?;
+        Some(read)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for NamedResults<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        de::DeserializeSeed::deserialize(ResultsSeed(None), d)
+    }
+}
+
+/// Whether the fold reads the artifact of a result with this name and status.
+fn event_folds(tools: &ToolSet, name: Option<&Field<Str<'_>>>, status: Option<Status>) -> bool {
+    status == Some(Status::Success)
+        && name
+            .and_then(Field::get)
+            .is_some_and(|n| !n.is_empty() && tools.classify(n).has(bits::EVENT_FOLD))
+}
+
+/// Reads the results; with the tool set, in one pass (see [`NamedResults::read_in_one_pass`]).
+struct ResultsSeed<'t>(Option<&'t ToolSet>);
+
+impl<'de, 't> de::DeserializeSeed<'de> for ResultsSeed<'t> {
+    type Value = NamedResults<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de, 't> Visitor<'de> for ResultsSeed<'t> {
+    type Value = NamedResults<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a sequence")
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(r) = seq.next_element_seed(ResultSeed(self.0))? {
+            out.push(r);
+        }
+        Ok(NamedResults(out))
+    }
+}
+
+struct ResultSeed<'t>(Option<&'t ToolSet>);
+
+impl<'de, 't> de::DeserializeSeed<'de> for ResultSeed<'t> {
+    type Value = NamedResult<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, 't> Visitor<'de> for ResultSeed<'t> {
+    type Value = NamedResult<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut name: Option<Field<Str<'de>>> = None;
+        let mut status: Option<Status> = None;
+        let mut artifact: Option<ReadArtifact<'de>> = None;
+        while let Some(key) = map.next_key::<Str<'de>>()? {
+            match key.as_str() {
+                "name" if name.is_some() => return Err(de::Error::duplicate_field("name")),
+                "name" => name = Some(map.next_value()?),
+                "status" if status.is_some() => return Err(de::Error::duplicate_field("status")),
+                "status" => status = Some(map.next_value()?),
+                "artifact" if artifact.is_some() => {
+                    return Err(de::Error::duplicate_field("artifact"))
+                }
+                "artifact" => {
+                    let inline = self
+                        .0
+                        .is_some_and(|t| event_folds(t, name.as_ref(), status));
+                    artifact = Some(if inline {
+                        match map.next_value::<Option<ArtifactInput<'de>>>()? {
+                            Some(read) => ReadArtifact::Read(read),
+                            None => ReadArtifact::None,
+                        }
+                    } else {
+                        let raw: &'de RawJson = map.next_value()?;
+                        json::check_surrogates(raw)?;
+                        if json::is_null(raw) {
+                            ReadArtifact::None
+                        } else {
+                            ReadArtifact::Raw(raw)
+                        }
+                    });
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let Some(status) = status else {
+            return Err(de::Error::missing_field("status"));
+        };
+        Ok(NamedResult {
+            name: name.unwrap_or(Field::Absent),
+            status,
+            artifact: artifact.unwrap_or(ReadArtifact::None),
+        })
+    }
+}
+
+/// The fold steps of [`NamedResults`] (without request bookkeeping: each result stands for its own
+/// request): a missing `name` is refused first; then, in order, each result whose name folds (G5, or
+/// `skill`) with status success and an artifact with a usable `session_id`.
+pub fn event_steps<'a>(
+    results: NamedResults<'a>,
+    tools: &ToolSet,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Vec<FoldStep<'a>>> {
+    if let Some(i) = results.0.iter().position(|r| r.name.is_absent()) {
+        return Err(GateError::missing(&path.index(i).key("name")));
+    }
+    let mut steps = Vec::new();
+    for (i, r) in results.0.into_iter().enumerate() {
+        if !event_folds(tools, Some(&r.name), Some(r.status)) {
+            continue;
+        }
+        let at = path.index(i);
+        let at = at.key("artifact");
+        let artifact = match r.artifact {
+            ReadArtifact::None => continue,
+            ReadArtifact::Raw(raw) => read_fold_artifact(raw, profile, &at)?,
+            ReadArtifact::Read(read) => finish_artifact(read, profile, &at)?,
+        };
+        if let Some(artifact) = artifact {
+            steps.push(FoldStep {
+                artifact,
+                id: Str::Borrowed(""),
+            });
+        }
+    }
+    Ok(steps)
+}
+
+/// A completed in-process call (`{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct DirectOutcome<'a> {
+    /// The call id (`None` reads as `""` for the baseline lookup, as upstream's `call.id ?? ""`).
+    #[serde(default, borrow, deserialize_with = "json::present")]
+    pub id: Option<Str<'a>>,
+    /// The call's tool name.
+    #[serde(borrow)]
+    pub name: Str<'a>,
+    /// The ToolMessage status.
+    pub status: Status,
+    /// The ToolMessage artifact, as JSON text.
+    #[serde(default, borrow)]
+    pub artifact: Option<RawText<'a>>,
+    /// An `errorHandler` exists and owned this failed completion.
+    #[serde(default, rename = "errorHandlerOwned")]
+    pub error_handler_owned: Option<bool>,
+    /// The tool returned a LangGraph `Command` rather than a message.
+    #[serde(default, rename = "isCommand")]
+    pub is_command: Option<bool>,
+}
+
+/// Validates direct outcomes (in call order) and keeps those that will fold: not a `Command`, not an
+/// error owned by the error handler, (3.9) not an error at all, a participant (never `skill`), and an
+/// artifact with a non-empty `session_id`. Under 3.6 an error message that is not handler-owned still
+/// folds (upstream quirk).
+pub fn prepare_direct<'a>(
+    outcomes: &'a [DirectOutcome<'_>],
+    tools: &ToolSet,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Vec<FoldStep<'a>>> {
+    let mut steps = Vec::new();
+    for (i, o) in outcomes.iter().enumerate() {
+        let handler_owned = o.error_handler_owned == Some(true);
+        if o.is_command == Some(true) || (o.status == Status::Error && handler_owned) {
+            continue;
+        }
+        if profile.is_3_9() && o.status == Status::Error {
+            continue;
+        }
+        if !tools.classify(&o.name).has(bits::DIRECT_FOLD) {
+            continue;
+        }
+        let Some(artifact) = o.artifact.as_ref().map(RawText::raw) else {
+            continue;
+        };
+        let at = path.index(i);
+        if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"))? {
+            steps.push(FoldStep {
+                artifact,
+                id: Str::Borrowed(o.id.as_deref().unwrap_or("")),
+            });
+        }
+    }
+    Ok(steps)
+}
+
+/// 3.9's retention (`retainCodeSessionInputsFromRequests`): when the host rewrote a counted request's
+/// context (a new `session_id`, or files whose identity differs from what the request was given), the
+/// partition adopts it before any fold — even for errors, `read_file`, or a rejected batch.
+pub fn retain_host_inputs(
+    sessions: &mut SessionMap,
+    key: &str,
+    requests: &RequestMap<'_>,
+    tools: &ToolSet,
+    now: &RawText<'_>,
+) {
+    let mut refreshed_session: Option<&Str<'_>> = None;
+    let mut file_session: Option<&Str<'_>> = None;
+    let mut refreshed: Vec<&FileRef<'_>> = Vec::new();
+    let mut refreshed_names: HashMap<&str, usize> = HashMap::new();
+    // A shared context read again with nothing written since its last reading would write the same
+    // files into the same places: skipped, so many calls carrying one context cost one reading.
+    let mut writes = 0usize;
+    let mut read_at: HashMap<*const RequestContext<'_>, usize> = HashMap::new();
+    for r in requests.iter() {
+        let counted = r.retain_inputs
+            || tools.participates(&r.name)
+            || r.name.as_str() == SKILL_TOOL
+            || r.name.as_str() == READ_FILE;
+        if r.name.is_empty() || !counted {
+            continue;
+        }
+        let Some(ctx) = &r.context else { continue };
+        let Some(session_id) = ctx.session_id.get().filter(|s| !s.is_empty()) else {
+            continue;
+        };
+        if r.baseline_id.as_deref() != Some(session_id.as_str()) {
+            refreshed_session = Some(session_id);
+        }
+        let shared = std::rc::Rc::as_ptr(ctx);
+        if read_at.get(&shared) == Some(&writes) {
+            continue;
+        }
+        for file in ctx.files.as_deref().unwrap_or(&[]) {
+            let storage_set = file.storage_session_id.get().is_some_and(|s| !s.is_empty());
+            if file.id.is_empty() || file.name.is_empty() || !storage_set {
+                continue;
+            }
+            let identity = file.identity("");
+            if r.retention_baseline
+                .as_ref()
+                .is_some_and(|b| b.saw(&file.name, &identity))
+            {
+                continue;
+            }
+            file_session = Some(session_id);
+            writes += 1;
+            match refreshed_names.get(file.name.as_str()).copied() {
+                Some(i) => {
+                    if let Some(slot) = refreshed.get_mut(i) {
+                        *slot = file;
+                    }
+                }
+                None => {
+                    refreshed_names.insert(file.name.as_str(), refreshed.len());
+                    refreshed.push(file);
+                }
+            }
+        }
+        read_at.insert(shared, writes);
+    }
+    let Some(session_id) = refreshed_session.or(file_session) else {
+        return;
+    };
+    adopt(sessions, key, session_id, &refreshed, now);
+}
+
+/// `retainCodeSessionInputs`: adopt a refreshed session id and refreshed files. A file whose identity is
+/// already stored (under any name) is skipped; one whose name is stored replaces that entry wholesale
+/// (the host's object, copied); others are appended. Existing files are not storage-filled here (a
+/// storage-less file then narrows against the adopted session — upstream quirk). Nothing is written when
+/// neither the session id nor any file changed.
+fn adopt(
+    sessions: &mut SessionMap,
+    key: &str,
+    session_id: &Str<'_>,
+    refreshed: &[&FileRef<'_>],
+    now: &RawText<'_>,
+) {
+    let existing = sessions.get(key);
+    let mut files: Vec<FileRef<'static>> = existing.map(|s| s.files().to_vec()).unwrap_or_default();
+    let mut changed = existing
+        .and_then(|s| s.session_id.as_deref())
+        .is_none_or(|s| s != session_id.as_str());
+    let mut by_identity: HashMap<String, usize> = HashMap::with_capacity(files.len());
+    let mut by_name: HashMap<Str<'static>, usize> = HashMap::with_capacity(files.len());
+    for (i, f) in files.iter().enumerate() {
+        by_identity.insert(f.identity("").to_key(), i);
+        by_name.insert(f.name.clone(), i);
+    }
+    for file in refreshed {
+        let identity = Identity::new(file.storage_session_id.as_deref().unwrap_or(""), &file.id);
+        let identity_text = identity.to_key();
+        if by_identity.contains_key(&identity_text) {
+            continue;
+        }
+        changed = true;
+        if let Some(&i) = by_name.get(file.name.as_str()) {
+            if let Some(slot) = files.get_mut(i) {
+                by_identity.remove(&slot.identity("").to_key());
+                *slot = file.to_owned_file();
+            }
+            by_identity.insert(identity_text, i);
+            continue;
+        }
+        by_identity.insert(identity_text, files.len());
+        by_name.insert(file.name.to_owned_str(), files.len());
+        files.push(file.to_owned_file());
+    }
+    if changed {
+        sessions.set(
+            key,
+            CodeSession::written(session_id.to_owned_str(), files, now.to_owned_raw()),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::rc::Rc;
+
+    use super::*;
+
+    fn request(context_as_given: bool) -> FoldRequest<'static> {
+        let context = RequestContext {
+            session_id: Field::Set(Str::from("e1")),
+            files: Some(vec![FileRef::new("f1", "a.txt")]),
+        };
+        FoldRequest {
+            id: Str::from("r1"),
+            name: Str::from("bash_tool"),
+            retain_inputs: false,
+            retention_baseline: Some(Rc::new(context.baseline())),
+            context: Some(Rc::new(context)),
+            baseline_id: Some(Str::from("e1")),
+            context_as_given,
+        }
+    }
+
+    #[test]
+    fn the_execution_baseline_is_the_dispatch_one_only_for_a_context_left_as_given() {
+        let given = request(true);
+        let shared = given.execution_baseline();
+        assert!(Rc::ptr_eq(
+            &shared,
+            given.retention_baseline.as_ref().unwrap()
+        ));
+
+        // A context the host replaced is read afresh, whatever was recorded at dispatch.
+        let mut replaced = request(false);
+        replaced.context = Some(Rc::new(RequestContext {
+            session_id: Field::Set(Str::from("e2")),
+            files: Some(vec![FileRef::new("f2", "a.txt")]),
+        }));
+        let fresh = replaced.execution_baseline();
+        assert!(!Rc::ptr_eq(
+            &fresh,
+            replaced.retention_baseline.as_ref().unwrap()
+        ));
+        assert_eq!(fresh.get("a.txt"), Some("e2\0f2"));
+        assert_eq!(shared.get("a.txt"), Some("e1\0f1"));
+
+        // No context at all: an empty baseline.
+        let mut removed = request(false);
+        removed.context = None;
+        assert!(removed.execution_baseline().is_empty());
+    }
+
+    #[test]
+    fn the_one_pass_reads_what_the_checked_way_reads_or_steps_aside() {
+        let tools = ToolSet::new(vec!["create_file".to_owned()]);
+        let cases = [
+            r#"[{"name":"bash_tool","status":"success","artifact":{"session_id":"e","files":[{"id":"a","name":"n","inherited":true}]}}]"#,
+            r#"[{"artifact":{"files":[{"id":"a","name":"n"}],"session_id":"e"},"status":"success","name":"create_file"}]"#,
+            r#"[{"name":"web_search","status":"success","artifact":{"session_id":"e","files":7}}]"#,
+            r#"[{"name":"bash_tool","status":"success","artifact":{"session_id":"e","files":7}}]"#,
+            r#"[{"name":"bash_tool","status":"error","artifact":{"session_id":"e","files":[{"id":1}]}}]"#,
+            r#"[{"name":null,"status":"success","artifact":{"session_id":"e"}},{"status":"success"}]"#,
+            r#"[{"name":"bash_tool","status":"success","artifact":"text"}]"#,
+            r#"[{"name":"bash_tool","status":"success","artifact":null,"x":[1,{"y":"\ud800"}]}]"#,
+            r#"[{"name":"bash_tool","status":"success","artifact":{"session_id":"e","deleted_files":["a"],"files":[]}}]"#,
+            r#"[{"name":"skill","status":"success","artifact":{"session_id":"","files":[{"id":"a"}]}}]"#,
+            r#"[{"name":"bash_tool","name":"x","status":"success"}]"#,
+            r#"[{"name":"bash_tool","status":"done"}]"#,
+            r#"[["bash_tool","success"]]"#,
+            r#"{"name":"bash_tool"}"#,
+            r#"[{"name":"bash_tool","status":"success","artifact":{"session_id":"e","files":[{"id":"a","name":"n","version":"2"}]}}]"#,
+        ];
+        for profile in [Profile::V3_6, Profile::V3_9] {
+            for text in cases {
+                let checked = json::decode::<NamedResults<'_>>(text, "results")
+                    .and_then(|r| event_steps(r, &tools, profile, &Path::root("results")));
+                // Stepping aside (`None`) is always safe: the checked way answers.
+                if let Some(r) = NamedResults::read_in_one_pass(text, &tools) {
+                    match event_steps(r, &tools, profile, &Path::root("results")) {
+                        Ok(steps) => assert_eq!(checked.ok(), Some(steps), "{text}"),
+                        Err(e) => assert_eq!(checked.err(), Some(e), "{text}"),
+                    }
+                }
+            }
+        }
+        // The usual shapes do take the one pass.
+        for text in [cases[0], cases[1], cases[2], cases[5], cases[8]] {
+            assert!(
+                NamedResults::read_in_one_pass(text, &tools).is_some(),
+                "{text}"
+            );
+        }
+    }
+}

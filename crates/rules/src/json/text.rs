@@ -1,0 +1,273 @@
+//! The strings and raw values the gate reads from a call's JSON text: borrowed while the call runs,
+//! shared once the gate keeps them, with the lone-surrogate rule every string obeys.
+
+use std::fmt;
+use std::rc::Rc;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+
+use super::refusal::TAG;
+use super::RawJson;
+use crate::error::ErrorCode;
+
+/// A string that borrows from the JSON text while a call runs and is shared (reference-counted) once
+/// the gate keeps it, so that copies of stored files and their narrowed forms cost no allocation.
+#[derive(Clone)]
+pub enum Str<'a> {
+    /// Borrowed from the call's JSON text (it held no escapes).
+    Borrowed(&'a str),
+    /// Owned, shared text.
+    Shared(Rc<str>),
+}
+
+impl<'a> Str<'a> {
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Str::Borrowed(s) => s,
+            Str::Shared(s) => s,
+        }
+    }
+
+    /// The same text, owned (a no-op for shared text).
+    pub fn into_owned(self) -> Str<'static> {
+        match self {
+            Str::Borrowed(s) => Str::Shared(Rc::from(s)),
+            Str::Shared(s) => Str::Shared(s),
+        }
+    }
+
+    /// An owned copy (a reference-count bump for shared text).
+    pub fn to_owned_str(&self) -> Str<'static> {
+        self.clone().into_owned()
+    }
+
+    /// Whether both are the very same shared text (a cheap sufficient test for equality).
+    pub fn same_text(&self, other: &Str<'_>) -> bool {
+        match (self, other) {
+            (Str::Shared(a), Str::Shared(b)) => Rc::ptr_eq(a, b),
+            (Str::Borrowed(a), Str::Borrowed(b)) => std::ptr::eq(*a, *b),
+            _ => false,
+        }
+    }
+}
+
+impl Default for Str<'_> {
+    fn default() -> Self {
+        Str::Borrowed("")
+    }
+}
+
+impl std::ops::Deref for Str<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for Str<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Str<'_> {}
+
+impl std::hash::Hash for Str<'_> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl PartialOrd for Str<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Str<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl std::borrow::Borrow<str> for Str<'_> {
+    fn borrow(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl<'a> From<&'a str> for Str<'a> {
+    fn from(s: &'a str) -> Self {
+        Str::Borrowed(s)
+    }
+}
+
+impl From<String> for Str<'static> {
+    fn from(s: String) -> Self {
+        Str::Shared(Rc::from(s))
+    }
+}
+
+impl fmt::Debug for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for Str<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Str::Borrowed(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Str::Shared(Rc::from(v)))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// A JSON value kept as its text: borrowed from the call's input, shared once the gate keeps it.
+#[derive(Clone)]
+pub enum RawText<'a> {
+    /// Borrowed from the call's JSON text.
+    Borrowed(&'a RawJson),
+    /// Owned, shared text.
+    Shared(Rc<RawJson>),
+}
+
+impl RawText<'_> {
+    /// The value.
+    pub fn raw(&self) -> &RawJson {
+        match self {
+            RawText::Borrowed(r) => r,
+            RawText::Shared(r) => r,
+        }
+    }
+
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.raw().get()
+    }
+
+    /// The same value, owned.
+    pub fn into_owned(self) -> RawText<'static> {
+        match self {
+            RawText::Borrowed(r) => RawText::Shared(Rc::from(r.to_owned())),
+            RawText::Shared(r) => RawText::Shared(r),
+        }
+    }
+
+    /// An owned copy (a reference-count bump for shared text).
+    pub fn to_owned_raw(&self) -> RawText<'static> {
+        self.clone().into_owned()
+    }
+}
+
+impl PartialEq for RawText<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl fmt::Debug for RawText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl serde::Serialize for RawText<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.raw().serialize(s)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for RawText<'a> {
+    /// Captures the value's text; an escaped unpaired surrogate anywhere inside is refused, as it is
+    /// in every string the gate reads.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawJson>::deserialize(d)?;
+        check_surrogates(raw)?;
+        Ok(RawText::Borrowed(raw))
+    }
+}
+
+/// Refuses a raw value holding an escaped unpaired surrogate. Capturing a value does not look inside
+/// its strings, so the text is scanned for `\u` escapes: linear, without building a tree (a captured
+/// value can nest deeper than any recursion may go).
+pub fn check_surrogates<E: de::Error>(raw: &RawJson) -> Result<(), E> {
+    let text = raw.get();
+    // Most texts hold no escape at all: one fast byte search settles them.
+    if !text.as_bytes().contains(&b'\\') {
+        return Ok(());
+    }
+    match lone_surrogate_at(text.as_bytes()) {
+        None => Ok(()),
+        Some(offset) => {
+            let at = text.as_ptr() as usize + offset;
+            Err(E::custom(format_args!(
+                "{TAG}{}{TAG}{at}{TAG}{LONE_SURROGATE}",
+                ErrorCode::LoneSurrogate.as_str()
+            )))
+        }
+    }
+}
+
+/// The offset of the first `\uXXXX` escape in `text` (valid JSON) that is an unpaired surrogate: a
+/// high one not followed by an escaped low one, or a low one on its own.
+pub(super) fn lone_surrogate_at(text: &[u8]) -> Option<usize> {
+    let unit = |at: usize| -> Option<u16> {
+        match (text.get(at), text.get(at + 1)) {
+            (Some(b'\\'), Some(b'u')) => {
+                let hex = text.get(at + 2..at + 6)?;
+                u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+            }
+            _ => None,
+        }
+    };
+    let mut i = 0;
+    while i < text.len() {
+        if text.get(i) != Some(&b'\\') {
+            i += 1;
+            continue;
+        }
+        match unit(i) {
+            Some(0xD800..=0xDBFF) => match unit(i + 6) {
+                Some(0xDC00..=0xDFFF) => i += 12,
+                _ => return Some(i),
+            },
+            Some(0xDC00..=0xDFFF) => return Some(i),
+            Some(_) => i += 6,
+            // Any other escape is two bytes (`\\`, `\"`, `\n`, …).
+            None => i += 2,
+        }
+    }
+    None
+}
+
+/// Whether `text` (valid JSON or not) holds an escaped unpaired surrogate anywhere.
+pub fn has_lone_surrogate(text: &str) -> bool {
+    lone_surrogate_at(text.as_bytes()).is_some()
+}
+
+/// The message of every unpaired-surrogate refusal.
+pub(super) const LONE_SURROGATE: &str = "string holds an unpaired UTF-16 surrogate";

@@ -1,0 +1,502 @@
+//! The `/exec` request of a call, in a dialect: what runs (the host's, or a built-in tool's model
+//! arguments), the context the gate built for the call, and the dialect's own fields and headers.
+
+use super::refs::{check_refs, CheckedRefs, RefNote};
+use super::trusted::strip_trusted;
+use super::Dialect;
+use crate::error::{ErrorCode, GateError, GateResult, Path};
+use crate::json::{self, Json, JsonMap};
+use crate::tools::{
+    BASH_PROGRAMMATIC_TOOL_CALLING, BASH_TOOL, EXECUTE_CODE, PROGRAMMATIC_TOOL_CALLING,
+};
+use crate::wire::{
+    check_header_value, CONTENT_TYPE, EXEC_ENDPOINT, EXPECTED_PROFILE_HEADER, REQUEST_ID_HEADER,
+    SUPPORTED_LANGUAGES, USER_AGENT,
+};
+
+/// The longest runtime hint codeapi accepts.
+pub const MAX_RUNTIME_HINT_LENGTH: usize = 128;
+/// LibreCodeInterpreter's timeout bounds, in milliseconds (outside them it answers 422).
+pub const LCI_TIMEOUT_MS: (f64, f64) = (1000.0, 300_000.0);
+
+/// The options a request is built from; every key is the root of its refusals' paths.
+const OPTION_KEYS: [&str; 10] = [
+    "dialect",
+    "tool",
+    "run",
+    "modelArgs",
+    "context",
+    "userId",
+    "entityId",
+    "timeoutMs",
+    "credential",
+    "executionProfile",
+];
+/// `requestId` too (kept apart to keep the list above in the order of the docs).
+const REQUEST_ID_KEY: &str = "requestId";
+
+/// A request for the host to send: `POST <baseUrl>/<endpoint>` with `headers` and `body` as JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SandboxRequest {
+    /// Always [`EXEC_ENDPOINT`].
+    pub endpoint: &'static str,
+    /// `Content-Type`, `User-Agent`, the dialect's auth header when a credential was given, the
+    /// expected profile (codeapi) and the request id when asked for.
+    pub headers: Vec<(&'static str, String)>,
+    /// The body.
+    pub body: JsonMap,
+    /// The trusted fields dropped from the model's arguments.
+    pub dropped_fields: Vec<String>,
+    /// What was changed in the refs.
+    pub refs: Vec<RefNote>,
+}
+
+/// What the call runs.
+struct Run {
+    lang: String,
+    code: String,
+    args: Option<Json>,
+}
+
+/// The session part of the context the gate built for the call.
+#[derive(Default)]
+struct Context<'v> {
+    session_id: Option<&'v str>,
+    files: &'v [Json],
+    hint: Option<(&'v str, &'static str)>,
+}
+
+/// Builds the `/exec` request of a call from `options`:
+/// `{ dialect, tool, run?, modelArgs?, context?, userId?, entityId?, timeoutMs?, credential?,
+/// executionProfile?, requestId? }`.
+///
+/// - `run` `{lang, code, args?}` is what executes; for `execute_code` (`{lang, code, args?}`) and
+///   `bash_tool` (`{command, args?}`) it may be left out and is read from `modelArgs`. The
+///   programmatic tools are refused (their round trips are `buildExecRequest`'s).
+/// - `context` is the gate's context for the call: the direct injection (`session_id`,
+///   `_injected_files`, `_runtime_session_hint`) or an event request (`codeSessionContext`,
+///   `runtimeSessionHint`); other keys of the request are ignored. No context: nothing is mounted.
+/// - The trusted fields of `modelArgs` are dropped and named in [`SandboxRequest::dropped_fields`].
+pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest> {
+    let root = Path::root("");
+    let o = options
+        .as_object()
+        .ok_or_else(|| GateError::expected(&root, "an options object", json::type_name(options)))?;
+    if let Some(k) = o
+        .keys()
+        .find(|k| !OPTION_KEYS.contains(&k.as_str()) && k.as_str() != REQUEST_ID_KEY)
+    {
+        return Err(GateError::new(
+            ErrorCode::InvalidValue,
+            &Path::root(k),
+            format!(
+                "unknown option (known: {}, {REQUEST_ID_KEY})",
+                OPTION_KEYS.join(", ")
+            ),
+        ));
+    }
+    let dialect_path = Path::root("dialect");
+    let dialect = Dialect::parse(required_str(o, "dialect")?, &dialect_path)?;
+    let tool = required_str(o, "tool")?;
+    let (model_args, dropped_fields) = match o.get("modelArgs") {
+        None | Some(Json::Null) => (JsonMap::new(), Vec::new()),
+        Some(Json::Object(args)) => strip_trusted(args),
+        Some(other) => {
+            return Err(GateError::expected(
+                &Path::root("modelArgs"),
+                "an object",
+                json::type_name(other),
+            ))
+        }
+    };
+    let run = read_run(dialect, tool, o.get("run"), &model_args)?;
+    let context = read_context(o.get("context"))?;
+    let checked = check_refs(
+        dialect,
+        context.files,
+        &context_files_path(o.get("context")),
+    )?;
+    let user_id = optional_str(o, "userId")?;
+    let entity_id = optional_str(o, "entityId")?;
+    let timeout = read_timeout(dialect, o.get("timeoutMs"))?;
+    let credential = header_value(o, "credential")?;
+    let execution_profile = header_value(o, "executionProfile")?;
+    let request_id = header_value(o, REQUEST_ID_KEY)?;
+
+    let CheckedRefs { files, notes } = checked;
+    let mut body = JsonMap::new();
+    body.insert("lang".into(), run.lang.into());
+    body.insert("code".into(), run.code.into());
+    if let Some(args) = run.args {
+        body.insert("args".into(), args);
+    }
+    if let Some(u) = user_id {
+        body.insert("user_id".into(), u.into());
+    }
+    let session_id = context.session_id.filter(|s| !s.is_empty());
+    match dialect {
+        Dialect::CodeApi => {
+            insert_files(&mut body, files);
+            if let Some(t) = timeout {
+                body.insert("timeout".into(), json::number_from_f64(t));
+            }
+            if let Some((hint, at)) = context.hint.filter(|(h, _)| !h.is_empty()) {
+                check_hint(hint, at)?;
+                body.insert("runtime_session_hint".into(), hint.into());
+            }
+        }
+        Dialect::LibreCodeInterpreter => {
+            if let Some(e) = entity_id {
+                body.insert("entity_id".into(), e.into());
+            }
+            // The server reuses this session and mounts every file already in it.
+            if let Some(s) = session_id {
+                body.insert("session_id".into(), s.into());
+            }
+            insert_files(&mut body, files);
+            if let Some(t) = timeout {
+                body.insert("timeout".into(), json::number_from_f64(t));
+            }
+        }
+    }
+
+    let mut headers = vec![
+        ("Content-Type", CONTENT_TYPE.to_owned()),
+        ("User-Agent", USER_AGENT.to_owned()),
+    ];
+    if let Some(c) = credential {
+        match dialect {
+            Dialect::CodeApi => headers.push(("Authorization", format!("Bearer {c}"))),
+            Dialect::LibreCodeInterpreter => headers.push(("x-api-key", c.to_owned())),
+        }
+    }
+    if let (Dialect::CodeApi, Some(p)) = (dialect, execution_profile) {
+        headers.push((EXPECTED_PROFILE_HEADER, p.to_owned()));
+    }
+    if let Some(r) = request_id {
+        headers.push((REQUEST_ID_HEADER, r.to_owned()));
+    }
+    Ok(SandboxRequest {
+        endpoint: EXEC_ENDPOINT,
+        headers,
+        body,
+        dropped_fields,
+        refs: notes,
+    })
+}
+
+fn insert_files(body: &mut JsonMap, files: Vec<JsonMap>) {
+    if !files.is_empty() {
+        body.insert(
+            "files".into(),
+            Json::Array(files.into_iter().map(Json::Object).collect()),
+        );
+    }
+}
+
+fn required_str<'v>(o: &'v JsonMap, key: &'static str) -> GateResult<&'v str> {
+    optional_str(o, key)?.ok_or_else(|| GateError::missing(&Path::root(key)))
+}
+
+fn optional_str<'v>(o: &'v JsonMap, key: &'static str) -> GateResult<Option<&'v str>> {
+    match o.get(key) {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(s)) => Ok(Some(s)),
+        Some(other) => Err(GateError::expected(
+            &Path::root(key),
+            "a string",
+            json::type_name(other),
+        )),
+    }
+}
+
+/// A string that goes into an HTTP header.
+fn header_value<'v>(o: &'v JsonMap, key: &'static str) -> GateResult<Option<&'v str>> {
+    let v = optional_str(o, key)?;
+    if let Some(s) = v {
+        check_header_value(s, &Path::root(key))?;
+    }
+    Ok(v)
+}
+
+fn read_run(dialect: Dialect, tool: &str, run: Option<&Json>, args: &JsonMap) -> GateResult<Run> {
+    let at = Path::root("run");
+    match run {
+        Some(Json::Object(r)) => {
+            let lang = run_string(r, "lang", &at)?;
+            let code = run_string(r, "code", &at)?;
+            check_lang(dialect, &lang, &at.key("lang"), ErrorCode::InvalidValue)?;
+            if code.is_empty() {
+                return Err(GateError::new(
+                    ErrorCode::InvalidValue,
+                    &at.key("code"),
+                    "must not be empty (both servers refuse empty code)",
+                ));
+            }
+            let args = string_array(r.get("args"), &at.key("args"), ErrorCode::InvalidType)?;
+            Ok(Run { lang, code, args })
+        }
+        Some(Json::Null) | None => from_model_args(dialect, tool, args),
+        Some(other) => Err(GateError::expected(
+            &at,
+            "an object",
+            json::type_name(other),
+        )),
+    }
+}
+
+fn run_string(r: &JsonMap, key: &'static str, at: &Path<'_>) -> GateResult<String> {
+    match r.get(key) {
+        Some(Json::String(s)) => Ok(s.clone()),
+        None => Err(GateError::missing(&at.key(key))),
+        Some(other) => Err(GateError::expected(
+            &at.key(key),
+            "a string",
+            json::type_name(other),
+        )),
+    }
+}
+
+/// A built-in tool's run, from its model arguments (checked as its schema declares them).
+fn from_model_args(dialect: Dialect, tool: &str, args: &JsonMap) -> GateResult<Run> {
+    let at = Path::root("modelArgs");
+    let bad = |key: &'static str, message: &str| {
+        GateError::new(
+            ErrorCode::InvalidModelArgs,
+            &at.key(key),
+            message.to_owned(),
+        )
+    };
+    let text = |key: &'static str| match args.get(key) {
+        Some(Json::String(s)) if !s.is_empty() => Ok(s.clone()),
+        Some(Json::String(_)) => Err(bad(key, "must not be empty")),
+        None => Err(bad(key, "is required")),
+        Some(other) => Err(bad(
+            key,
+            &format!("expected a string, got {}", json::type_name(other)),
+        )),
+    };
+    let run_args = || {
+        string_array(
+            args.get("args"),
+            &at.key("args"),
+            ErrorCode::InvalidModelArgs,
+        )
+    };
+    match tool {
+        EXECUTE_CODE => {
+            let lang = text("lang")?;
+            check_lang(dialect, &lang, &at.key("lang"), ErrorCode::InvalidModelArgs)?;
+            Ok(Run {
+                lang,
+                code: text("code")?,
+                args: run_args()?,
+            })
+        }
+        BASH_TOOL => Ok(Run {
+            lang: "bash".into(),
+            code: text("command")?,
+            args: run_args()?,
+        }),
+        PROGRAMMATIC_TOOL_CALLING | BASH_PROGRAMMATIC_TOOL_CALLING => Err(GateError::new(
+            ErrorCode::InvalidValue,
+            &Path::root("tool"),
+            format!("{tool} continues tool round trips over exec/programmatic: use buildExecRequest"),
+        )),
+        _ => Err(GateError::new(
+            ErrorCode::MissingField,
+            &Path::root("run"),
+            format!("is required for {tool:?}: only execute_code and bash_tool read it from their arguments"),
+        )),
+    }
+}
+
+fn check_lang(dialect: Dialect, lang: &str, at: &Path<'_>, code: ErrorCode) -> GateResult<()> {
+    let known = match dialect {
+        Dialect::CodeApi => SUPPORTED_LANGUAGES.contains(&lang),
+        Dialect::LibreCodeInterpreter => !lang.is_empty(),
+    };
+    if known {
+        Ok(())
+    } else {
+        Err(GateError::new(
+            code,
+            at,
+            format!("{lang:?} is not a language {} runs", dialect.as_str()),
+        ))
+    }
+}
+
+fn string_array(v: Option<&Json>, at: &Path<'_>, code: ErrorCode) -> GateResult<Option<Json>> {
+    match v {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::Array(items)) => match items.iter().position(|x| !x.is_string()) {
+            None => Ok(Some(Json::Array(items.clone()))),
+            Some(i) => Err(GateError::new(
+                code,
+                &at.index(i),
+                format!(
+                    "expected a string, got {}",
+                    items.get(i).map_or("nothing", json::type_name)
+                ),
+            )),
+        },
+        Some(other) => Err(GateError::new(
+            code,
+            at,
+            format!(
+                "expected an array of strings, got {}",
+                json::type_name(other)
+            ),
+        )),
+    }
+}
+
+/// Where the context's file list is, for the paths of its refusals.
+fn context_files_path(context: Option<&Json>) -> Path<'static> {
+    match context.and_then(Json::as_object) {
+        Some(c) if c.contains_key("codeSessionContext") => {
+            Path::root("context.codeSessionContext.files")
+        }
+        _ => Path::root("context._injected_files"),
+    }
+}
+
+/// The keys of an event request's session fields, and of a direct injection.
+const EVENT_KEYS: [&str; 3] = [
+    "codeSessionContext",
+    "runtimeSessionHint",
+    "codeSessionBaselineId",
+];
+const DIRECT_KEYS: [&str; 3] = ["session_id", "_injected_files", "_runtime_session_hint"];
+
+fn read_context(context: Option<&Json>) -> GateResult<Context<'_>> {
+    let at = Path::root("context");
+    let c = match context {
+        None | Some(Json::Null) => return Ok(Context::default()),
+        Some(Json::Object(c)) => c,
+        Some(other) => {
+            return Err(GateError::expected(
+                &at,
+                "an object",
+                json::type_name(other),
+            ))
+        }
+    };
+    let event = EVENT_KEYS.iter().any(|k| c.contains_key(*k));
+    if event && DIRECT_KEYS.iter().any(|k| c.contains_key(*k)) {
+        return Err(GateError::new(
+            ErrorCode::InvalidValue,
+            &at,
+            "holds both an event request's fields (codeSessionContext, runtimeSessionHint) and a direct \
+             injection's (session_id, _injected_files, _runtime_session_hint)",
+        ));
+    }
+    if !event {
+        return session_fields(
+            c,
+            "_injected_files",
+            &at,
+            hint_of(c, "_runtime_session_hint")?,
+        );
+    }
+    let hint = hint_of(c, "runtimeSessionHint")?;
+    match c.get("codeSessionContext") {
+        None | Some(Json::Null) => Ok(Context {
+            hint,
+            ..Context::default()
+        }),
+        Some(Json::Object(e)) => session_fields(e, "files", &at.key("codeSessionContext"), hint),
+        Some(other) => Err(GateError::expected(
+            &at.key("codeSessionContext"),
+            "an object",
+            json::type_name(other),
+        )),
+    }
+}
+
+/// `session_id` and the file list (under `files_key`) of `holder`.
+fn session_fields<'v>(
+    holder: &'v JsonMap,
+    files_key: &'static str,
+    at: &Path<'_>,
+    hint: Option<(&'v str, &'static str)>,
+) -> GateResult<Context<'v>> {
+    let session_id = match holder.get("session_id") {
+        None | Some(Json::Null) => None,
+        Some(Json::String(s)) => Some(s.as_str()),
+        Some(other) => {
+            return Err(GateError::expected(
+                &at.key("session_id"),
+                "a string",
+                json::type_name(other),
+            ))
+        }
+    };
+    let files = match holder.get(files_key) {
+        None | Some(Json::Null) => &[][..],
+        Some(Json::Array(items)) => items.as_slice(),
+        Some(other) => {
+            return Err(GateError::expected(
+                &at.key(files_key),
+                "an array of file refs",
+                json::type_name(other),
+            ))
+        }
+    };
+    Ok(Context {
+        session_id,
+        files,
+        hint,
+    })
+}
+
+fn hint_of<'v>(c: &'v JsonMap, key: &'static str) -> GateResult<Option<(&'v str, &'static str)>> {
+    match c.get(key) {
+        None | Some(Json::Null) => Ok(None),
+        Some(Json::String(s)) => Ok(Some((s.as_str(), key))),
+        Some(other) => Err(GateError::expected(
+            &Path::root("context").key(key),
+            "a string",
+            json::type_name(other),
+        )),
+    }
+}
+
+/// codeapi refuses the whole call for a hint it cannot use as a runtime key.
+fn check_hint(hint: &str, key: &'static str) -> GateResult<()> {
+    let ok = hint.len() <= MAX_RUNTIME_HINT_LENGTH
+        && hint
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(GateError::new(
+            ErrorCode::InvalidValue,
+            &Path::root("context").key(key),
+            format!("codeapi refuses runtime hint {hint:?}: at most 128 of A-Z a-z 0-9 . _ : -"),
+        ))
+    }
+}
+
+fn read_timeout(dialect: Dialect, v: Option<&Json>) -> GateResult<Option<f64>> {
+    let at = Path::root("timeoutMs");
+    let ms = match v {
+        None | Some(Json::Null) => return Ok(None),
+        Some(Json::Number(n)) => json::number_value(n),
+        Some(other) => return Err(GateError::expected(&at, "a number", json::type_name(other))),
+    };
+    if !ms.is_finite() || ms <= 0.0 {
+        return Err(GateError::new(
+            ErrorCode::InvalidValue,
+            &at,
+            "expected a positive number of milliseconds",
+        ));
+    }
+    let ms = ms.ceil();
+    Ok(Some(match dialect {
+        Dialect::CodeApi => ms,
+        Dialect::LibreCodeInterpreter => ms.clamp(LCI_TIMEOUT_MS.0, LCI_TIMEOUT_MS.1),
+    }))
+}
