@@ -75,12 +75,13 @@ impl GateSession {
 /// Runs gate operation `op` on its arguments (each a JSON text, `None` for `undefined`; a text that
 /// starts with [`HOST_TEXT`] is the host's own, see [`host_texts`]).
 pub fn call(session: &mut GateSession, op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    let name = GATE_OPS.get(op as usize).copied().unwrap_or("");
     let args = host_texts(args, gate_params(op), GATE_PARAM_FLAGS.get(op as usize))?;
     #[cfg(debug_assertions)]
     let before = session_stamp(&session.gate);
     let answer = registry::run_gate(op, session, &params::Params::new(&args, gate_params(op)))
         .unwrap_or_else(|| Err(unknown_op(op)));
+    #[cfg(debug_assertions)]
+    let name = GATE_OPS.get(op as usize).copied().unwrap_or("");
     #[cfg(debug_assertions)]
     if !GATE_WRITES.contains(&name) && session_stamp(&session.gate) != before {
         return Err(GateError::general(
