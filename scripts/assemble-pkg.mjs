@@ -94,6 +94,19 @@ for (const name of MODULES) {
   }
 }
 
+// 3d. The check-sdk command (src/js/bin/, the package's `bin`), the conformance vectors it ships (the
+// shared vectors' copy and the project's own) and the trace format it replays (TRACE.md).
+{
+  const binDir = join(outDir, 'bin');
+  mkdirSync(binDir, { recursive: true });
+  for (const f of readdirSync(join(src, 'bin'))) if (f.endsWith('.js')) copyFileSync(join(src, 'bin', f), join(binDir, f));
+  const vectorsDir = join(outDir, 'conformance');
+  mkdirSync(vectorsDir, { recursive: true });
+  copyFileSync(join(root, 'tests', 'conformance', 'upstream', 'vectors.json'), join(vectorsDir, 'vectors.json'));
+  copyFileSync(join(root, 'tests', 'conformance', 'vectors.json'), join(vectorsDir, 'vectors-own.json'));
+  copyFileSync(join(src, 'TRACE.md'), join(outDir, 'TRACE.md'));
+}
+
 // 4. package.json, with the crate's version.
 const cargo = readFileSync(join(root, 'Cargo.toml'), 'utf8');
 const version = /^version\s*=\s*"([^"]+)"/m.exec(cargo)?.[1];
@@ -117,7 +130,7 @@ if (missing.length || unlisted.length) {
 const targets = [];
 const collect = (v) => (typeof v === 'string' ? targets.push(v) : Object.values(v).forEach(collect));
 collect(pkg.exports);
-targets.push(pkg.types, ...pkg.sideEffects);
+targets.push(pkg.types, ...pkg.sideEffects, ...Object.values(pkg.bin ?? {}));
 for (const t of targets) {
   if (t !== './package.json' && !existsSync(join(outDir, t))) fail(`package.json names ${t}, which is not built`);
 }
