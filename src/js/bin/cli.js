@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { VectorsFileError, check, show } from './check.js';
+import { VectorsFileError, check, readTraceFile, readVectors, show } from './check.js';
 import { InstallError, defaultCacheDir, ensureSdk, hostSdkSpec } from './install.js';
 import { SdkShapeError, loadSdk } from './sdk.js';
 import { TraceFileError } from './trace.js';
@@ -153,6 +153,14 @@ export async function main(argv, io = {}) {
   };
   const vectorFiles = [...(o.shipped ? shippedVectors() : []), ...o.vectors.map((file) => ({ file: path.resolve(cwd, file), label: file }))];
   if (vectorFiles.length === 0 && o.traces.length === 0) return fail(EXIT.usage, 'usage', new UsageError('nothing to check: no shipped vectors, no --vectors, no --trace'));
+  // The files first: a bad trace or vectors file is a usage error before anything is installed.
+  try {
+    for (const f of vectorFiles) readVectors(f.file);
+    for (const f of o.traces) readTraceFile(path.resolve(cwd, f));
+  } catch (e) {
+    if (e instanceof TraceFileError || e instanceof VectorsFileError) return fail(EXIT.usage, 'input', e);
+    throw e;
+  }
   let spec = o.sdk;
   if (spec === undefined) {
     const host = hostSdkSpec(cwd);
