@@ -94,16 +94,24 @@ for (const name of MODULES) {
   }
 }
 
-// 3d. The check-sdk command (src/js/bin/, the package's `bin`), the conformance vectors it ships (the
-// shared vectors' copy and the project's own) and the trace format it replays (TRACE.md).
+// 3d. The check-sdk command (src/js/bin/, the package's `bin`) bundled into one file, check-sdk.js (the
+// package itself stays a dependency: the command imports `code-session-gate` by name), the conformance
+// vectors it ships (the shared vectors' copy and the project's own) and the trace format it replays.
 {
-  const binDir = join(outDir, 'bin');
-  mkdirSync(binDir, { recursive: true });
-  for (const f of readdirSync(join(src, 'bin'))) if (f.endsWith('.js')) copyFileSync(join(src, 'bin', f), join(binDir, f));
-  const vectorsDir = join(outDir, 'conformance');
-  mkdirSync(vectorsDir, { recursive: true });
-  copyFileSync(join(root, 'tests', 'conformance', 'upstream', 'vectors.json'), join(vectorsDir, 'vectors.json'));
-  copyFileSync(join(root, 'tests', 'conformance', 'vectors.json'), join(vectorsDir, 'vectors-own.json'));
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [join(src, 'bin', 'code-session-gate.js')],
+    outfile: join(outDir, 'check-sdk.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: ['code-session-gate'],
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  copyFileSync(join(root, 'tests', 'conformance', 'upstream', 'vectors.json'), join(outDir, 'conformance-vectors.json'));
+  copyFileSync(join(root, 'tests', 'conformance', 'vectors.json'), join(outDir, 'conformance-vectors-own.json'));
   copyFileSync(join(src, 'TRACE.md'), join(outDir, 'TRACE.md'));
 }
 

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { PRESETS } from '../../www/devtools/presets.js';
 import { exportTrace } from '../../www/devtools/replay.js';
-import { RELEASES, ROOT, assertReady, checkSdk } from './run.mjs';
+import { makeConsumer, run as runIn } from '../js/consumer.mjs';
+import { CACHE, RELEASES, ROOT, assertReady, checkSdk } from './run.mjs';
 
-const SHIPPED = join(ROOT, 'pkg', 'conformance', 'vectors.json');
+const SHIPPED = join(ROOT, 'pkg', 'conformance-vectors.json');
 let dir;
 before(() => {
   assertReady();
@@ -189,4 +190,15 @@ describe('which release', () => {
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^usage: code-session-gate check-sdk/);
   });
+});
+
+test('installed from the packed tarball, `npx code-session-gate check-sdk` runs from the host project', async (t) => {
+  const consumer = makeConsumer();
+  t.after(() => consumer.cleanup());
+  const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+  const r = await runIn(npx, ['--no-install', 'code-session-gate', 'check-sdk', '--sdk', '3.9.2', '--cache-dir', CACHE, '--offline', '--json'], { cwd: consumer.dir, timeoutMs: 120_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout);
+  assert.deepEqual(report.agreeing, ['3.9']);
+  assert.ok(report.counts.vectors >= 400, 'the shipped vectors are found beside the command');
 });

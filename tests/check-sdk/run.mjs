@@ -1,4 +1,4 @@
-// Runs the packaged command (pkg/bin/code-session-gate.js) the way a host's CI does, offline against the
+// Runs the packaged command (pkg/check-sdk.js, the package's bin) the way a host's CI does, offline against the
 // project-local cache scripts/setup.sh fills (.cache/check-sdk: @librechat/agents 3.6.15 and 3.9.2).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const BIN = join(ROOT, 'pkg', 'bin', 'code-session-gate.js');
+export const BIN = join(ROOT, 'pkg', 'check-sdk.js');
 export const CACHE = join(ROOT, '.cache', 'check-sdk');
 /** The reference release of each profile, as scripts/setup.sh caches them. */
 export const RELEASES = { '3.6': '3.6.15', '3.9': '3.9.2' };

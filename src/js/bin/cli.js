@@ -70,12 +70,12 @@ export function parseArgs(argv) {
   return o;
 }
 
-/** The shipped vectors, beside this folder in the package. */
+/** The shipped vectors, beside the command in the package (check-sdk.js, conformance-vectors*.json). */
 export function shippedVectors() {
-  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'conformance');
+  const dir = path.dirname(fileURLToPath(import.meta.url));
   return [
-    { file: path.join(dir, 'vectors.json'), label: 'shipped vectors' },
-    { file: path.join(dir, 'vectors-own.json'), label: 'shipped vectors (own)' },
+    { file: path.join(dir, 'conformance-vectors.json'), label: 'shipped vectors' },
+    { file: path.join(dir, 'conformance-vectors-own.json'), label: 'shipped vectors (own)' },
   ].filter((f) => existsSync(f.file));
 }
 
