@@ -77,7 +77,7 @@ const siteOf = (v) => (typeof v.input?.path === 'string' ? `${v.op}/${v.input.pa
 
 /**
  * Runs every item. `vectorFiles`: [{ file, label }]; `traceFiles`: file names.
- * @param {{ pkg: any, sdk: ReturnType<typeof import('./sdk.js').loadSdk>, vectorFiles: Array<{ file: string, label: string }>, traceFiles: string[] }} o
+ * @param {{ pkg: any, sdk: ReturnType<typeof import('./sdk.js').loadSdk>, vectorFiles: Array<{ file: string, label: string }>, traceFiles: string[], timeoutMs: number }} o
  */
 export async function check(o) {
   const drivers = createDrivers(o.sdk);
@@ -128,7 +128,7 @@ export async function check(o) {
       counts.vectors++;
       let sdkAnswer;
       try {
-        sdkAnswer = await drivers.ops[v.op](structuredClone(v.input));
+        sdkAnswer = await settled(drivers.ops[v.op](structuredClone(v.input)), o.timeoutMs);
       } catch (e) {
         if (e instanceof NotObservable) {
           unobserved.push({ source: label, item: v.name, site: siteOf(v), reason: e.message });
@@ -162,7 +162,12 @@ export async function check(o) {
 
   for (const { file, trace } of traces) {
     counts.traces++;
-    const sdkSteps = await replayOnSdk(drivers, trace);
+    let sdkSteps;
+    try {
+      sdkSteps = await settled(replayOnSdk(drivers, trace), o.timeoutMs * Math.max(1, trace.steps.length));
+    } catch (e) {
+      sdkSteps = trace.steps.map(() => ({ error: errorText(e) }));
+    }
     /** @type {Record<string, import('./replay.js').StepAnswer[]>} */
     const gateSteps = {};
     for (const profile of PROFILES) gateSteps[profile] = replayOnGate(o.pkg, trace, profile);
@@ -189,6 +194,29 @@ export async function check(o) {
     disagreements,
     unobserved,
   };
+}
+
+/** The SDK did not answer in time (a release whose dispatch never settles, say). */
+export class SdkTimeout extends Error {
+  /** @param {number} ms */
+  constructor(ms) {
+    super(`the SDK did not settle within ${ms} ms`);
+    this.name = 'SdkTimeout';
+  }
+}
+
+/**
+ * `promise`, or a rejection with SdkTimeout after `ms`. The timer keeps the process alive meanwhile:
+ * a promise nothing will ever settle must not let Node exit as if all went well.
+ * @template T @param {Promise<T>} promise @param {number} ms @returns {Promise<T>}
+ */
+function settled(promise, ms) {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new SdkTimeout(ms)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** @param {unknown} a */

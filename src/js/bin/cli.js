@@ -25,6 +25,7 @@ profile, and reports which profile agrees, with every disagreement's site, input
   --cache-dir <dir>     where releases are installed (default: $CODE_SESSION_GATE_CACHE, else
                         $XDG_CACHE_HOME/code-session-gate, else ~/.cache/code-session-gate)
   --offline             never reach the registry (a release not in the cache fails)
+  --timeout <seconds>   how long one item may take in the SDK before it counts as an error (20)
   --json                the report as JSON on stdout
   -h, --help            this text
 
@@ -35,7 +36,7 @@ class UsageError extends Error {}
 
 /** @param {string[]} argv */
 export function parseArgs(argv) {
-  const o = { sdk: /** @type {string | undefined} */ (undefined), traces: /** @type {string[]} */ ([]), vectors: /** @type {string[]} */ ([]), shipped: true, cacheDir: /** @type {string | undefined} */ (undefined), offline: false, json: false, help: false };
+  const o = { sdk: /** @type {string | undefined} */ (undefined), traces: /** @type {string[]} */ ([]), vectors: /** @type {string[]} */ ([]), shipped: true, cacheDir: /** @type {string | undefined} */ (undefined), offline: false, json: false, help: false, timeoutMs: 20_000 };
   const args = [...argv];
   if (args[0] === 'check-sdk') args.shift();
   else if (args.length > 0 && !args[0].startsWith('-')) throw new UsageError(`unknown command "${args[0]}" (the command is check-sdk)`);
@@ -63,6 +64,11 @@ export function parseArgs(argv) {
     else if (a === '--no-shipped-vectors') o.shipped = false;
     else if (a === '--cache-dir') o.cacheDir = value(a);
     else if (a === '--offline') o.offline = true;
+    else if (a === '--timeout') {
+      const v = value(a);
+      o.timeoutMs = Number(v) * 1000;
+      if (!(o.timeoutMs > 0)) throw new UsageError(`--timeout takes seconds (a positive number), not ${v}`);
+    }
     else if (a === '--json') o.json = true;
     else if (a === '-h' || a === '--help') o.help = true;
     else throw new UsageError(`unknown argument ${a}`);
@@ -179,7 +185,7 @@ export async function main(argv, io = {}) {
   const pkg = await import('code-session-gate');
   let report;
   try {
-    report = await check({ pkg, sdk, vectorFiles: vectorFiles.map((f) => ({ ...f, label: f.label })), traceFiles: o.traces.map((f) => path.resolve(cwd, f)) });
+    report = await check({ pkg, sdk, vectorFiles, traceFiles: o.traces.map((f) => path.resolve(cwd, f)), timeoutMs: o.timeoutMs });
   } catch (e) {
     if (e instanceof TraceFileError || e instanceof VectorsFileError) return fail(EXIT.usage, 'input', e);
     throw e;

@@ -29,7 +29,15 @@ export function replayOnGate(pkg, trace, profile) {
   /** @type {Record<string, unknown>} */
   const config = { ...trace.config, profile };
   if (trace.initialSessions !== undefined) config.sessions = trace.initialSessions;
-  const gate = new pkg.Gate(config);
+  let gate;
+  try {
+    gate = new pkg.Gate(config);
+  } catch (e) {
+    // The gate refuses the configuration: every step answers with that refusal.
+    const err = /** @type {any} */ (e);
+    const error = `${err?.name ?? 'Error'}${err?.code ? ` ${err.code}` : ''}: ${err?.message ?? err}`;
+    return trace.steps.map(() => ({ sent: null, error }));
+  }
   const keys = SENT[trace.path];
   /** @type {StepAnswer[]} */
   const out = [];
