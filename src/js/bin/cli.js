@@ -97,6 +97,12 @@ export function renderTable(r) {
   lines.push('');
   lines.push('profile  items  agree  disagree');
   for (const [p, t] of Object.entries(r.profiles)) lines.push(`${p.padEnd(8)} ${String(t.items).padStart(5)}  ${String(t.agree).padStart(5)}  ${String(t.disagree).padStart(8)}`);
+  for (const p of Object.keys(r.profiles)) {
+    /** @type {Map<string, Set<string>>} */
+    const bySite = new Map();
+    for (const d of r.disagreements) if (d.profile === p) bySite.set(d.site, (bySite.get(d.site) ?? new Set()).add(`${d.source}\0${d.item}`));
+    if (bySite.size > 0) lines.push(`profile ${p} differs at: ${[...bySite].map(([site, items]) => `${site} (${items.size})`).join(', ')}`);
+  }
   lines.push('');
   if (r.agreeing.length > 0) lines.push(`result: profile ${r.agreeing.map((p) => `"${p}"`).join(' and ')} agree${r.agreeing.length === 1 ? 's' : ''} with @librechat/agents ${v} on every item`);
   else lines.push(`result: no profile agrees with @librechat/agents ${v}`);
@@ -110,8 +116,8 @@ export function renderTable(r) {
           j === 0 ? String(i + 1) : '',
           j === 0 ? d.profile : '',
           j === 0 ? d.site : '',
-          j === 0 ? cut(d.item, 48) : '',
-          cut(x.path, 40),
+          j === 0 ? cut(d.item, 44) : '',
+          cut(x.path, 56),
           cut(show(x.sdk), 36),
           cut(`${d.kind === 'gate' ? `gate ${d.profile}` : 'vector'}: ${show(x.other)}`, 44),
         ]);
