@@ -143,6 +143,16 @@ describe('traces', () => {
     assert.ok(run.json.disagreements.some((d) => d.site === 'trace/event' && d.differences.some((x) => x.path === '$.sent.codeSessionBaselineId')), 'under 3.6 the 3.9 request field is named');
   });
 
+  test('a trace recorded under the profile that does not agree is noted with the one to set', async () => {
+    const file = join(dir, 'under-3.9.json');
+    writeFileSync(file, exportTrace(PRESETS['profile-difference']));
+    const run = await checkSdk(['--sdk', '3.6.15', '--no-shipped-vectors', '--trace', file, '--json']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(run.json.traces, [{ file, steps: 3, path: 'event', profile: '3.9', profileAgrees: false }]);
+    const table = await checkSdk(['--sdk', '3.6.15', '--no-shipped-vectors', '--trace', file]);
+    assert.match(table.stdout, /note: .*under-3\.9\.json ran under profile "3\.9", which does not agree with 3\.6\.15: set the gate's profile to "3\.6"/);
+  });
+
   for (const [name, body, field] of [
     ['not-json.json', '{ "steps": [', /not-json\.json: is not JSON/],
     ['wrong-format.json', JSON.stringify({ format: 'something-else', version: 1, steps: [] }), /wrong-format\.json: format: must be "code-session-gate\.trace"/],

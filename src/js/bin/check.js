@@ -160,8 +160,11 @@ export async function check(o) {
     }
   }
 
+  /** @type {Array<{ file: string, steps: number, path: string, profile: string | null }>} */
+  const traceInfo = [];
   for (const { file, trace } of traces) {
     counts.traces++;
+    traceInfo.push({ file, steps: trace.steps.length, path: trace.path, profile: typeof trace.config.profile === 'string' ? trace.config.profile : null });
     let sdkSteps;
     try {
       sdkSteps = await settled(replayOnSdk(drivers, trace), o.timeoutMs * Math.max(1, trace.steps.length));
@@ -191,6 +194,9 @@ export async function check(o) {
     profiles: perProfile,
     agreeing,
     verdict: agreeing.length > 0 ? 'agrees' : 'disagrees',
+    // Each trace's own profile: a host whose gate ran under another profile than the agreeing one
+    // should switch.
+    traces: traceInfo.map((t) => ({ ...t, profileAgrees: t.profile === null ? null : agreeing.includes(t.profile) })),
     disagreements,
     unobserved,
   };

@@ -106,6 +106,9 @@ export function renderTable(r) {
   lines.push('');
   if (r.agreeing.length > 0) lines.push(`result: profile ${r.agreeing.map((p) => `"${p}"`).join(' and ')} agree${r.agreeing.length === 1 ? 's' : ''} with @librechat/agents ${v} on every item`);
   else lines.push(`result: no profile agrees with @librechat/agents ${v}`);
+  for (const t of r.traces) {
+    if (t.profileAgrees === false) lines.push(`note: ${t.file} ran under profile "${t.profile}", which does not agree with ${v}${r.agreeing.length ? `: set the gate's profile to "${r.agreeing[0]}"` : ''}`);
+  }
   if (r.disagreements.length > 0) {
     lines.push('');
     lines.push(`disagreements (${r.disagreements.length}):`);
