@@ -94,6 +94,27 @@ for (const name of MODULES) {
   }
 }
 
+// 3d. The check-sdk command (src/js/bin/, the package's `bin`) bundled into one file, check-sdk.js (the
+// package itself stays a dependency: the command imports `code-session-gate` by name), the conformance
+// vectors it ships (the shared vectors' copy and the project's own) and the trace format it replays.
+{
+  const { build } = await import('esbuild');
+  await build({
+    entryPoints: [join(src, 'bin', 'code-session-gate.js')],
+    outfile: join(outDir, 'check-sdk.js'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: ['code-session-gate'],
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  copyFileSync(join(root, 'tests', 'conformance', 'upstream', 'vectors.json'), join(outDir, 'conformance-vectors.json'));
+  copyFileSync(join(root, 'tests', 'conformance', 'vectors.json'), join(outDir, 'conformance-vectors-own.json'));
+  copyFileSync(join(src, 'TRACE.md'), join(outDir, 'TRACE.md'));
+}
+
 // 4. package.json, with the crate's version.
 const cargo = readFileSync(join(root, 'Cargo.toml'), 'utf8');
 const version = /^version\s*=\s*"([^"]+)"/m.exec(cargo)?.[1];
@@ -117,7 +138,7 @@ if (missing.length || unlisted.length) {
 const targets = [];
 const collect = (v) => (typeof v === 'string' ? targets.push(v) : Object.values(v).forEach(collect));
 collect(pkg.exports);
-targets.push(pkg.types, ...pkg.sideEffects);
+targets.push(pkg.types, ...pkg.sideEffects, ...Object.values(pkg.bin ?? {}));
 for (const t of targets) {
   if (t !== './package.json' && !existsSync(join(outDir, t))) fail(`package.json names ${t}, which is not built`);
 }

@@ -176,6 +176,28 @@ setup_worker_npm() {
   printf '%s\n' "$want" >"$stamp"
 }
 
+# The SDK releases the check-sdk tests (tests/check-sdk/) drive, installed the way the command installs
+# them (src/js/bin/install.js: <cache>/sdk/agents@<version>/) into the project-local cache
+# .cache/check-sdk/ (git-ignored), so that the tests run the command offline against it.
+# The reference release of each profile (tests/check-sdk/ names the same two).
+CHECK_SDK_VERSIONS="3.6.15 3.9.2"
+setup_check_sdk() {
+  local v dir
+  for v in $CHECK_SDK_VERSIONS; do
+    dir=".cache/check-sdk/sdk/agents@$v"
+    if [ "$(node -p 'try { require(process.argv[1]).version } catch { "" }' "$ROOT/$dir/node_modules/@librechat/agents/package.json" 2>/dev/null)" = "$v" ]; then
+      note "check-sdk cache: @librechat/agents $v present"
+      continue
+    fi
+    log "check-sdk cache: installing @librechat/agents $v into $dir"
+    node --input-type=module -e '
+      const { ensureSdk } = await import(process.argv[1]);
+      const r = ensureSdk({ spec: process.argv[2], cacheDir: process.argv[3], log: (l) => console.error(`    ${l}`) });
+      if (r.version !== process.argv[2]) { console.error(`installed ${r.version}, wanted ${process.argv[2]}`); process.exit(1); }
+    ' "$ROOT/src/js/bin/install.js" "$v" "$ROOT/.cache/check-sdk"
+  done
+}
+
 check_pins
 setup_rust
 setup_wasm_bindgen
@@ -184,4 +206,5 @@ setup_chromium
 setup_firefox
 setup_npm
 setup_worker_npm
+setup_check_sdk
 log "setup: done"

@@ -8,7 +8,7 @@
 # Steps: setup, build, cargo fmt --check, cargo clippy, cargo test (native), the wasm-bindgen-test
 # suites in Node and in headless Chromium, tests/conformance/run (shared and own vectors), the same
 # vectors inside headless Chromium and Firefox (wasm-pack test --headless), node --test
-# tests/js/, tsc on tests/types (also with lib es2022 alone), the packaging matrix (tests/packaging/),
+# tests/js/, check-sdk against cached SDK releases (tests/check-sdk/), tsc on tests/types (also with lib es2022 alone), the packaging matrix (tests/packaging/),
 # the local sandbox's tests, the edge worker end to end in workerd
 # (tests/e2e/), the demo replay (examples/demo.mjs --once), the devtools page in headless Chromium
 # (tests/devtools/), a 5-second fuzz smoke run of every target
@@ -117,6 +117,10 @@ step conformance-firefox browser_conformance firefox
 # Our own vectors (oracle-checked against the published SDK when written); pkg/ was built above.
 step conformance-own env CSG_SKIP_BUILD=1 tests/conformance/run tests/conformance/vectors.json
 step js-package node --test tests/js/
+# code-session-gate check-sdk, the packaged bin as a host's CI runs it: offline against the SDK releases
+# scripts/setup.sh cached in .cache/check-sdk (3.6.15, 3.9.2); the shipped vectors, altered vectors,
+# the devtools page's exported traces, broken releases and trace files.
+step check-sdk node --test tests/check-sdk/
 step types node_modules/.bin/tsc -p tests/types --noEmit
 # The same .d.ts in a host with lib es2022 alone (no DOM, no @types/node, no skipLibCheck).
 step types-no-dom node_modules/.bin/tsc -p tests/types/no-dom --noEmit

@@ -163,6 +163,7 @@ describe('the devtools page', () => {
     const [traceDownload] = await Promise.all([page.waitForEvent('download'), page.click('#export-trace')]);
     const exported = JSON.parse(readFileSync(await traceDownload.path(), 'utf8'));
     assert.equal(exported.format, 'code-session-gate.trace');
+    assert.equal(exported.version, 1, 'the format check-sdk replays');
     assert.deepEqual(exported.steps, trace.steps.slice(2));
     const [snapshotDownload] = await Promise.all([page.waitForEvent('download'), page.click('#export-snapshot')]);
     const restored = pkg.Gate.fromSnapshot(readFileSync(await snapshotDownload.path(), 'utf8'));

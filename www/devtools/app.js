@@ -3,7 +3,7 @@
 // a copied link restores it; the package decides everything, the page only asks and draws.
 import init, * as pkg from './pkg/browser.js';
 import { PRESETS, DEFAULT_PRESET } from './presets.js';
-import { TRACE_FORMAT, TraceError, compareReplays, errorData, normalizeTrace, replay } from './replay.js';
+import { TraceError, compareReplays, errorData, exportTrace, normalizeTrace, replay } from './replay.js';
 import { download, hashOf, parseJson, stateFromHash } from './share.js';
 import { compareTable, errorBox, h, narrowingView, stepCard } from './view.js';
 import { liveStatus, sendToWorker } from './live.js';
@@ -347,7 +347,7 @@ async function main() {
     const file = e.dataTransfer?.files?.[0];
     if (file) importFile(file);
   });
-  $('export-trace').addEventListener('click', () => download('trace.json', `${JSON.stringify({ ...state.trace, format: TRACE_FORMAT }, null, 2)}\n`));
+  $('export-trace').addEventListener('click', () => download('trace.json', exportTrace(state.trace)));
   $('export-snapshot').addEventListener('click', () => {
     if (lastSnapshot) download('snapshot.json', `${JSON.stringify(JSON.parse(lastSnapshot), null, 2)}\n`);
   });

@@ -81,6 +81,17 @@ export function normalizeTrace(trace) {
   };
 }
 
+/**
+ * The "Export trace" file: the trace in the package's trace format (`code-session-gate.trace` version 1,
+ * TRACE.md in the package), the one examples/worker records and `code-session-gate check-sdk --trace`
+ * replays through an SDK release. Only the format's keys are written.
+ * @param {unknown} trace
+ * @returns {string}
+ */
+export function exportTrace(trace) {
+  return `${JSON.stringify({ ...normalizeTrace(trace), recorder: { by: 'devtools' } }, null, 2)}\n`;
+}
+
 /** The per-call options of a step: its agent's partition and its thread. */
 export function stepOptions(trace, step) {
   const options = {};

@@ -6,6 +6,7 @@ import { runBatch } from './batch.js';
 import { Refusal, problem, refused } from './errors.js';
 import { download, partitionFiles, upload } from './files.js';
 import { RateWindow, checkCalls } from './limits.js';
+import { TRACE_KEY, recordBatch, recording, startTrace } from './record.js';
 import { routeOf } from './routes.js';
 import { settings } from './settings.js';
 import { load, save } from './store.js';
@@ -36,6 +37,8 @@ export class Conversation {
     /** The snapshot text last written (nothing to write when it is unchanged). */
     this.saved = undefined;
     this.queue = Promise.resolve();
+    /** The recorded trace (RECORD_TRACE), loaded from storage on first use. */
+    this.trace = undefined;
   }
 
   /** @param {Request} request */
@@ -103,10 +106,14 @@ export class Conversation {
           const bytes = new Uint8Array(await request.arrayBuffer());
           const file = await upload(ctx, /** @type {string} */ (route.name), bytes, request.headers.get('content-type') ?? 'application/octet-stream', Date.now());
           const persisted = await this.persist();
+          await this.restartTrace(gate, 'upload');
           return Response.json({ partition: ctx.partition, file, persisted, session: gate.session(ctx.partition) ?? null });
         }
         case 'prime':
           return await this.prime(gate, await jsonOf(request));
+        case 'trace':
+          if (!recording(this.env)) throw new Refusal(404, 'not_recording', 'this worker records no traces (RECORD_TRACE is off)');
+          return Response.json(await this.openTrace(gate.sessions()));
         case 'tool-calls':
           return await this.toolCalls(gate, ctx, route.conversation, await jsonOf(request));
       }
@@ -129,6 +136,7 @@ export class Conversation {
     // The runtime hint is this object's id: unique per (user, conversation), so two users' conversations
     // of one id never share a runtime session on the sandbox, and it fits codeapi's hint alphabet.
     const options = { threadId: this.state.id.toString(), ...(codeSessionKey !== undefined ? { codeSessionKey } : {}) };
+    const before = recording(this.env) ? gate.sessions() : undefined;
     let outcome;
     try {
       outcome = await runBatch(gate, ctx.sandbox, calls, options);
@@ -136,6 +144,11 @@ export class Conversation {
       throw new Refusal(400, e.code ?? 'invalid_request', e.message);
     }
     const persisted = await this.persist();
+    if (before !== undefined) {
+      const trace = await this.openTrace(before);
+      const results = new Map(outcome.results.map((/** @type {any} */ r) => [r.id, r]));
+      if (recordBatch(trace, calls, results, codeSessionKey)) await this.state.storage.put(TRACE_KEY, trace);
+    }
     return Response.json({
       conversation,
       batch: outcome.end,
@@ -144,6 +157,24 @@ export class Conversation {
       partition,
       session: gate.session(partition) ?? null,
     });
+  }
+
+  /** The recorded trace: the stored one, else a new one starting from `sessions`. @param {any} sessions */
+  async openTrace(sessions) {
+    this.trace ??= (await this.state.storage.get(TRACE_KEY)) ?? startTrace(this.settings.config, sessions, this.state.id.toString());
+    return this.trace;
+  }
+
+  /**
+   * A file route changed the partition outside any tool call, which a trace cannot replay: the
+   * recording starts again from the sessions as they are now (`recorder.restartedBy` says why).
+   * @param {Gate} gate @param {string} why
+   */
+  async restartTrace(gate, why) {
+    if (!recording(this.env)) return;
+    this.trace = startTrace(this.settings.config, gate.sessions(), this.state.id.toString());
+    this.trace.recorder.restartedBy = why;
+    await this.state.storage.put(TRACE_KEY, this.trace);
   }
 
   /** Seeds refs of files the host uploaded itself (a skill's bundle) into the body's agent's partition. */
@@ -160,6 +191,7 @@ export class Conversation {
       throw new Refusal(400, e.code ?? 'invalid_request', e.message);
     }
     const persisted = await this.persist();
+    await this.restartTrace(gate, 'prime');
     return Response.json({ partition, persisted, session: gate.session(partition) ?? null });
   }
 }

@@ -9,7 +9,7 @@ const CONVERSATION = /^[A-Za-z0-9._:-]{1,128}$/;
 const MAX_NAME = 255;
 
 /**
- * @typedef {{ conversation: string, action: 'snapshot' | 'tool-calls' | 'prime' | 'list' | 'upload' | 'download', name?: string }} Route
+ * @typedef {{ conversation: string, action: 'snapshot' | 'tool-calls' | 'prime' | 'list' | 'upload' | 'download' | 'trace', name?: string }} Route
  */
 
 /** The methods each kind of path answers, for 405's `Allow`. */
@@ -18,6 +18,7 @@ const METHODS = {
   'tool-calls': { POST: 'tool-calls' },
   files: { GET: 'list', POST: 'prime' },
   file: { GET: 'download', PUT: 'upload' },
+  trace: { GET: 'trace' },
 };
 
 const invalidPath = (message) => new Refusal(400, 'invalid_path', message);
@@ -63,7 +64,7 @@ export function routeOf(request) {
   if (head !== 'conversations' || id === undefined) throw new Refusal(404, 'not_found', 'routes are under /conversations/:id (examples/worker/README.md)');
   const conversation = decode(id);
   if (!CONVERSATION.test(conversation)) throw new Refusal(404, 'not_found', 'a conversation id is 1 to 128 characters of A-Z a-z 0-9 . _ : -');
-  const kind = sub === undefined ? 'snapshot' : sub === 'tool-calls' && rest.length === 0 ? 'tool-calls' : sub === 'files' ? (rest.length === 0 ? 'files' : 'file') : undefined;
+  const kind = sub === undefined ? 'snapshot' : sub === 'tool-calls' && rest.length === 0 ? 'tool-calls' : sub === 'trace' && rest.length === 0 ? 'trace' : sub === 'files' ? (rest.length === 0 ? 'files' : 'file') : undefined;
   if (kind === undefined) throw new Refusal(404, 'not_found', `no route ${raw}`);
   const action = /** @type {Record<string, Route['action']>} */ (METHODS[kind])[request.method];
   if (action === undefined) {
