@@ -39,11 +39,18 @@ function using(gate, fn) {
   }
 }
 
-const DEFAULT_OBSERVED = {
-  direct: ['session_id', '_injected_files', '_runtime_session_hint'],
-  event: ['codeSessionContext', 'runtimeSessionHint'],
-  eager: ['codeSessionContext', 'runtimeSessionHint'],
-};
+/** The request fields a call carries on the event and eager paths. */
+export const REQUEST_FIELDS = ['codeSessionContext', 'runtimeSessionHint'];
+
+/**
+ * The keys a `context_for_call` item compares: the vector's own `observe`, else what the path hands
+ * a call (the invoke params on "direct", the request fields elsewhere).
+ * @param {{ observe?: string[], path: string }} input
+ */
+export function observedKeys(input) {
+  if (input.observe) return input.observe;
+  return input.path === 'direct' ? ['session_id', '_injected_files', '_runtime_session_hint'] : REQUEST_FIELDS;
+}
 
 /** @param {Record<string, unknown>} obj @param {string[]} keys */
 export function pick(obj, keys) {
@@ -109,7 +116,7 @@ export const OPS = {
     using(gateFor(pkg, input, profile), (g) => {
       const options = 'thread_id' in input ? { threadId: input.thread_id } : {};
       const fields = g.contextForCall(input.path, input.name, options);
-      return { fields: pick(fields, input.observe ?? DEFAULT_OBSERVED[/** @type {'direct'} */ (input.path)]) };
+      return { fields: pick(fields, observedKeys(input)) };
     }),
   update_session: (pkg, input, profile) =>
     using(gateFor(pkg, input, profile), (g) => {

@@ -17,7 +17,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import path from 'node:path';
 import { plain } from './compare.js';
-import { pick } from './gate.js';
+import { observedKeys, pick, REQUEST_FIELDS } from './gate.js';
 
 /** The release cannot be driven: `missing` names each shape it lacks. */
 export class SdkShapeError extends Error {
@@ -52,6 +52,9 @@ async function quietly(fn) {
     Object.assign(console, saved);
   }
 }
+
+/** The tool call id of the one call an `update_session` item folds. */
+const FOLD_ID = 'csg_fold';
 
 /**
  * Loads the release installed under `dir` (a folder whose node_modules holds `@librechat/agents`).
@@ -235,6 +238,27 @@ function privateFunctions(file, names) {
 }
 
 /**
+ * The argument object of the SDK's `buildToolExecutionRequestPlan` for a `plan_request` item: its calls
+ * with the keys a tool call carries (a request field only when the item gives it), a fresh usage count,
+ * and the invalid-args behaviour and schema lookup when the item names them.
+ * @param {any} input
+ * @param {Record<string, unknown> | undefined} schemas
+ */
+function plannerInput(input, schemas) {
+  const toolCalls = structuredClone(input.calls).map((/** @type {any} */ given) => {
+    /** @type {Record<string, unknown>} */
+    const call = { id: given.id, name: given.name, args: given.args };
+    for (const field of REQUEST_FIELDS) if (field in given) call[field] = given[field];
+    return call;
+  });
+  /** @type {Record<string, unknown>} */
+  const out = { toolCalls, usageCount: new Map() };
+  if (input.invalid_args_behavior !== undefined) out.invalidArgsBehavior = input.invalid_args_behavior;
+  if (schemas !== undefined) out.getToolSchema = (/** @type {string} */ tool) => schemas[tool];
+  return out;
+}
+
+/**
  * The drivers: one per vector op, plus the trace replay. Each returns the op's answer shape.
  * @param {ReturnType<typeof loadSdk>} sdk
  */
@@ -362,37 +386,46 @@ export function createDrivers(sdk) {
     return dispatched;
   }
 
-  /** The duck-typed graph the stream handler reads (what a StandardGraph offers it). */
+  /**
+   * The graph the stream handler is given: only what its eager prestart reads of a StandardGraph. The
+   * run's configuration (thread id), the eager settings and state of this run, the tool-call steps
+   * (every call id already has one, so the handler dispatches no step of its own), the agent, and inert
+   * answers for the step and handler lookups it may make.
+   */
   function streamGraph(/** @type {any} */ o) {
     /** @type {Record<string, any>} */
-    const eager = { enabled: true };
-    if (o.excludeToolNames !== undefined) eager.excludeToolNames = o.excludeToolNames;
-    /** @type {Record<string, any>} */
-    const graph = {
-      config: { configurable: o.threadId === undefined ? {} : { thread_id: o.threadId } },
-      breakerAbort: new AbortController(),
-      eagerEventToolExecution: eager,
-      eagerEventToolExecutions: new Map(),
-      eagerEventToolSuppressions: new Set(o.suppressed ?? []),
-      getEagerEventToolUsageCount: () => new Map(),
-      eagerEventToolCallChunks: new Map(),
-      handlerRegistry: { getHandler: () => ({ handle: async () => undefined }) },
-      sessions: o.sessions ?? new Map(),
-      toolCallStepIds: new Map((o.ids ?? []).map((/** @type {string} */ id, /** @type {number} */ i) => [id, `csg_step_${i}`])),
-      messageIdsByStepKey: new Map(),
-      messageStepHasToolCalls: new Map(),
-      prelimMessageIdsByStepKey: new Map(),
-      getStepKey: () => 'csg-step-key',
-      getStepIdByKey: () => {
-        throw new Error('no step');
-      },
-      getRunStep: () => undefined,
-      dispatchRunStep: async () => 'csg_step_x',
-    };
+    const graph = {};
+    graph.config = { configurable: o.threadId === undefined ? {} : { thread_id: o.threadId } };
+    graph.breakerAbort = new AbortController();
+    graph.sessions = o.sessions ?? new Map();
     if (o.toolNames !== undefined) graph.codeSessionToolNames = o.toolNames;
     if (o.toolExecution !== undefined) graph.toolExecution = o.toolExecution;
+
+    graph.eagerEventToolExecution = o.excludeToolNames === undefined ? { enabled: true } : { enabled: true, excludeToolNames: o.excludeToolNames };
+    graph.eagerEventToolSuppressions = new Set(o.suppressed ?? []);
+    for (const state of ['eagerEventToolExecutions', 'eagerEventToolCallChunks']) graph[state] = new Map();
+    graph.getEagerEventToolUsageCount = () => new Map();
+
+    const steps = new Map();
+    for (const id of o.ids ?? []) steps.set(id, `csg_step_${steps.size}`);
+    graph.toolCallStepIds = steps;
+    for (const byStep of ['messageIdsByStepKey', 'messageStepHasToolCalls', 'prelimMessageIdsByStepKey']) graph[byStep] = new Map();
+    graph.getStepKey = () => 'csg-step-key';
+    graph.getStepIdByKey = () => {
+      throw new Error('check-sdk: the handler asked for a step the driver did not register');
+    };
+    graph.getRunStep = () => undefined;
+    graph.dispatchRunStep = async () => 'csg_step_dispatched';
+    graph.handlerRegistry = { getHandler: () => ({ handle: async () => undefined }) };
+
     /** @type {Record<string, any>} */
-    const agent = { provider: 'openAI', reasoningKey: 'reasoning', toolDefinitions: [...new Set(o.names)].map((n) => ({ name: n })), graphTools: [], agentId: 'csg_agent' };
+    const agent = {
+      agentId: 'csg_agent',
+      provider: 'openAI',
+      reasoningKey: 'reasoning',
+      graphTools: [],
+      toolDefinitions: Array.from(new Set(o.names), (name) => ({ name })),
+    };
     if (o.key !== undefined) agent.codeSessionKey = o.key;
     graph.getAgentContext = () => agent;
     return { graph, agent };
@@ -443,15 +476,9 @@ export function createDrivers(sdk) {
     return pick({ codeSessionContext: priv.getCodeSessionContext(graph, o.name, agent) }, ['codeSessionContext']);
   }
 
-  const DEFAULT_OBSERVED = {
-    direct: ['session_id', '_injected_files', '_runtime_session_hint'],
-    event: ['codeSessionContext', 'runtimeSessionHint'],
-    eager: ['codeSessionContext', 'runtimeSessionHint'],
-  };
-
   /** What one call is sent on `path` (the vector op context_for_call). */
   async function sent(/** @type {any} */ input) {
-    const keys = input.observe ?? DEFAULT_OBSERVED[/** @type {'direct'} */ (input.path)];
+    const keys = observedKeys(input);
     const common = {
       sessions: input.sessions === null ? undefined : toMap(input.sessions ?? []),
       key: input.code_session_key,
@@ -559,52 +586,42 @@ export function createDrivers(sdk) {
     async plan_request(input) {
       const build = sdk.planner?.buildToolExecutionRequestPlan;
       if (typeof build !== 'function') throw new NotObservable('tools/eagerEventExecution.cjs has no buildToolExecutionRequestPlan');
-      /** @type {Record<string, any>} */
-      const args = {
-        toolCalls: structuredClone(input.calls).map((/** @type {any} */ c) => {
-          /** @type {Record<string, any>} */
-          const call = { id: c.id, name: c.name, args: c.args };
-          if ('codeSessionContext' in c) call.codeSessionContext = c.codeSessionContext;
-          if ('runtimeSessionHint' in c) call.runtimeSessionHint = c.runtimeSessionHint;
-          return call;
-        }),
-        usageCount: new Map(),
-      };
-      if (input.invalid_args_behavior !== undefined) args.invalidArgsBehavior = input.invalid_args_behavior;
-      const withSchemas = 'tool_schemas' in input;
-      if (withSchemas) {
-        const schemas = structuredClone(input.tool_schemas);
-        args.getToolSchema = (/** @type {string} */ n) => schemas[n];
-      }
-      const plan = build(args);
+      const schemas = 'tool_schemas' in input ? structuredClone(input.tool_schemas) : undefined;
+      const plan = build(plannerInput(input, schemas));
       if (plan == null) return { aborted: true };
+      /** @param {any} request */
+      const planned = (request) => {
+        /** @type {Record<string, unknown>} */
+        const row = { id: request.id };
+        // The coerced args are compared only when schemas were given (without them they are the model's).
+        if (schemas !== undefined) row.args = request.args;
+        row.fields = pick(request, REQUEST_FIELDS);
+        return row;
+      };
       return plain({
         aborted: false,
-        all_requests: plan.allRequests.map((/** @type {any} */ r) => ({ id: r.id, ...(withSchemas ? { args: r.args } : {}), fields: pick(r, ['codeSessionContext', 'runtimeSessionHint']) })),
-        rejected_ids: plan.rejectedResults.map((/** @type {any} */ r) => r.toolCallId),
+        all_requests: plan.allRequests.map(planned),
+        rejected_ids: plan.rejectedResults.map((/** @type {any} */ rejected) => rejected.toolCallId),
       });
     },
 
     async update_session(input) {
       const sessions = toMap(input.sessions);
       const before = new Map(sessions);
-      const tn = toolNode({ sessions, codeSessionKey: input.key });
-      if (typeof tn.storeCodeSessionFromResults !== 'function') throw new NotObservable('ToolNode#storeCodeSessionFromResults (the fold) is not there');
-      /** @type {Record<string, any>} */
-      const artifact = { session_id: input.exec_session_id };
-      if ('files' in input) artifact.files = structuredClone(input.files);
-      if ('deleted_files' in input) artifact.deleted_files = structuredClone(input.deleted_files);
-      const extra = [];
-      if ('baseline' in input) {
-        // A release that records request baselines builds them with its own helper; a release without
-        // the helper records none, and the baseline is not an input it has.
-        const helper = sdk.internals('tools/ToolNode.cjs', ['codeSessionIdentityByName']);
-        if (helper) {
-          const byRequest = new Map([['u1', helper.codeSessionIdentityByName(structuredClone(input.baseline))]]);
-          extra.push(byRequest, byRequest);
-        }
-      }
-      await quietly(async () => tn.storeCodeSessionFromResults([{ toolCallId: 'u1', content: '', status: 'success', artifact }], new Map([['u1', { id: 'u1', name: 'execute_code', args: {} }]]), ...extra));
+      const node = toolNode({ sessions, codeSessionKey: input.key });
+      if (typeof node.storeCodeSessionFromResults !== 'function') throw new NotObservable('ToolNode#storeCodeSessionFromResults (the fold) is not there');
+      // One successful execute_code call, id FOLD_ID, whose artifact is the item's.
+      const artifact = Object.fromEntries(
+        [['session_id', input.exec_session_id], ...['files', 'deleted_files'].filter((k) => k in input).map((k) => [k, structuredClone(input[k])])],
+      );
+      const results = [{ toolCallId: FOLD_ID, content: '', status: 'success', artifact }];
+      const calls = new Map([[FOLD_ID, { id: FOLD_ID, name: 'execute_code', args: {} }]]);
+      // With a baseline, the release's own helper makes the request-time identity map it keeps per call
+      // (passed as both the retention and the execution baseline); a release without the helper keeps
+      // no baselines, so the item's baseline is no input it has.
+      const helper = 'baseline' in input ? sdk.internals('tools/ToolNode.cjs', ['codeSessionIdentityByName']) : undefined;
+      const baselines = helper ? Array(2).fill(new Map([[FOLD_ID, helper.codeSessionIdentityByName(structuredClone(input.baseline))]])) : [];
+      await quietly(async () => node.storeCodeSessionFromResults(results, calls, ...baselines));
       return { sessions: written(before, sessions) };
     },
 
