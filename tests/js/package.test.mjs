@@ -378,7 +378,7 @@ describe('guard.js', () => {
 
 describe('error codes', () => {
   test('the CodeSessionGateErrorCode union lists exactly the codes the module and the JavaScript layer throw', () => {
-    const rust = readFileSync(join(ROOT, 'src', 'core', 'error.rs'), 'utf8');
+    const rust = readFileSync(join(ROOT, 'crates', 'rules', 'src', 'error.rs'), 'utf8');
     const codes = rust.slice(rust.indexOf('error_codes! {'));
     const fromRust = [...codes.matchAll(/^\s*[A-Z]\w* = "([a-z_]+)",$/gm)].map((m) => m[1]);
     assert.ok(fromRust.length > 20, 'read the Rust codes');
