@@ -64,8 +64,8 @@ for (const name of MODULES) {
 
 // 3c. The CommonJS entries (the `require` conditions): each ESM entry and everything it imports,
 // bundled into one CommonJS file by esbuild (pinned in the root package.json). node.cjs comes from
-// src/js/cjs/node.js (it finds the .wasm through `__dirname`), slim.cjs and inline.cjs from their ESM
-// entries as they are. Their types: the ESM declarations copied as .d.cts with their relative imports
+// src/js/cjs/node.js (it finds the .wasm through `__dirname`), inline.cjs from src/js/cjs/inline.js
+// (the base64 modules left out: it requires them), slim.cjs from its ESM entry as it is. Their types: the ESM declarations copied as .d.cts with their relative imports
 // pointed at the .cjs names, so that a CommonJS TypeScript project reads CommonJS types (no
 // ESM-from-require error, TS1479).
 {
@@ -87,7 +87,12 @@ for (const name of MODULES) {
     stdin: { contents: readFileSync(join(src, 'cjs', 'node.js'), 'utf8'), resolveDir: outDir, sourcefile: 'cjs/node.js' },
   });
   await bundle('slim', { entryPoints: [join(outDir, 'slim.js')] });
-  await bundle('inline', { entryPoints: [join(outDir, 'inline.js')] });
+  // inline.cjs from src/js/cjs/inline.js: it requires the base64 modules from the package (kept
+  // external, so the tarball holds each module's text once) instead of carrying copies.
+  await bundle('inline', {
+    stdin: { contents: readFileSync(join(src, 'cjs', 'inline.js'), 'utf8'), resolveDir: outDir, sourcefile: 'cjs/inline.js' },
+    external: MODULES.map((m) => `./${m}.base64.js`),
+  });
   const toCts = (text) => text.replace(/(from\s+|import\()(['"])\.\/([\w.-]+)\.js\2/g, '$1$2./$3.cjs$2');
   for (const f of ['api', 'slim', 'node', 'inline', ...MODULES.map((m) => `${m}.wasm`)]) {
     writeFileSync(join(outDir, `${f}.d.cts`), toCts(readFileSync(join(outDir, `${f}.d.ts`), 'utf8')));
