@@ -6,9 +6,10 @@
 // from the start, and `init()` / `initSync()` do nothing more. About a third larger than the `.wasm`
 // (before compression), and compiled on the thread that imports it.
 //
-// Not for workerd / Cloudflare Workers, which refuse to compile wasm from bytes: import the package
-// itself there (its `workerd` condition hands the runtime the `.wasm` as a module). The CommonJS form
-// (inline.cjs) reads the same two base64 modules.
+// Also what the package's `edge-light` condition serves (Next.js edge routes, Vercel's Edge runtime),
+// where no file beside the bundle can be fetched. Not for workerd / Cloudflare Workers, which refuse to
+// compile wasm from bytes: import the package itself there (its `workerd` condition hands the runtime
+// the `.wasm` as a module). The CommonJS form (inline.cjs) reads the same two base64 modules.
 import base64 from './code_session_gate_bg.base64.js';
 import sandboxBase64 from './code_session_sandbox_bg.base64.js';
 import { bytes } from './base64.js';
