@@ -2,7 +2,7 @@
 // fixtures/_shared/ it lists), the package.json `type` of its folder, and the recipe: build, run, assert.
 // A row works when `run` resolves (to an optional note); it fails with the message of what it throws.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expectJob, problems } from './lib/check.mjs';
@@ -22,7 +22,7 @@ import { freePort, loadPage, serveStatic } from './lib/web.mjs';
  * @property {string} name
  * @property {string} [fixture] fixtures/<fixture>/ (default: the name; absent folders are fine)
  * @property {string[]} [shared] files of fixtures/_shared/ copied beside the fixture
- * @property {'module' | 'commonjs'} [type] the folder's package.json `type` (default module)
+ * @property {'module' | 'commonjs' | null} [type] the folder's package.json `type` (default module; null: none)
  * @property {boolean} [install] install the tarball into the folder (default true)
  * @property {(ctx: Ctx) => Promise<string | void>} run
  */
@@ -237,8 +237,7 @@ const nextEnv = () => ({ ...process.env, NEXT_TELEMETRY_DISABLED: '1', NODE_ENV:
 const nextBuilds = new Map();
 /**
  * `next build` of the nextjs fixture once per bundler (`turbopack`, Next 16's default, or `webpack`),
- * in the folder of the row `row` (one per bundler); resolves to that folder. The webpack build leaves out the edge route
- * (see the README's Next.js row).
+ * in the folder of the row `row` (one per bundler); resolves to that folder.
  * @param {Ctx} ctx
  * @param {string} row
  * @param {'turbopack' | 'webpack'} bundler
@@ -249,7 +248,6 @@ function nextBuild(ctx, row, bundler) {
       row,
       (async () => {
         const dir = await ctx.rowDir(row);
-        if (bundler === 'webpack') rmSync(join(dir, 'app', 'api', 'edge'), { recursive: true, force: true });
         const args = ['build', ...(bundler === 'webpack' ? ['--webpack'] : [])];
         await must(bin('local', 'next'), args, { cwd: dir, env: nextEnv(), log: ctx.log, timeoutMs: 240_000 });
         return dir;
@@ -329,6 +327,10 @@ function nextRow(name, owner, bundler, path, as) {
     name,
     fixture: 'nextjs',
     shared: ['job.mjs'],
+    // No "type" field, as create-next-app makes it: Next 16's webpack build of an edge route fails in a
+    // "type": "module" app whatever the route imports (its route_client-reference-manifest.js is never
+    // written), a Next.js bug outside this package; "commonjs" fails Turbopack on the routes' ESM.
+    type: null,
     install: name === owner,
     async run(ctx) {
       const dir = await nextBuild(ctx, owner, bundler);
@@ -693,6 +695,7 @@ export const ROWS = [
   nextRow('nextjs-edge-route', 'nextjs-node-route', 'turbopack', '/api/edge', 'json'),
   nextRow('nextjs-webpack-node-route', 'nextjs-webpack-node-route', 'webpack', '/api/node', 'json'),
   nextRow('nextjs-webpack-server-component', 'nextjs-webpack-node-route', 'webpack', '/', 'html'),
+  nextRow('nextjs-webpack-edge-route', 'nextjs-webpack-node-route', 'webpack', '/api/edge', 'json'),
 
   {
     name: 'wrangler-dry-run',
