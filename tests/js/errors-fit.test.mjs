@@ -4,7 +4,8 @@
 // and /slim takes a module (or bytes) made in another realm. From the packed tarball in a throwaway
 // consumer, each case in a fresh Node process.
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { EXPECTED_REF, PKG_DIR, PKG_NAME, lastJson, makeConsumer, run } from './consumer.mjs';
@@ -109,6 +110,57 @@ describe('the browser entry names the fix for the host that failed', () => {
       assert.ok(shipped.has(link.replace(/^\.\//, '')), `the README links to ${link}, which the tarball does not ship`);
     }
     assert.doesNotMatch(readme, /repository's README/, 'no pointer to a README the user does not have');
+  });
+});
+
+// What Next.js's Turbopack does to the node entry in a server bundle: the .wasm's URL becomes a URL-like
+// object of its own, a path it serves (`/_next/static/media/….wasm`, no protocol), which readFileSync
+// refuses. The entry then reads the installed package's .wasm, found from the working directory; where
+// the package is not installed there, the typed error names serverExternalPackages.
+describe('node entry: a bundler replaced the .wasm URL by one it serves', () => {
+  const script = `
+    import { readFileSync } from 'node:fs';
+    import { pathToFileURL } from 'node:url';
+    const dir = pathToFileURL(process.argv[2] + '/node_modules/${PKG_NAME}/');
+    // Turbopack's relative URL: URL's prototype, a served path for href, no protocol (own properties).
+    const served = (p) => 'Object.defineProperties(Object.create(URL.prototype), { href: { value: ' + JSON.stringify(p) +
+      ', enumerable: true }, protocol: { value: "" }, toString: { value() { return this.href; } } })';
+    const source = readFileSync(new URL('node.js', dir), 'utf8')
+      .replace(/new URL\\('\\.\\/(\\w+)\\.wasm', import\\.meta\\.url\\)/g, (_, f) => served('/_next/static/media/' + f + '.0a1b2c.wasm'))
+      .replace(/from '\\.\\/(\\w+)\\.js'/g, (_, f) => 'from ' + JSON.stringify(new URL(f + '.js', dir).href));
+    let out;
+    try {
+      const entry = await import('data:text/javascript,' + encodeURIComponent(source));
+      out = { ref: entry.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'), stripped: entry.stripTrustedFields({ session_id: 'x', code: '1' }) };
+    } catch (e) {
+      out = { name: e.name, code: e.code, message: e.message };
+    }
+    console.log(JSON.stringify(out));
+  `;
+
+  test('the installed package where the server runs: its .wasm is read, both modules', async () => {
+    writeFileSync(join(consumer.dir, 'served-url.mjs'), script);
+    const r = await run(process.execPath, [join(consumer.dir, 'served-url.mjs'), consumer.dir], { cwd: consumer.dir });
+    assert.equal(r.code, 0, r.stderr);
+    const out = lastJson(r.stdout);
+    assert.deepEqual(out.ref, EXPECTED_REF, JSON.stringify(out));
+    assert.deepEqual(out.stripped, { args: { code: '1' }, dropped: ['session_id'] });
+  });
+
+  test('not installed where it runs: wasm_not_found naming serverExternalPackages', async () => {
+    writeFileSync(join(consumer.dir, 'served-url.mjs'), script);
+    const elsewhere = mkdtempSync(join(tmpdir(), 'csg-elsewhere-'));
+    try {
+      const r = await run(process.execPath, [join(consumer.dir, 'served-url.mjs'), consumer.dir], { cwd: elsewhere });
+      assert.equal(r.code, 0, r.stderr);
+      const out = lastJson(r.stdout);
+      assert.equal(out.code, 'wasm_not_found', JSON.stringify(out));
+      assert.match(out.message, /replaced the URL of code_session_gate_bg\.wasm by "\/_next\/static\/media\/code_session_gate_bg\.0a1b2c\.wasm"/);
+      assert.match(out.message, /serverExternalPackages: \["code-session-gate"\]/);
+      assert.match(out.message, /README "Using it in a host"/);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });
 
