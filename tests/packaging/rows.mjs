@@ -308,7 +308,9 @@ async function fetchJob(url, as) {
   if (as === 'json') return JSON.parse(body);
   const pre = /<pre id="result">([^<]*)<\/pre>/.exec(body);
   if (!pre) throw new Fail(`${url} rendered no <pre id="result">: ${gist(body)}`);
-  const text = pre[1].replace(/&(quot|amp|lt|gt|#x27|#39);/g, (_, e) => ({ quot: '"', amp: '&', lt: '<', gt: '>', '#x27': "'", '#39': "'" })[e] ?? _);
+  /** @type {Record<string, string>} */
+  const entities = { quot: '"', amp: '&', lt: '<', gt: '>', '#x27': "'", '#39': "'" };
+  const text = pre[1].replace(/&(quot|amp|lt|gt|#x27|#39);/g, (_, e) => entities[e] ?? _);
   return JSON.parse(text);
 }
 
