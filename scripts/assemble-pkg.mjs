@@ -43,13 +43,46 @@ const MODULES = [`${NAME}_bg`, 'code_session_sandbox_bg'];
   }
 }
 
-// 3. The hand-written entries and their types, the package's README and the LICENSE.
+// 3. The hand-written entries and their types, the package's README (src/js/README.md with the
+// repository README's API, Errors and Limits) and the LICENSE.
 const src = join(root, 'src', 'js');
 for (const f of readdirSync(src)) {
   if (f === 'package.json') continue;
-  if (f.endsWith('.js') || f.endsWith('.d.ts') || f === 'README.md') copyFileSync(join(src, f), join(outDir, f));
+  // guard.d.ts types an internal module for the repository's editors: no shipped declaration imports it.
+  if (f === 'guard.d.ts') continue;
+  if (f.endsWith('.js') || f.endsWith('.d.ts')) copyFileSync(join(src, f), join(outDir, f));
 }
 copyFileSync(join(root, 'LICENSE'), join(outDir, 'LICENSE'));
+writeFileSync(join(outDir, 'README.md'), packageReadme());
+
+/**
+ * The tarball's README: src/js/README.md (the hosts, their recipes and the loading errors) with the
+ * repository README's reference sections in place of its `<!-- The API, … -->` line: "API" and
+ * "Errors" whole, "Limits" up to its list of the project's own limits, so that the package carries the
+ * whole API it ships. Links to repository files become links to the repository.
+ */
+function packageReadme() {
+  const own = readFileSync(join(src, 'README.md'), 'utf8');
+  const repo = readFileSync(join(root, 'README.md'), 'utf8');
+  const marker = /^<!-- The API, errors and limits below: .*-->$/m;
+  if (!marker.test(own)) fail('src/js/README.md has no "<!-- The API, errors and limits below: … -->" line');
+  /** The section of the repository README that starts with `heading`, up to the next `## `. */
+  const section = (heading) => {
+    const at = repo.indexOf(`\n${heading}\n`);
+    if (at < 0) fail(`README.md has no "${heading}" section`);
+    const end = repo.indexOf('\n## ', at + heading.length + 2);
+    return repo.slice(at + 1, end < 0 ? repo.length : end).trimEnd();
+  };
+  const limits = section('## Limits');
+  const listAt = limits.indexOf('\n- ');
+  const cargoText = readFileSync(join(root, 'Cargo.toml'), 'utf8');
+  const repoUrl = /^repository\s*=\s*"([^"]+)"/m.exec(cargoText)?.[1];
+  if (!repoUrl) fail('no repository in Cargo.toml');
+  const text = [section('## API'), section('## Errors'), listAt < 0 ? limits : limits.slice(0, listAt).trimEnd()]
+    .join('\n\n')
+    .replace(/\]\((?!https?:|#)([^)]+)\)/g, (_, path) => `](${repoUrl}/blob/HEAD/${path.replace(/^\.\//, '')})`);
+  return own.replace(marker, () => text);
+}
 
 // 3b. The inline entry's module texts: each optimised .wasm as base64, in a module of its own so that
 // only `code-session-gate/inline` pulls them in.
@@ -64,8 +97,8 @@ for (const name of MODULES) {
 
 // 3c. The CommonJS entries (the `require` conditions): each ESM entry and everything it imports,
 // bundled into one CommonJS file by esbuild (pinned in the root package.json). node.cjs comes from
-// src/js/cjs/node.js (it finds the .wasm through `__dirname`), slim.cjs and inline.cjs from their ESM
-// entries as they are. Their types: the ESM declarations copied as .d.cts with their relative imports
+// src/js/cjs/node.js (it finds the .wasm through `__dirname`), inline.cjs from src/js/cjs/inline.js
+// (the base64 modules left out: it requires them), slim.cjs from its ESM entry as it is. Their types: the ESM declarations copied as .d.cts with their relative imports
 // pointed at the .cjs names, so that a CommonJS TypeScript project reads CommonJS types (no
 // ESM-from-require error, TS1479).
 {
@@ -87,7 +120,12 @@ for (const name of MODULES) {
     stdin: { contents: readFileSync(join(src, 'cjs', 'node.js'), 'utf8'), resolveDir: outDir, sourcefile: 'cjs/node.js' },
   });
   await bundle('slim', { entryPoints: [join(outDir, 'slim.js')] });
-  await bundle('inline', { entryPoints: [join(outDir, 'inline.js')] });
+  // inline.cjs from src/js/cjs/inline.js: it requires the base64 modules from the package (kept
+  // external, so the tarball holds each module's text once) instead of carrying copies.
+  await bundle('inline', {
+    stdin: { contents: readFileSync(join(src, 'cjs', 'inline.js'), 'utf8'), resolveDir: outDir, sourcefile: 'cjs/inline.js' },
+    external: MODULES.map((m) => `./${m}.base64.js`),
+  });
   const toCts = (text) => text.replace(/(from\s+|import\()(['"])\.\/([\w.-]+)\.js\2/g, '$1$2./$3.cjs$2');
   for (const f of ['api', 'ops', 'slim', 'node', 'inline', ...MODULES.map((m) => `${m}.wasm`)]) {
     writeFileSync(join(outDir, `${f}.d.cts`), toCts(readFileSync(join(outDir, `${f}.d.ts`), 'utf8')));

@@ -27,7 +27,7 @@ force="${CSG_FORCE_BUILD:-0}"
 # Everything the package is made from (git-tracked or not), plus the tool versions.
 inputs_hash() {
   {
-    find src crates Cargo.toml Cargo.lock package-lock.json scripts/build.sh scripts/assemble-pkg.mjs \
+    find src crates Cargo.toml Cargo.lock package-lock.json README.md scripts/build.sh scripts/assemble-pkg.mjs \
       scripts/lib.sh scripts/versions.sh -type f -print0 2>/dev/null \
       | LC_ALL=C sort -z | xargs -0 sha256sum
     rustc -V

@@ -150,7 +150,7 @@ async function fetchModule(url) {
   try {
     response = await fetch(url);
   } catch (e) {
-    throw packageError('wasm_not_found', `${fetchFailed(url)}: ${e instanceof Error ? e.message : String(e)}.${FIX}`, e);
+    throw packageError('wasm_not_found', `${fetchFailed(url)}: ${e instanceof Error ? e.message : String(e)}.${fixFor(url)}`, e);
   }
   const type = response.headers.get('content-type') ?? '';
   if (!response.ok) {
@@ -158,7 +158,7 @@ async function fetchModule(url) {
     throw packageError(
       'wasm_not_found',
       `${fetchFailed(url)}: HTTP ${response.status} ${response.statusText}` +
-        `${type ? ` (${type})` : ''}${body ? `, body starts ${JSON.stringify(body.slice(0, 80))}` : ''}.${FIX}`,
+        `${type ? ` (${type})` : ''}${body ? `, body starts ${JSON.stringify(body.slice(0, 80))}` : ''}.${fixFor(url)}`,
     );
   }
   // Served as wasm: let the engine compile while it downloads.
@@ -175,18 +175,44 @@ async function fetchModule(url) {
     'not_wasm',
     `code-session-gate: ${url.href} did not return the WebAssembly module: it answered ` +
       `${type ? `${type}, ` : ''}${bytes.byteLength} bytes starting ${hex || '(nothing)'} ("${text}")` +
-      `${text.trimStart().startsWith('<') ? ', an HTML page' : ''}.${FIX}`,
+      `${text.trimStart().startsWith('<') ? ', an HTML page' : ''}.${fixFor(url)}`,
   );
 }
 
 /** @param {URL} url */
 const fetchFailed = (url) => `code-session-gate: could not fetch its WebAssembly module from ${url.href}`;
 
-/** What to do, for the bundlers where this happens. */
-const FIX =
-  ` The .wasm must be served beside the JavaScript that imports it (${WASM_NAME}).` +
-  ' Vite: add optimizeDeps: { exclude: ["code-session-gate"] } to vite.config so that the dev server' +
-  ' serves the package as it is;' +
-  INLINE_FIX +
-  ' anything else: copy the file next to your bundle, or pass it yourself with' +
-  ' init({ module_or_path: url }) (see the README "Using it in a host").';
+/**
+ * What to do when the module at `url` could not be fetched or was not the module: the fix for the host
+ * the URL (or the runtime) shows, then the ones that work anywhere, and the README section with them
+ * all (the package's README carries it).
+ * @param {URL} url
+ */
+function fixFor(url) {
+  let host;
+  if (url.pathname.includes('/node_modules/.vite/')) {
+    // Vite's dev server serves the pre-bundled copy from node_modules/.vite/deps/, where no .wasm is.
+    host =
+      ' Vite (before 8) pre-bundled the package away from its .wasm in the dev server:' +
+      ' add optimizeDeps: { exclude: ["code-session-gate"] } to vite.config;';
+  } else if (url.protocol === 'blob:' || typeof (/** @type {any} */ (globalThis).EdgeRuntime) === 'string') {
+    host =
+      ' An edge runtime (a Next.js route with runtime = "edge", Vercel Edge) has no file beside the bundle to fetch:' +
+      ' import "code-session-gate/inline" (what the package\'s edge-light condition serves; a bundler that' +
+      ' does not set that condition needs the subpath);';
+  } else if (url.protocol === 'file:') {
+    host =
+      ' A local file: Deno reads it with --allow-read; Node and Bun import the package by name' +
+      ' (its node entry reads the .wasm itself);';
+  } else {
+    host =
+      ` The bundle is served without the .wasm files beside it (${WASM_NAME}, code_session_sandbox_bg.wasm):` +
+      ' a bundler that does not emit the new URL(…, import.meta.url) assets (Rollup without a plugin, for one)' +
+      ' or a copy of the bundle alone; copy both files next to the JavaScript that imports them;';
+  }
+  return (
+    host +
+    ' or import "code-session-gate/inline", which carries the modules in the JavaScript;' +
+    ' or pass the module yourself with init({ module_or_path: url }) (see the README "Using it in a host").'
+  );
+}

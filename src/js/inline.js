@@ -6,29 +6,18 @@
 // from the start, and `init()` / `initSync()` do nothing more. About a third larger than the `.wasm`
 // (before compression), and compiled on the thread that imports it.
 //
-// Not for workerd / Cloudflare Workers, which refuse to compile wasm from bytes: import the package
-// itself there (its `workerd` condition hands the runtime the `.wasm` as a module).
+// Also what the package's `edge-light` condition serves (Next.js edge routes, Vercel's Edge runtime),
+// where no file beside the bundle can be fetched. Not for workerd / Cloudflare Workers, which refuse to
+// compile wasm from bytes: import the package itself there (its `workerd` condition hands the runtime
+// the `.wasm` as a module). The CommonJS form (inline.cjs) reads the same two base64 modules.
 import base64 from './code_session_gate_bg.base64.js';
 import sandboxBase64 from './code_session_sandbox_bg.base64.js';
+import { bytes } from './base64.js';
 import { sandboxSource } from './engine.js';
 import { initSync, recover as recoverWith } from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
-
-/**
- * A module's bytes, decoded from its text each time (the decoded copy is not kept alive).
- * @param {string} base64
- * @returns {Uint8Array}
- */
-function bytes(base64) {
-  // @ts-ignore Uint8Array.fromBase64 is recent (2025): used where it exists, atob elsewhere.
-  if (typeof Uint8Array.fromBase64 === 'function') return Uint8Array.fromBase64(base64);
-  const binary = atob(base64);
-  const out = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-  return out;
-}
 
 initSync({ module: bytes(base64) });
 // The sandbox module is decoded and compiled on the first call that needs it.

@@ -3,6 +3,8 @@
 // top-level await. CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are frozen arrays from the start.
 // `init()` / `initSync()` are kept for code shared with browsers: they do nothing more.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_FIX, cannotRead, noWasmUrl, packageError } from './guard.js';
 import { sandboxSource } from './engine.js';
@@ -16,32 +18,59 @@ export { default } from './slim.js';
  * plain string literal, what bundlers recognise). Where it cannot be located (esbuild leaves
  * `import.meta` empty in a CommonJS bundle, so `import.meta.url` is no URL) or read (a bundle copied
  * without the file beside it), this throws the package's typed error, code "wasm_not_found", instead of
- * a TypeError "Invalid URL" or an ENOENT.
+ * a TypeError "Invalid URL" or an ENOENT. Where a bundler replaced the URL by one it serves (Next.js's
+ * server bundles: a path such as `/_next/static/media/….wasm`, no `file:` URL), the file is the one of
+ * the package installed where the server runs, found as Node resolves it.
  * @param {() => URL} url
+ * @param {string} file the `.wasm`'s name in the package
  * @returns {WebAssembly.Module}
  */
-const load = (url) => {
+const load = (url, file) => {
   let at;
   try {
     at = url();
   } catch (e) {
     throw packageError('wasm_not_found', noWasmUrl(e) + NODE_FIX, e);
   }
+  /** @type {URL | string} */
+  const path = at instanceof URL && at.protocol === 'file:' ? at : installed(file, at);
   let bytes;
   try {
-    bytes = readFileSync(at);
+    bytes = readFileSync(path);
   } catch (e) {
-    const path = at.protocol === 'file:' ? fileURLToPath(at) : at.href;
-    throw packageError('wasm_not_found', cannotRead(path, e) + NODE_FIX, e);
+    throw packageError('wasm_not_found', cannotRead(typeof path === 'string' ? path : fileURLToPath(path), e) + NODE_FIX, e);
   }
   return new WebAssembly.Module(bytes);
 };
 
-const core = () => load(() => new URL('./code_session_gate_bg.wasm', import.meta.url));
+/**
+ * The path of the package's `file` as Node resolves it from the working directory, for a bundle whose
+ * bundler turned the `.wasm`'s URL into one of its own (`at`, no file). The typed error when the
+ * package is not installed there.
+ * @param {string} file
+ * @param {unknown} at
+ * @returns {string}
+ */
+function installed(file, at) {
+  try {
+    return createRequire(join(process.cwd(), 'package.json')).resolve(`code-session-gate/${file}`);
+  } catch (e) {
+    throw packageError(
+      'wasm_not_found',
+      `code-session-gate: cannot locate its WebAssembly module: the bundler replaced the URL of ${file} by ` +
+        `${JSON.stringify(String(at))}, which is no file, and the package is not installed where this runs ` +
+        `(${process.cwd()}). Next.js: add serverExternalPackages: ["code-session-gate"] to next.config;` +
+        NODE_FIX,
+      e,
+    );
+  }
+}
+
+const core = () => load(() => new URL('./code_session_gate_bg.wasm', import.meta.url), 'code_session_gate_bg.wasm');
 
 initSync({ module: core() });
 // The sandbox module is read and compiled on the first call that needs it.
-sandboxSource.sync = () => load(() => new URL('./code_session_sandbox_bg.wasm', import.meta.url));
+sandboxSource.sync = () => load(() => new URL('./code_session_sandbox_bg.wasm', import.meta.url), 'code_session_sandbox_bg.wasm');
 
 /**
  * Replaces a trapped instance with a fresh one read from the `.wasm` beside this file (see the API's

@@ -62,10 +62,14 @@ describe('package manifest', () => {
   test('is an ES module package with types first and specific runtimes before the fallbacks', () => {
     assert.equal(manifest.type, 'module');
     // Each runtime's branch carries its own types (what is set at import is typed as set), types first.
-    assert.deepEqual(Object.keys(manifest.exports['.']), ['workerd', 'deno', 'node', 'browser', 'default']);
+    assert.deepEqual(Object.keys(manifest.exports['.']), ['workerd', 'deno', 'edge-light', 'node', 'browser', 'default']);
     for (const [condition, branch] of Object.entries(manifest.exports['.'])) {
-      assert.equal(Object.keys(branch)[0], condition === 'node' ? 'require' : 'types', condition);
+      assert.equal(Object.keys(branch)[0], condition === 'node' || condition === 'edge-light' ? 'require' : 'types', condition);
     }
+    // Edge runtimes (Next.js, Vercel) get the inline entry, as `code-session-gate/inline` serves it.
+    assert.deepEqual(manifest.exports['.']['edge-light'], manifest.exports['./inline']);
+    // Resolvers that ignore `exports` (Parcel's default, older tools).
+    assert.deepEqual([manifest.main, manifest.module, manifest.browser], ['./node.cjs', './inline.js', './browser.js']);
     assert.deepEqual(manifest.exports['.'].node.require, { types: './node.d.cts', default: './node.cjs' });
     assert.deepEqual(Object.keys(manifest.exports['.'].node), ['require', 'types', 'default']);
     // Every subpath has CommonJS types (and, for JavaScript, a CommonJS file) under `require`.

@@ -86,7 +86,7 @@ export async function pack(dir) {
 /**
  * Creates the row's folder: the fixture's files (and the shared ones it lists), a package.json that
  * depends on the tarball (the fixture's own package.json, if any, is merged in), then installs it.
- * @param {{ name: string, fixture?: string, shared?: string[], type?: 'module' | 'commonjs', install?: boolean }} row
+ * @param {{ name: string, fixture?: string, shared?: string[], type?: 'module' | 'commonjs' | null, install?: boolean }} row
  * @param {string} dir
  * @param {string} tarball
  * @param {(text: string) => void} log
@@ -102,7 +102,8 @@ export async function prepareRow(row, dir, tarball, log) {
     name: `csg-packaging-${row.name}`,
     version: '0.0.0',
     private: true,
-    type: row.type ?? 'module',
+    // `type: null`: no "type" field at all (what create-next-app writes).
+    ...(row.type === null ? {} : { type: row.type ?? 'module' }),
     ...own,
     dependencies: { [PKG_NAME]: `file:${tarball}` },
   };
