@@ -205,11 +205,14 @@ export function createHarness(sdk) {
  */
 
 /**
- * What the stream handler reads of a StandardGraph and of its agent context, for one final chunk: the
- * run's config (thread id), the sessions and execution settings, eager execution switched on (with the
- * excluded and suppressed names), empty eager state, a step already registered for every call id (so the
- * handler dispatches no run step of its own), and an agent whose tool definitions are the names of the
- * turn. Host execution is declared available the way a graph without a handler registry declares it.
+ * What the stream handler reads of a StandardGraph and of its agent context, for one final chunk with
+ * empty content: the run's config (thread id), the sessions and execution settings, eager execution
+ * switched on (with the excluded and suppressed names), empty eager state, a step already registered for
+ * every call id (so the handler dispatches no run step of its own), and an agent whose tool definitions
+ * are the names of the turn. Host execution is declared available the way a graph without a handler
+ * registry declares it. Nothing else is there: 3.6.15 and 3.9.2 read no other member on this path
+ * (their message and step bookkeeping is reached only by a chunk with content or an id), and a release
+ * that does fails the item with a TypeError naming it instead of being answered by a stand-in.
  * @param {PrestartSetting} o
  */
 export function createGraphView(o) {
@@ -236,17 +239,9 @@ export function createGraphView(o) {
     eagerEventToolCallChunks: new Map(),
     eventToolExecutionAvailable: true,
     toolCallStepIds: new Map((o.ids ?? []).map((id, i) => [id, stepFor(i)])),
-    messageIdsByStepKey: new Map(),
-    prelimMessageIdsByStepKey: new Map(),
-    messageStepHasToolCalls: new Map(),
     getEagerEventToolUsageCount: () => usage,
     getAgentContext: () => agent,
     getStepKey: () => 'csg-agent-step',
-    getRunStep: () => undefined,
-    getStepIdByKey: () => {
-      throw new Error('check-sdk: the stream handler looked up a step check-sdk did not register');
-    },
-    dispatchRunStep: async () => 'csg-dispatched-step',
   };
   if (o.toolNames !== undefined) graph.codeSessionToolNames = o.toolNames;
   if (o.toolExecution !== undefined) graph.toolExecution = o.toolExecution;
