@@ -76,7 +76,7 @@ export function createDrivers(sdk) {
   // ---- gate: which paths a tool name takes part in ----------------------------------------------------
   /**
    * One call of `name` run on `path` in the gate's probe setting, answered with a new exec session.
-   * Returns what the call was handed (invoke params or request; undefined when nothing was sent) and
+   * Returns what the call was handed (its invoke params or its request; empty when nothing was sent) and
    * whether its answer folded into the partition.
    * @param {'direct' | 'event'} path @param {string} name @param {string[] | undefined} toolNames
    */
@@ -202,8 +202,9 @@ export function createDrivers(sdk) {
 
   // ---- update_session: one successful execution folded into the partition -----------------------------
   async function updateSession(/** @type {any} */ input) {
-    const sessions = sessionMap(input.sessions) ?? new Map();
-    const before = new Map(sessions);
+    // No session pairs: a node without a session map, which stores nothing (answered as null).
+    const sessions = sessionMap(input.sessions);
+    const before = sessions && new Map(sessions);
     const node = h.makeNode({ sessions, codeSessionKey: input.key });
     if (typeof node.storeCodeSessionFromResults !== 'function') throw new NotObservable('ToolNode#storeCodeSessionFromResults (the fold) is not there');
     /** @type {Record<string, unknown>} */
