@@ -62,20 +62,25 @@ export function pick(obj, keys) {
 
 const batchId = (/** @type {number} */ i) => `oracle_b${i}`;
 
-/** The host side of a batch vector: rewrites each request's context, then answers it. */
-function host(/** @type {any[]} */ results, /** @type {any[]} */ requests) {
-  const answers = [];
-  for (const req of requests) {
-    const i = results.findIndex((_, j) => batchId(j) === req.id);
-    if (i < 0) continue;
-    const r = results[i];
-    if ('host_context' in r) {
-      if (r.host_context === null) delete req.codeSessionContext;
-      else req.codeSessionContext = structuredClone(r.host_context);
-    }
-    answers.push({ toolCallId: req.id, status: r.status, ...('artifact' in r ? { artifact: r.artifact } : {}) });
-  }
-  return answers;
+/**
+ * The host's side of an event batch item: each request the item has a result for (matched by the batch
+ * id of the result's place) takes the item's `host_context` (`null`: the host deleted the context) and is
+ * answered with the result's status and artifact; a request without a result gets no answer.
+ * @param {any[]} results
+ * @param {any[]} requests
+ */
+function host(results, requests) {
+  const byId = new Map(results.map((result, at) => [batchId(at), result]));
+  return requests.flatMap((request) => {
+    const result = byId.get(request.id);
+    if (result === undefined) return [];
+    if (result.host_context === null) delete request.codeSessionContext;
+    else if (result.host_context !== undefined) request.codeSessionContext = structuredClone(result.host_context);
+    /** @type {Record<string, unknown>} */
+    const answer = { toolCallId: request.id, status: result.status };
+    if ('artifact' in result) answer.artifact = result.artifact;
+    return [answer];
+  });
 }
 
 const callsOf = (/** @type {any[]} */ results, /** @type {string} */ nameKey, /** @type {string} */ argsKey) =>
