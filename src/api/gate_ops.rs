@@ -387,7 +387,7 @@ fn restored_gate(p: &Params<'_>) -> GateResult<Gate> {
     let expected = match p.text(1) {
         None => None,
         Some(_) => {
-            let Obj(c): Obj<ConfigInput<'_, serde::de::IgnoredAny>> = p.present(1)?;
+            let Obj(c): Obj<ConfigInput<'_, SessionPairs<'_>>> = p.present(1)?;
             if !matches!(c.sessions, Field::Absent) {
                 return Err(GateError::new(
                     ErrorCode::InvalidValue,

@@ -55,7 +55,8 @@ struct Body<'a> {
     profile: Profile,
     config_fingerprint: String,
     #[serde(borrow)]
-    config: Obj<ConfigInput<'a, IgnoredAny>>,
+    /// Decoded as `new Gate`'s configuration is (one decoder for both); a snapshot's never has `sessions`.
+    config: Obj<ConfigInput<'a, SessionPairs<'a>>>,
     #[serde(default, borrow)]
     partitions: Field<SessionPairs<'a>>,
     suppressed_eager_tools: Vec<String>,
@@ -241,6 +242,22 @@ mod tests {
         assert!(
             first.contains(r#""suppressedEagerTools":["read_file"]"#),
             "{first}"
+        );
+    }
+
+    /// A snapshot's configuration is read by the decoder of `new Gate`'s: a `sessions` key (never
+    /// written) is decoded too, so a malformed one is refused at its path.
+    #[test]
+    fn a_malformed_sessions_key_in_the_configuration_is_refused() {
+        let text = gate("{}").snapshot();
+        let tampered = text.replacen(r#""config":{"#, r#""config":{"sessions":"x","#, 1);
+        assert_ne!(tampered, text);
+        assert_eq!(
+            refused(&tampered, None),
+            (
+                ErrorCode::InvalidType,
+                "snapshot.config.sessions".to_owned()
+            )
         );
     }
 
