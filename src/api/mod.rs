@@ -19,11 +19,7 @@ use serde::Serialize;
 
 use crate::core::calls::gate::Gate;
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
-use crate::core::files::narrow::CODE_ENV_KINDS;
 use crate::core::json;
-use crate::core::limits;
-use crate::core::sandbox::trusted::TRUSTED_FIELDS;
-use crate::core::tools::{bits, CODE_EXECUTION_TOOLS};
 use lists::Lists;
 
 pub use gate_ops::new_gate;
@@ -183,62 +179,18 @@ pub fn static_params(op: u32) -> &'static [&'static str] {
 /// What the JavaScript layer reads once: which module this is (`"core"`), the operation tables (with
 /// each operation's parameter names, which root the paths of refusals, the operations that write the
 /// session map, and the static ones the sandbox module serves), `CODE_EXECUTION_TOOLS`,
-/// `CODE_ENV_KINDS`, the verdict bits, the nesting limit and the [`HOST_TEXT`] mark.
+/// `CODE_ENV_KINDS`, the verdict bits, the nesting limit and the [`HOST_TEXT`] mark. Written at build
+/// time from the registry and the rules (`registry::constants`, checked current by a test), so that the
+/// modules carry the text, not the code that writes it.
 pub fn constants() -> String {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Constants {
-        module: &'static str,
-        gate_ops: &'static [&'static str],
-        gate_params: &'static [&'static [&'static str]],
-        gate_writes: &'static [&'static str],
-        static_ops: &'static [&'static str],
-        static_params: &'static [&'static [&'static str]],
-        sandbox_ops: &'static [&'static str],
-        new_params: &'static [&'static str],
-        code_execution_tools: &'static [&'static str],
-        code_env_kinds: &'static [&'static str],
-        verdict_bits: Vec<(&'static str, u32)>,
-        max_depth: usize,
-        host_text: char,
-        trusted_fields: &'static [&'static str],
-        limits: &'static [(&'static str, usize)],
-    }
-    json::to_text(&Constants {
-        module: Module::Core.name(),
-        gate_ops: GATE_OPS,
-        gate_params: GATE_PARAMS,
-        gate_writes: &GATE_WRITES,
-        static_ops: STATIC_OPS,
-        static_params: STATIC_PARAMS,
-        sandbox_ops: registry::sandbox_ops(),
-        new_params: &NEW_PARAMS,
-        code_execution_tools: &CODE_EXECUTION_TOOLS,
-        code_env_kinds: &CODE_ENV_KINDS,
-        verdict_bits: bits::SITES.to_vec(),
-        max_depth: json::MAX_DEPTH,
-        host_text: HOST_TEXT,
-        trusted_fields: &TRUSTED_FIELDS,
-        limits: &limits::LIMITS,
-    })
+    include_str!("registry/core-constants.json").to_owned()
 }
 
 /// What the sandbox module says of itself: which module it is (`"sandbox"`), the static operations
 /// (the numbering it shares with the core module, which the JavaScript layer checks before it uses a
-/// sandbox module) and the ones it serves.
+/// sandbox module) and the ones it serves. Written like [`constants`].
 pub fn sandbox_constants() -> String {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Constants {
-        module: &'static str,
-        static_ops: &'static [&'static str],
-        sandbox_ops: &'static [&'static str],
-    }
-    json::to_text(&Constants {
-        module: Module::Sandbox.name(),
-        static_ops: STATIC_OPS,
-        sandbox_ops: registry::sandbox_ops(),
-    })
+    include_str!("registry/sandbox-constants.json").to_owned()
 }
 
 /// A refusal as JSON: `{"code","path","message"}`, plus `"status"` and `"retryAfterSeconds"` for a

@@ -413,6 +413,8 @@ operations! {
     }
 }
 
+#[cfg(test)]
+mod constants;
 #[cfg(not(target_family = "wasm"))]
 mod typescript;
 #[cfg(not(target_family = "wasm"))]

@@ -1,0 +1,101 @@
+//! The constants the JavaScript layer reads once from each module (`csg_constants`), written from the
+//! registry and the rules into `core-constants.json` and `sandbox-constants.json` beside this file, which
+//! the modules include as text. A test checks both files are current; `CSG_WRITE_GENERATED=1 cargo test
+//! --lib registry` rewrites them.
+
+use serde::Serialize;
+
+use super::{sandbox_ops, GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC_OPS, STATIC_PARAMS};
+use crate::api::{Module, HOST_TEXT, NEW_PARAMS};
+use crate::core::files::narrow::CODE_ENV_KINDS;
+use crate::core::json;
+use crate::core::limits;
+use crate::core::sandbox::trusted::TRUSTED_FIELDS;
+use crate::core::tools::{bits, CODE_EXECUTION_TOOLS};
+
+/// What the JavaScript layer reads once: which module this is (`"core"`), the operation tables (with
+/// each operation's parameter names, which root the paths of refusals, the operations that write the
+/// session map, and the static ones the sandbox module serves), `CODE_EXECUTION_TOOLS`,
+/// `CODE_ENV_KINDS`, the verdict bits, the nesting limit and the [`HOST_TEXT`] mark.
+pub fn core_constants() -> String {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Constants {
+        module: &'static str,
+        gate_ops: &'static [&'static str],
+        gate_params: &'static [&'static [&'static str]],
+        gate_writes: &'static [&'static str],
+        static_ops: &'static [&'static str],
+        static_params: &'static [&'static [&'static str]],
+        sandbox_ops: &'static [&'static str],
+        new_params: &'static [&'static str],
+        code_execution_tools: &'static [&'static str],
+        code_env_kinds: &'static [&'static str],
+        verdict_bits: Vec<(&'static str, u32)>,
+        max_depth: usize,
+        host_text: char,
+        trusted_fields: &'static [&'static str],
+        limits: &'static [(&'static str, usize)],
+    }
+    json::to_text(&Constants {
+        module: Module::Core.name(),
+        gate_ops: GATE_OPS,
+        gate_params: GATE_PARAMS,
+        gate_writes: &GATE_WRITES,
+        static_ops: STATIC_OPS,
+        static_params: STATIC_PARAMS,
+        sandbox_ops: sandbox_ops(),
+        new_params: &NEW_PARAMS,
+        code_execution_tools: &CODE_EXECUTION_TOOLS,
+        code_env_kinds: &CODE_ENV_KINDS,
+        verdict_bits: bits::SITES.to_vec(),
+        max_depth: json::MAX_DEPTH,
+        host_text: HOST_TEXT,
+        trusted_fields: &TRUSTED_FIELDS,
+        limits: &limits::LIMITS,
+    })
+}
+
+/// What the sandbox module says of itself: which module it is (`"sandbox"`), the static operations
+/// (the numbering it shares with the core module, which the JavaScript layer checks before it uses a
+/// sandbox module) and the ones it serves.
+pub fn sandbox_constants() -> String {
+    #[derive(Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Constants {
+        module: &'static str,
+        static_ops: &'static [&'static str],
+        sandbox_ops: &'static [&'static str],
+    }
+    json::to_text(&Constants {
+        module: Module::Sandbox.name(),
+        static_ops: STATIC_OPS,
+        sandbox_ops: sandbox_ops(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The texts the modules include are the ones the registry and the rules write now.
+    #[test]
+    fn the_generated_constants_are_current() {
+        for (file, want) in [
+            ("core-constants.json", core_constants()),
+            ("sandbox-constants.json", sandbox_constants()),
+        ] {
+            let path = format!("{}/src/api/registry/{file}", env!("CARGO_MANIFEST_DIR"));
+            if std::env::var_os("CSG_WRITE_GENERATED").is_some() {
+                std::fs::write(&path, &want).unwrap();
+            }
+            let have = std::fs::read_to_string(&path).unwrap_or_default();
+            assert!(
+                have == want,
+                "src/api/registry/{file} is stale: run `CSG_WRITE_GENERATED=1 cargo test --lib registry`"
+            );
+        }
+        assert_eq!(crate::api::constants(), core_constants());
+        assert_eq!(crate::api::sandbox_constants(), sandbox_constants());
+    }
+}
