@@ -125,9 +125,10 @@ step types node_modules/.bin/tsc -p tests/types --noEmit
 # The same .d.ts in a host with lib es2022 alone (no DOM, no @types/node, no skipLibCheck).
 step types-no-dom node_modules/.bin/tsc -p tests/types/no-dom --noEmit
 # The packaging matrix: the packed tarball in fresh consumer projects (Node ESM/CJS, tsc node16/nodenext/
-# bundler/workerd/no-DOM, esbuild, tsup, Vite 8 and 6 dev and build, webpack, wrangler + workerd, Deno,
-# Bun, publint, attw). Installs its pinned tools (tests/packaging/package.json) itself when missing or
-# changed.
+# bundler/workerd/no-DOM, esbuild, tsup, Vite 8, 6 and 5 dev and build, webpack, Parcel, Rollup, Next.js
+# Node and edge routes and server components, a no-bundler page, wrangler + workerd, Vitest in workerd,
+# Deno, Bun, the tarball's size and files, publint, attw). Installs its pinned tools
+# (tests/packaging/package.json) itself when missing or changed.
 step packaging node tests/packaging/run.mjs
 # The local two-dialect sandbox, then the worker in workerd against it (and Node / Deno hosts, and
 # wrangler's bundle), then the main command's replay as a check.

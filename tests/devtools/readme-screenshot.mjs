@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates the README's picture of the devtools page (www/devtools/screenshot.png): the seed preset
+// Regenerates www/README.md's picture of the devtools page (www/devtools/screenshot.png): the seed preset
 // in headless Chromium, from the top down to the files the bash_tool call is given. Needs pkg/ built.
 //
 //   node tests/devtools/readme-screenshot.mjs

@@ -1,5 +1,6 @@
 // `code-session-gate check-sdk`: does the gate agree with an SDK release, and under which profile?
-// See `code-session-gate check-sdk --help` and the package README ("Checking an SDK release in CI").
+// See `code-session-gate check-sdk --help`, TRACE.md in the package ("Checking an SDK release in CI") and
+// the package README ("Checking an SDK release").
 
 import { existsSync } from 'node:fs';
 import path from 'node:path';
