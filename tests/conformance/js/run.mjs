@@ -2,28 +2,25 @@
 // package (pkg/, Node entry) under each profile the vector names, prints each failure with its
 // expected and actual value, and ends with `wasm: N passed, N failed`. Exit status 1 on any failure.
 //
+// Each vector op is answered by the gate side of `check-sdk` (src/js/bin/gate.js), the code the package
+// ships to compare the gate with an SDK release: one mapping of the vector format onto the JavaScript API.
+//
 //   node tests/conformance/js/run.mjs <vectors.json>...
 
 import { readFileSync } from 'node:fs';
 import * as pkg from '../../../pkg/node.js';
-import * as sessionOps from './session_ops.mjs';
-import * as planRequest from './plan_request.mjs';
-import * as execWire from './exec_wire.mjs';
-import { diff, show } from './support.mjs';
+import { diff, show, wireExpect, wireView } from '../../../src/js/bin/compare.js';
+import { OPS } from '../../../src/js/bin/gate.js';
 
-const OPS = {
-  gate: sessionOps.gate,
-  eager_excluded: sessionOps.eager_excluded,
-  narrow: sessionOps.narrow,
-  context_for_call: sessionOps.context_for_call,
-  update_session: sessionOps.update_session,
-  fold_results: sessionOps.fold_results,
-  seed: sessionOps.seed,
-  plan_request: planRequest.run,
-  exec_wire: execWire.run,
-};
-
-const compare = (op, expect, actual) => (op === 'exec_wire' ? execWire.compare(expect, actual) : diff(expect, actual));
+/**
+ * Where `actual` differs from the vector's `expect`, one line each (`exec_wire` compares only what its
+ * `expect` names).
+ * @param {string} op @param {unknown} expect @param {unknown} actual
+ */
+function differences(op, expect, actual) {
+  const found = op === 'exec_wire' ? diff(wireExpect(expect), wireView(expect, actual)) : diff(expect, actual);
+  return found.map((d) => `${d.path}: expected ${show(d.a)}, actual ${show(d.b)}`);
+}
 
 const files = process.argv.slice(2);
 if (files.length === 0) {
@@ -39,7 +36,7 @@ for (const file of files) {
   for (const v of vectors) {
     for (const profile of v.profiles ?? ['3.6', '3.9']) {
       const tag = `[wasm ${profile}] ${v.name}`;
-      const op = OPS[v.op];
+      const op = Object.hasOwn(OPS, v.op) ? OPS[v.op] : undefined;
       if (op === undefined) {
         failed++;
         console.log(`FAIL ${tag}: unknown op ${JSON.stringify(v.op)}`);
@@ -54,7 +51,7 @@ for (const file of files) {
         console.log(`    expected: ${show(v.expect)}`);
         continue;
       }
-      const lines = compare(v.op, v.expect, actual);
+      const lines = differences(v.op, v.expect, actual);
       if (lines.length === 0) {
         passed++;
       } else {
