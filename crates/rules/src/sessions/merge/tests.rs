@@ -177,3 +177,81 @@ fn a_batch_of_many_folds_keeps_every_file() {
         Some(Str::from("e19999".to_owned()))
     );
 }
+
+/// A partition of 300 files folded with artifacts that replace, echo and delete files spread over it (so
+/// the touched positions lie in several 64-slot words, out of order and hit twice: by name and by
+/// identity): the indexed merge, one by one and batched, keeps the reference merge's files and order.
+#[test]
+fn folds_touching_files_across_a_large_partition_keep_the_reference_order() {
+    let now = RawText::Shared(json_raw("9"));
+    let stored: Vec<StoredFile> = (0..300)
+        .map(|i| {
+            let mut f = FileRef::new(format!("id{i}"), format!("n{i}"));
+            f.storage_session_id = Field::Set(Str::from("e0".to_owned()));
+            f
+        })
+        .collect();
+    let mut start = SessionMap::new();
+    start.set(
+        "k",
+        CodeSession::written(
+            Str::from("e0".to_owned()),
+            stored,
+            RawText::Shared(json_raw("1")),
+        ),
+    );
+    let touch = |ats: &[usize], step: usize| {
+        let files = ats
+            .iter()
+            .map(|at| {
+                // Even positions echo the stored file (same name and identity), odd ones replace it.
+                let id = if at % 2 == 0 {
+                    format!("id{at}")
+                } else {
+                    format!("new{at}")
+                };
+                let mut f = FileRef::new(id, format!("n{at}"));
+                f.storage_session_id = Field::Set(Str::from(format!("e{step}")));
+                f
+            })
+            .collect();
+        Artifact {
+            exec_session_id: Str::from(format!("e{step}")),
+            files,
+            deleted_files: vec![Str::from(format!("n{}", 64 * step + 1))],
+        }
+    };
+    let steps = vec![
+        touch(&[250, 3, 130, 64, 63, 199, 3], 1),
+        touch(&[299, 0, 128, 127, 65], 2),
+    ];
+    for profile in [Profile::V3_6, Profile::V3_9] {
+        let mut expected = start.clone();
+        for a in steps.clone() {
+            update_code_session_reference(&mut expected, "k", a, None, profile, &now);
+        }
+        let mut one_by_one = start.clone();
+        for a in steps.clone() {
+            update_code_session(&mut one_by_one, "k", a, None, profile, &now);
+        }
+        let mut batched = start.clone();
+        update_code_session_many(
+            &mut batched,
+            "k",
+            steps.iter().cloned().map(|a| (a, None)).collect(),
+            profile,
+            &now,
+        );
+        assert_eq!(
+            one_by_one.get("k"),
+            expected.get("k"),
+            "{profile:?} one by one"
+        );
+        assert_eq!(batched.get("k"), expected.get("k"), "{profile:?} batched");
+        assert_ne!(
+            expected.get("k"),
+            start.get("k"),
+            "the folds changed the partition"
+        );
+    }
+}

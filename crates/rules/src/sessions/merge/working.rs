@@ -108,15 +108,30 @@ impl WorkingFiles {
     ) -> Vec<usize> {
         match &self.index {
             Some(index) => {
+                // A bit per slot, read back in slot order: the positions sorted and without repeats, with
+                // no sort (whose code the module would carry for this one use).
+                let mut marks = vec![0u64; self.slots.len().div_ceil(64)];
+                let hits = identities
+                    .keys()
+                    .flat_map(|key| self.live(index.by_identity.get(key)))
+                    .chain(
+                        names
+                            .iter()
+                            .flat_map(|name| self.live(index.by_name.get(*name))),
+                    );
+                for at in hits {
+                    if let Some(word) = marks.get_mut(at / 64) {
+                        *word |= 1 << (at % 64);
+                    }
+                }
                 let mut out = Vec::new();
-                for key in identities.keys() {
-                    out.extend(self.live(index.by_identity.get(key)));
+                for (w, &word) in marks.iter().enumerate() {
+                    let mut bits = word;
+                    while bits != 0 {
+                        out.push(w * 64 + bits.trailing_zeros() as usize);
+                        bits &= bits - 1;
+                    }
                 }
-                for name in names {
-                    out.extend(self.live(index.by_name.get(*name)));
-                }
-                out.sort_unstable();
-                out.dedup();
                 out
             }
             None => self
