@@ -139,17 +139,17 @@ fn host_texts<'b, 'a>(
 /// Runs operation `op` of [`STATIC_OPS`] on its arguments (in whichever module serves it: the Rust
 /// API has both).
 pub fn call_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    run_static(op, args, static_ops::call)
+    run_static(op, args, registry::call)
 }
 
 /// [`call_static`] of the core module: refuses the sandbox module's operations.
 pub fn call_core_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    run_static(op, args, static_ops::call_core)
+    run_static(op, args, registry::call_core)
 }
 
 /// [`call_static`] of the sandbox module: refuses the core's operations.
 pub fn call_sandbox_static(op: u32, args: &[Option<&str>]) -> GateResult<String> {
-    run_static(op, args, static_ops::call_sandbox)
+    run_static(op, args, registry::call_sandbox)
 }
 
 /// Static operation `op` through `dispatch`, once the host-text marks are checked and taken off.

@@ -17,7 +17,7 @@ use super::gate_ops;
 use super::params::Params;
 use super::static_ops;
 use super::{GateSession, Module};
-use crate::core::error::GateResult;
+use crate::core::error::{ErrorCode, GateError, GateResult};
 
 /// The flags a parameter may carry (bits of [`Param::flags`]).
 #[allow(non_upper_case_globals)]
@@ -411,6 +411,38 @@ operations! {
         diffSessions(before: "CodeSessionContext | null | undefined", after: "CodeSessionContext | null | undefined") -> "SessionChanges"
         => static_ops::diff_sessions;
     }
+}
+
+/// Runs static operation `op` (its place in [`STATIC_OPS`]), in whichever module serves it.
+pub fn call(op: u32, p: &Params<'_>) -> GateResult<String> {
+    match served_by(op) {
+        Some(Module::Sandbox) => call_sandbox(op, p),
+        _ => call_core(op, p),
+    }
+}
+
+/// Runs static operation `op` if the core module serves it: the narrowing and the request planner
+/// (which the event batches use anyway).
+pub fn call_core(op: u32, p: &Params<'_>) -> GateResult<String> {
+    run_core(op, p).unwrap_or_else(|| Err(elsewhere(op, Module::Core)))
+}
+
+/// Runs static operation `op` if the sandbox module serves it: the exec wire, the sandbox dialects and
+/// the explanations of the devtools page.
+pub fn call_sandbox(op: u32, p: &Params<'_>) -> GateResult<String> {
+    run_sandbox(op, p).unwrap_or_else(|| Err(elsewhere(op, Module::Sandbox)))
+}
+
+/// The refusal of operation `op` asked of a module that does not serve it.
+fn elsewhere(op: u32, module: super::Module) -> GateError {
+    let name = STATIC_OPS.get(op as usize).copied().unwrap_or("");
+    GateError::general(
+        ErrorCode::InvalidValue,
+        format!(
+            "operation {op} ({name}) is not served by the {} module",
+            module.name()
+        ),
+    )
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@ use serde::Deserialize;
 
 use super::answers;
 use super::params::Params;
-use super::registry::{run_core, run_sandbox};
 use crate::core::config::Profile;
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::files::narrow::{self, to_injected_file_ref};
@@ -17,38 +16,6 @@ use crate::core::sandbox::{build_sandbox_request, read_sandbox_response, Dialect
 use crate::core::sessions::changes::session_changes;
 use crate::core::sessions::CodeSession;
 use crate::core::wire::{build_exec_request, read_exec_response, ExecOutcome};
-
-/// Runs static operation `op` (its place in [`super::STATIC_OPS`]), in whichever module serves it.
-pub fn call(op: u32, p: &Params<'_>) -> GateResult<String> {
-    match super::served_by(op) {
-        Some(super::Module::Sandbox) => call_sandbox(op, p),
-        _ => call_core(op, p),
-    }
-}
-
-/// Runs static operation `op` if the core module serves it: the narrowing and the request planner
-/// (which the event batches use anyway).
-pub fn call_core(op: u32, p: &Params<'_>) -> GateResult<String> {
-    run_core(op, p).unwrap_or_else(|| Err(elsewhere(op, super::Module::Core)))
-}
-
-/// Runs static operation `op` if the sandbox module serves it: the exec wire, the sandbox dialects and
-/// the explanations of the devtools page.
-pub fn call_sandbox(op: u32, p: &Params<'_>) -> GateResult<String> {
-    run_sandbox(op, p).unwrap_or_else(|| Err(elsewhere(op, super::Module::Sandbox)))
-}
-
-/// The refusal of operation `op` asked of a module that does not serve it.
-fn elsewhere(op: u32, module: super::Module) -> GateError {
-    let name = super::STATIC_OPS.get(op as usize).copied().unwrap_or("");
-    GateError::general(
-        ErrorCode::InvalidValue,
-        format!(
-            "operation {op} ({name}) is not served by the {} module",
-            module.name()
-        ),
-    )
-}
 
 /// `toInjectedFileRef(file, execSessionId)`.
 pub(super) fn narrow(p: &Params<'_>) -> GateResult<String> {
