@@ -104,10 +104,10 @@ fn session_stamp(gate: &Gate) -> Option<u64> {
 pub const HOST_TEXT: char = '\u{2}';
 
 /// The arguments of an operation (parameters `roots`, with flags `flags`) with the [`HOST_TEXT`] mark
-/// taken off: refused where the parameter takes no
-/// host text (see [`flag::host_text`]), and otherwise after the one check the JavaScript layer's
-/// walk gives objects and JSON text does not: nesting (see [`json::check_host_depth`]). Everything
-/// else a walk refuses cannot be written in JSON text, and the decoders refuse the rest.
+/// taken off: refused where the parameter takes no host text (see [`flag::host_text`]), and otherwise
+/// after the one check the JavaScript layer's walk gives objects and JSON text does not: nesting (see
+/// [`json::check_host_depth`]). Everything else a walk refuses cannot be written in JSON text, and the
+/// decoders refuse the rest.
 fn host_texts<'b, 'a>(
     args: &'b [Option<&'a str>],
     roots: &[&str],

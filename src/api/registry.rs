@@ -6,12 +6,12 @@
 //! its TypeScript type and flags), its TypeScript answer type and the function that runs it. Adding an
 //! operation is one entry here plus that function.
 //!
-//! Operation flags, in brackets before its name: `writes` (it may change the session map, so the JavaScript layer drops its cached
-//! `contextForCall` answers), `internal` (run by the JavaScript layer for itself, no public method).
-//! Parameter flags, as attributes: `#[optional]` (may be `undefined`), `#[internal]` (passed
-//! by the JavaScript layer itself, absent from the public signature), `#[host_text]` (may be a
-//! `JsonText`), `#[unrooted]` (an options object whose keys are the roots of refusal paths). A
-//! `signature = "…"` replaces the generated TypeScript signature (for overloads).
+//! Operation flags, in brackets before its name: `writes` (it may change the session map, so the
+//! JavaScript layer drops its cached `contextForCall` answers), `internal` (run by the JavaScript layer
+//! for itself, no public method). Parameter flags, as attributes: `#[optional]` (may be `undefined`),
+//! `#[internal]` (passed by the JavaScript layer itself, absent from the public signature),
+//! `#[host_text]` (may be a `JsonText`), `#[unrooted]` (an options object whose keys are the roots of
+//! refusal paths). A `signature = "…"` replaces the generated TypeScript signature (for overloads).
 
 use super::gate_ops;
 use super::params::Params;
@@ -121,11 +121,6 @@ const fn names_with<const N: usize>(ops: &[Operation], f: u8) -> [&'static str; 
 
 /// The gate operations that may change the session map (`writes`).
 pub const GATE_WRITES: [&str; count(GATE, op_flag::writes)] = names_with(GATE, op_flag::writes);
-
-/// The static operations the sandbox module serves (they follow the core module's).
-pub fn sandbox_ops() -> &'static [&'static str] {
-    STATIC_OPS.get(CORE_STATIC..).unwrap_or(&[])
-}
 
 /// The module that serves static operation `op` (`None` for an unknown number).
 pub fn served_by(op: u32) -> Option<Module> {
@@ -447,7 +442,49 @@ fn elsewhere(op: u32, module: super::Module) -> GateError {
 
 #[cfg(test)]
 mod constants;
-#[cfg(not(target_family = "wasm"))]
+#[cfg(test)]
 mod typescript;
-#[cfg(not(target_family = "wasm"))]
-pub use typescript::typescript;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The numbering (`served_by`, the dispatch) and the declarations agree on which module serves
+    /// each static operation, and the core module's come first.
+    #[test]
+    fn each_static_operation_is_served_by_the_module_it_is_declared_in() {
+        for (op, declared) in STATIC.iter().enumerate() {
+            assert_eq!(
+                served_by(op as u32),
+                Some(declared.module),
+                "{}",
+                declared.name
+            );
+            assert_eq!(
+                declared.module == Module::Core,
+                op < CORE_STATIC,
+                "{}",
+                declared.name
+            );
+        }
+        assert_eq!(served_by(STATIC.len() as u32), None);
+    }
+
+    /// The refusal of a misplaced `JsonText` names every parameter the registry lets take one.
+    #[test]
+    fn the_json_text_refusal_names_every_host_text_parameter() {
+        let marked = format!("{}[]", super::super::HOST_TEXT);
+        let e = super::super::call_static(0, &[Some(marked.as_str()), None]).unwrap_err();
+        for op in GATE.iter().chain(STATIC) {
+            for p in op.params.iter().filter(|p| p.has(flag::host_text)) {
+                for word in [op.name, p.name] {
+                    assert!(
+                        e.message.contains(word),
+                        "{word} missing from {:?}",
+                        e.message
+                    );
+                }
+            }
+        }
+    }
+}

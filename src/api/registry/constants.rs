@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::{sandbox_ops, GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC_OPS, STATIC_PARAMS};
+use super::{GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC, STATIC_OPS, STATIC_PARAMS};
 use crate::api::{Module, HOST_TEXT, NEW_PARAMS};
 use crate::core::files::narrow::CODE_ENV_KINDS;
 use crate::core::json;
@@ -27,7 +27,7 @@ pub fn core_constants() -> String {
         gate_writes: &'static [&'static str],
         static_ops: &'static [&'static str],
         static_params: &'static [&'static [&'static str]],
-        sandbox_ops: &'static [&'static str],
+        sandbox_ops: Vec<&'static str>,
         new_params: &'static [&'static str],
         code_execution_tools: &'static [&'static str],
         code_env_kinds: &'static [&'static str],
@@ -65,13 +65,22 @@ pub fn sandbox_constants() -> String {
     struct Constants {
         module: &'static str,
         static_ops: &'static [&'static str],
-        sandbox_ops: &'static [&'static str],
+        sandbox_ops: Vec<&'static str>,
     }
     json::to_text(&Constants {
         module: Module::Sandbox.name(),
         static_ops: STATIC_OPS,
         sandbox_ops: sandbox_ops(),
     })
+}
+
+/// The static operations the sandbox module serves, as the registry declares them.
+fn sandbox_ops() -> Vec<&'static str> {
+    STATIC
+        .iter()
+        .filter(|op| op.module == Module::Sandbox)
+        .map(|op| op.name)
+        .collect()
 }
 
 #[cfg(test)]
