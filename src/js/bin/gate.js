@@ -205,7 +205,7 @@ export const OPS = {
       all_requests: plan.allRequests.map((/** @type {any} */ r) => ({
         id: r.id,
         ...(withSchemas ? { args: r.args } : {}),
-        fields: pick(r, ['codeSessionContext', 'runtimeSessionHint']),
+        fields: pick(r, REQUEST_FIELDS),
       })),
       rejected_ids: plan.rejectedIds,
     });
