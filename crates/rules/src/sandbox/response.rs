@@ -40,8 +40,15 @@ impl SandboxAnswer<'_> {
     }
 }
 
-/// An answer's artifact as JSON (see [`SandboxAnswer::artifact_out`]).
+/// An answer's artifact as JSON, `{session_id, files?}` (see [`SandboxAnswer::artifact_out`]).
 pub struct ArtifactOut<'a>(&'a Artifact<'a>);
+
+impl<'a> ArtifactOut<'a> {
+    /// The JSON of `artifact`.
+    pub fn of(artifact: &'a Artifact<'a>) -> Self {
+        ArtifactOut(artifact)
+    }
+}
 
 impl Serialize for ArtifactOut<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -171,14 +178,22 @@ fn parse(text: &str) -> Parsed<'_> {
 }
 
 /// Reads a sandbox's answer to an `/exec` request (both dialects answer alike enough to need no
-/// switch): `status` as received, `body` the body text,
-/// `retry_after` the `Retry-After` header if any. Leading whitespace (LibreCodeInterpreter's
-/// keep-alive) is skipped; an error body that arrives with 200 is a refusal as its `error_type` says.
+/// switch): `status` as received (100 to 599, else the host's mistake: `invalid_value` at `status`),
+/// `body` the body text, `retry_after` the `Retry-After` header if any. Leading whitespace
+/// (LibreCodeInterpreter's keep-alive) is skipped; an error body that arrives with 200 is a refusal as
+/// its `error_type` says.
 pub fn read_sandbox_response<'a>(
     status: u16,
     body: &'a str,
     retry_after: Option<&str>,
 ) -> GateResult<SandboxAnswer<'a>> {
+    if !(100..=599).contains(&status) {
+        return Err(GateError::new(
+            ErrorCode::InvalidValue,
+            &Path::root("status"),
+            format!("{status} is not an HTTP status"),
+        ));
+    }
     let at = Path::root("body");
     let text = body.trim_start_matches([' ', '\t', '\r', '\n']);
     let parsed = parse(text);
