@@ -12,6 +12,7 @@
 pub mod exports;
 
 use hashbrown::HashMap;
+use std::borrow::Cow;
 
 use crate::api::{self, GateSession};
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
@@ -95,9 +96,8 @@ impl Boundary {
         let Boundary { input, gates, .. } = self;
         let answer = match gates.get_mut(&handle) {
             None => Err(not_live(handle)),
-            Some(session) => {
-                read_input(input, count, len).and_then(|args| api::call(session, op, &args))
-            }
+            Some(session) => read_input(input, count, len)
+                .and_then(|args| api::call(session, op, &borrowed(&args))),
         };
         self.release_input(len);
         self.answer(answer)
@@ -125,7 +125,7 @@ impl Boundary {
         len: usize,
         run: impl FnOnce(&[Option<&str>]) -> GateResult<T>,
     ) -> GateResult<T> {
-        let out = read_input(&self.input, count, len).and_then(|args| run(&args));
+        let out = read_input(&self.input, count, len).and_then(|args| run(&borrowed(&args)));
         self.release_input(len);
         out
     }
@@ -158,8 +158,10 @@ fn not_live(handle: u32) -> GateError {
 }
 
 /// The `count` arguments in the input buffer's first `len` bytes: `count` little-endian u32 byte
-/// lengths (0: `undefined`), then the UTF-8 texts one after the other, `maxInputBytes` at most.
-fn read_input(input: &[u8], count: u32, len: usize) -> GateResult<Vec<Option<&str>>> {
+/// lengths (0: `undefined`), then the UTF-8 texts one after the other, `maxInputBytes` at most. An
+/// argument that is not UTF-8 (only a sandbox's answer passed as bytes can be) is read as
+/// `response.text()` reads it, every malformed sequence a U+FFFD.
+fn read_input(input: &[u8], count: u32, len: usize) -> GateResult<Vec<Option<Cow<'_, str>>>> {
     let framing = || {
         GateError::general(
             ErrorCode::InvalidJson,
@@ -177,18 +179,25 @@ fn read_input(input: &[u8], count: u32, len: usize) -> GateResult<Vec<Option<&st
         "bytes of arguments",
         &Path::root(""),
     )?;
-    let text = std::str::from_utf8(texts)
-        .map_err(|_| GateError::general(ErrorCode::InvalidJson, "arguments are not UTF-8 text"))?;
+    let whole = std::str::from_utf8(texts).ok();
     let mut at = 0usize;
     let mut out = Vec::with_capacity(count as usize);
     for c in lens.chunks_exact(4) {
         let n = <[u8; 4]>::try_from(c).map_or(0, u32::from_le_bytes) as usize;
         let end = at.checked_add(n).ok_or_else(framing)?;
-        let arg = text.get(at..end).ok_or_else(framing)?;
+        let arg = match whole {
+            Some(text) => Cow::Borrowed(text.get(at..end).ok_or_else(framing)?),
+            None => String::from_utf8_lossy(texts.get(at..end).ok_or_else(framing)?),
+        };
         out.push((n > 0).then_some(arg));
         at = end;
     }
     Ok(out)
+}
+
+/// The arguments as the operations take them.
+fn borrowed<'a>(args: &'a [Option<Cow<'_, str>>]) -> Vec<Option<&'a str>> {
+    args.iter().map(|a| a.as_deref()).collect()
 }
 
 #[cfg(test)]

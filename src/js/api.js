@@ -1176,7 +1176,10 @@ export class Gate {
     // The body goes as it is, never as a JSON string: its text after a space (which the reader skips
     // as it skips a keep-alive's), or its bytes.
     let raw;
-    if (typeof body === 'string') raw = ' ' + body;
+    if (typeof body === 'string') {
+      if (!isWellFormed(body)) throw gateError('lone_surrogate', 'body', 'body: holds an unpaired UTF-16 surrogate, which no answer read as UTF-8 can');
+      raw = ' ' + body;
+    }
     else if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
     else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     const options = new ReadOptions(answer, new Map([['body', raw === undefined ? body : undefined]]));

@@ -85,7 +85,20 @@ const PLACES = [
   ['buildSandboxRequest modelArgs', (g, v) => pkg.buildSandboxRequest({ dialect: 'codeapi', tool: 'bash_tool', modelArgs: { command: 'ls', x: v } })],
   ['readSandboxResponse body', (g, v) => pkg.readSandboxResponse({ dialect: 'codeapi', status: 200, body: v })],
   ['Gate.fromSnapshot', (g, v) => Gate.fromSnapshot(v)],
+  ['sandboxRequest options.userId', (g, v) => forwarded(g, (b) => g.sandboxRequest(b, 'c', { dialect: 'codeapi', userId: v }))],
+  ['sandboxAnswer body', (g, v) => forwarded(g, (b) => g.sandboxAnswer(b, 'c', { status: 200, body: v }))],
+  ['sandboxAnswer answer', (g, v) => forwarded(g, (b) => g.sandboxAnswer(b, 'c', v))],
 ];
+
+/** `call` on a pending one-call event batch of `g` (the forwarding path), abandoned afterwards. */
+function forwarded(g, call) {
+  const b = g.beginEventBatch([{ id: 'c', name: 'bash_tool', args: { command: 'ls' } }], {});
+  try {
+    return call(b.id);
+  } finally {
+    g.abandon(b.id);
+  }
+}
 
 // ---- semantic cases: well-formed JSON the gate must still refuse -----------------------------------
 const snapshotOf = (g) => g.snapshot();

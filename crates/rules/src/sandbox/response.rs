@@ -195,7 +195,8 @@ pub fn read_sandbox_response<'a>(
         ));
     }
     let at = Path::root("body");
-    let text = body.trim_start_matches([' ', '\t', '\r', '\n']);
+    // A byte-order mark too: `response.text()` drops it, and the bytes of the same answer must read alike.
+    let text = body.trim_start_matches([' ', '\t', '\r', '\n', '\u{feff}']);
     let parsed = parse(text);
     let object = match &parsed {
         Parsed::Object(b) => Some(b),

@@ -1,0 +1,213 @@
+// The forwarding path of an event batch (Gate.sandboxRequest / Gate.sandboxAnswer): the request it
+// builds is the one buildSandboxRequest builds from the dispatched request, the answer it reads folds
+// to the partition readSandboxResponse's artifact folds to, in both dialects; its refusals carry the
+// same codes and paths; a failed or refused answer keeps nothing.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import * as pkg from '../../pkg/node.js';
+import { refuses } from './refuses.mjs';
+
+const { Gate, buildSandboxRequest, readSandboxResponse } = pkg;
+
+const DIALECTS = ['codeapi', 'librecodeinterpreter'];
+const KEY = 'execute_code';
+const id = (tag, i) => `${tag}${i}`.padEnd(21, '_');
+const E0 = id('E', 0);
+const CONFIG = { codeSessionToolNames: ['create_file'], toolExecution: { sandbox: { statefulSessions: true } } };
+/** Stored files: user files in two storage buckets, a skill, and one with a custom key. */
+const FILES = [
+  { id: id('F', 0), name: 'a.py', storage_session_id: id('S', 0), note: { keep: [1, 2.5] } },
+  { id: id('F', 1), name: 'SKILL.md', storage_session_id: id('S', 1), kind: 'skill', version: 2, resource_id: 'skill_x' },
+  { id: id('F', 2), name: 'data/b.csv', storage_session_id: id('S', 0), kind: 'agent', resource_id: 'agent_1' },
+];
+const seed = () => [[KEY, { session_id: E0, files: structuredClone(FILES), lastUpdated: 1 }]];
+const CALL = { id: 'c1', name: 'bash_tool', args: { command: 'ls', session_id: 'from-the-model' } };
+
+/** An answer echoing the stored files as `dialect` writes them, plus one output. */
+function answerBody(dialect, exec = id('X', 1)) {
+  const echo = FILES.map((f) =>
+    dialect === 'codeapi'
+      ? { id: f.id, name: f.name, storage_session_id: f.storage_session_id }
+      // LibreCodeInterpreter: the storage session as session_id too, every unset field null.
+      : { id: f.id, name: f.name, session_id: f.storage_session_id, storage_session_id: f.storage_session_id, kind: null, resource_id: null, version: null, path: null },
+  );
+  const out = dialect === 'codeapi' ? { id: id('O', 1), name: 'out.txt', storage_session_id: exec } : { id: id('O', 1), name: 'out.txt', session_id: exec };
+  return JSON.stringify({ session_id: exec, files: [...echo, out], stdout: 'ok\n', stderr: '', code: 0 });
+}
+
+/** A gate with one pending one-call batch. */
+function pending(calls = [CALL]) {
+  const gate = new Gate({ ...CONFIG, sessions: seed() });
+  const batch = gate.beginEventBatch(calls, { threadId: 'thread-1' });
+  return { gate, batch };
+}
+
+describe('sandboxRequest', () => {
+  for (const dialect of DIALECTS) {
+    test(`${dialect}: the request buildSandboxRequest builds from the dispatched request, body as text`, () => {
+      const { gate, batch } = pending();
+      const options = { dialect, userId: 'u1', entityId: 'ent', timeoutMs: 1500.5, credential: 'tok', requestId: 'rq' };
+      const forwarded = gate.sandboxRequest(batch.id, 'c1', options);
+      const built = buildSandboxRequest({ ...options, tool: 'bash_tool', modelArgs: batch.dispatch[0].args, context: batch.dispatch[0] });
+      assert.equal(typeof forwarded.body, 'string');
+      assert.equal(forwarded.body, JSON.stringify(built.body));
+      assert.deepEqual(forwarded.headers, built.headers);
+      assert.deepEqual(forwarded.droppedFields, ['session_id']);
+      assert.deepEqual(forwarded.refs, built.refs);
+      assert.equal(forwarded.sessionId, built.body.session_id);
+      assert.equal(forwarded.runtimeSessionHint, built.body.runtime_session_hint);
+      assert.equal(forwarded.files, undefined);
+      const withFiles = gate.sandboxRequest(batch.id, 'c1', { ...options, withFiles: true });
+      assert.deepEqual(withFiles.files, built.body.files);
+    });
+  }
+
+  test('refs the server would refuse are repaired or left out and named, as buildSandboxRequest does', () => {
+    const gate = new Gate({ sessions: [[KEY, { session_id: E0, files: [{ id: 'short', name: 'x.txt', storage_session_id: E0 }, { id: id('F', 9), name: 'x.txt', storage_session_id: E0 }] }]] });
+    const batch = gate.beginEventBatch([CALL], {});
+    const forwarded = gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', withFiles: true });
+    assert.deepEqual(forwarded.files.map((f) => f.id), [id('F', 9)]);
+    assert.deepEqual(forwarded.refs.map((n) => [n.index, n.action, n.reason]), [[0, 'dropped', 'invalid_id']]);
+  });
+
+  test('a host tool needs its run; a call not dispatched or not in the batch is refused', () => {
+    const { gate, batch } = pending([CALL, { id: 'c2', name: 'create_file', args: {} }, { id: 'c3', name: 'bash_tool', args: '[]' }]);
+    refuses(() => gate.sandboxRequest(batch.id, 'c2', { dialect: 'codeapi' }), 'missing_field', 'run');
+    assert.match(gate.sandboxRequest(batch.id, 'c2', { dialect: 'codeapi', run: { lang: 'py', code: 'print(1)' } }).body, /"lang":"py"/);
+    refuses(() => gate.sandboxRequest(batch.id, 'c3', { dialect: 'codeapi' }), 'invalid_value', 'id');
+    refuses(() => gate.sandboxRequest(batch.id, 'zz', { dialect: 'codeapi' }), 'invalid_value', 'id');
+    refuses(() => gate.sandboxRequest(batch.id + 1000, 'c1', { dialect: 'codeapi' }), 'unknown_batch', 'batch');
+    refuses(() => gate.sandboxRequest(batch.id, 'c1', { dialect: 'e2b' }), 'invalid_value', 'dialect');
+    refuses(() => gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', tool: 'bash_tool' }), 'invalid_value', 'tool');
+    refuses(() => gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', credential: 'a\r\nb' }), 'invalid_value', 'credential');
+    refuses(() => gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', withFiles: 1 }), 'invalid_type', 'withFiles');
+    refuses(() => gate.sandboxRequest(batch.id, 'c1'), 'invalid_type');
+  });
+});
+
+describe('sandboxAnswer', () => {
+  for (const dialect of DIALECTS) {
+    test(`${dialect}: the answer folds as readSandboxResponse's artifact folds, from text or bytes`, () => {
+      const body = `  \n${answerBody(dialect)}`;
+      const reference = pending();
+      const read = readSandboxResponse({ dialect, status: 200, body });
+      reference.gate.completeEventBatch(reference.batch.id, {
+        requests: reference.batch.dispatch,
+        results: [{ toolCallId: 'c1', status: 'success', artifact: read.artifact }],
+        now: 7,
+      });
+      const expected = reference.gate.session(KEY);
+      const bytes = new TextEncoder().encode(body);
+      const framed = new Uint8Array(bytes.length + 6);
+      framed.set(bytes, 3);
+      for (const given of [body, bytes, bytes.buffer, framed.subarray(3, 3 + bytes.length), new DataView(framed.buffer, 3, bytes.length)]) {
+        const { gate, batch } = pending();
+        const answer = gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: given, dialect, withArtifact: true });
+        assert.deepEqual(answer, { stdout: 'ok\n', stderr: '', exitCode: 0, sessionId: read.artifact.session_id, files: read.artifact.files.length, artifact: read.artifact });
+        assert.deepEqual(gate.session(KEY), seed()[0][1], 'nothing folds before the batch completes');
+        assert.equal(gate.completeEventBatch(batch.id, { now: 7 }), 'folded');
+        assert.deepEqual(gate.session(KEY), expected);
+        // The identity the echo did not carry survives it.
+        assert.deepEqual(gate.session(KEY).files.find((f) => f.name === 'SKILL.md'), { ...FILES[1] });
+      }
+    });
+  }
+
+  test('bytes that are not UTF-8 read as response.text() reads them; a byte-order mark is skipped', () => {
+    const body = answerBody('codeapi').replace('"ok\\n"', '"o\u00ffk"');
+    const bytes = new TextEncoder().encode(body);
+    // ÿ is two bytes (c3 bf): cut its lead byte so that the text is not UTF-8.
+    const at = bytes.indexOf(0xc3);
+    const broken = new Uint8Array([0xef, 0xbb, 0xbf, ...bytes.subarray(0, at), ...bytes.subarray(at + 1)]);
+    const { gate, batch } = pending();
+    const answer = gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: broken });
+    assert.equal(answer.stdout, new TextDecoder().decode(broken.subarray(3)).match(/"stdout":"([^"]*)"/)[1]);
+  });
+
+  const FAILURES = [
+    [400, '{"error":"files[0].version must be absent"}', undefined],
+    [401, '{"error":"Bearer token is required"}', undefined],
+    [403, '{"error":"Unauthorized file reference"}', undefined],
+    [409, '{"error":"execution_profile_mismatch"}', undefined],
+    [429, '{"error":"rate_limited","retry_after_seconds":1.2}', undefined],
+    [429, '', ' 7 '],
+    [503, '<html>', undefined],
+    [404, '', undefined],
+    [200, '    ', undefined],
+    [200, '{"session_id":"s","stdout":"tru', undefined],
+    [200, '   {"error":"Execution timed out","error_type":"execution"}', undefined],
+    [200, '{"stdout":""}', undefined],
+    [200, '{"session_id":"s","files":{}}', undefined],
+    [200, '{"session_id":"s","files":[{"name":"x"}]}', undefined],
+    [200, '{"session_id":"s","files":[{"id":"i","name":"x","storage_session_id":5}]}', undefined],
+    [200, '{"session_id":"s","stdout":5}', undefined],
+    [200, '[1]', undefined],
+    [99, '{}', undefined],
+    [600, '{}', undefined],
+  ];
+
+  test('a failed call throws what readSandboxResponse throws (code, path, status, retry) and keeps nothing', () => {
+    for (const [status, body, retryAfter] of FAILURES) {
+      let expected;
+      try {
+        readSandboxResponse({ dialect: 'codeapi', status, body, retryAfter });
+      } catch (e) {
+        expected = e;
+      }
+      assert.ok(expected, `${status} ${body} is a failure`);
+      const { gate, batch } = pending();
+      const e = refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status, body, retryAfter }), expected.code, expected.path);
+      assert.equal(e.status, expected.status, body);
+      assert.equal(e.retryAfterSeconds, expected.retryAfterSeconds, body);
+      assert.equal(e.message, expected.message, body);
+      // Nothing kept: the call can be answered again (a retry), and a batch left without an answer folds nothing.
+      const before = gate.session(KEY);
+      assert.equal(gate.completeEventBatch(batch.id, { now: 9 }), 'folded');
+      assert.deepEqual(gate.session(KEY), before, body);
+    }
+  });
+
+  test('a retried call is read once it succeeds; an answer is read once; other calls are refused', () => {
+    const { gate, batch } = pending([CALL, { id: 'c2', name: 'bash_tool', args: '[]' }]);
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 429, body: '{"error":"slow"}', retryAfter: '2' }), 'rate_limited');
+    gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: answerBody('codeapi') });
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: answerBody('codeapi', id('X', 2)) }), 'invalid_value', 'id');
+    refuses(() => gate.sandboxAnswer(batch.id, 'c2', { status: 200, body: answerBody('codeapi') }), 'invalid_value', 'id');
+    refuses(() => gate.sandboxAnswer(batch.id, 'nope', { status: 200, body: answerBody('codeapi') }), 'invalid_value', 'id');
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200 }), 'missing_field', 'body');
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: 5 }), 'invalid_type', 'body');
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: 'x\ud800' }), 'lone_surrogate', 'body');
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: '{}', extra: 1 }), 'invalid_value', 'extra');
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: '{}', dialect: 'e2b' }), 'invalid_value', 'dialect');
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', null), 'invalid_type');
+    gate.completeEventBatch(batch.id, { now: 9 });
+    assert.equal(gate.session(KEY).session_id, id('X', 1), 'the first answer read is the one folded');
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: answerBody('codeapi') }), 'unknown_batch', 'batch');
+  });
+
+  test('answers fold in the order they were read, after the host\'s results; a host result for the call wins', () => {
+    const calls = [CALL, { id: 'c2', name: 'bash_tool', args: { command: 'pwd' } }];
+    const out = (exec, name) => JSON.stringify({ session_id: exec, files: [{ id: id('O', exec.length), name, storage_session_id: exec }] });
+    const { gate, batch } = pending(calls);
+    // Both write out.txt: the one read last is what the partition keeps.
+    gate.sandboxAnswer(batch.id, 'c2', { status: 200, body: out(id('X', 2), 'out.txt') });
+    gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: out(id('X', 1), 'out.txt') });
+    gate.completeEventBatch(batch.id, { now: 3 });
+    assert.equal(gate.session(KEY).session_id, id('X', 1));
+    const again = pending(calls);
+    again.gate.sandboxAnswer(again.batch.id, 'c1', { status: 200, body: out(id('X', 1), 'out.txt') });
+    again.gate.completeEventBatch(again.batch.id, {
+      requests: again.batch.dispatch,
+      results: [{ toolCallId: 'c1', status: 'error', errorMessage: 'the host says no' }],
+      now: 3,
+    });
+    assert.deepEqual(again.gate.session(KEY), seed()[0][1], 'the host\'s error result replaced the answer read');
+  });
+
+  test('abandoning the batch drops what was read', () => {
+    const { gate, batch } = pending();
+    gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: answerBody('codeapi') });
+    assert.equal(gate.abandon(batch.id), true);
+    assert.deepEqual(gate.session(KEY), seed()[0][1]);
+  });
+});
