@@ -1,6 +1,6 @@
 // One request's tool calls as one event batch, as the SDK's ToolNode dispatches them: every call sees the
-// session as it was before the batch, each dispatched call goes to the sandbox, and the answers are folded
-// together once all are back. Shared by the Durable Object (src/index.js) and the plain-host runner
+// session as it was before the batch, each dispatched call goes to the sandbox on the gate's forwarding
+// path (the gate keeps each answer), and the answers are folded together once all are back. Shared by the Durable Object (src/index.js) and the plain-host runner
 // (host.mjs), so that workerd, Node and Deno run the very same steps.
 import { forward } from './forward.js';
 
@@ -18,14 +18,17 @@ export async function runBatch(gate, sandbox, calls, options) {
     byId.set(r.id, { status: 'error', error: { code: 'invalid_model_args', message: r.errorMessage } });
   }
   for (const r of batch.eager) byId.set(r.id, { status: r.matched ? 'success' : 'error' });
-  const settled = await Promise.all(batch.dispatch.map((request) => forward(sandbox, request)));
+  let settled;
+  try {
+    settled = await Promise.all(batch.dispatch.map((request) => forward(gate, batch.id, sandbox, request)));
+  } catch (e) {
+    gate.abandon(batch.id);
+    throw e;
+  }
   let end;
   try {
-    end = gate.completeEventBatch(batch.id, {
-      requests: batch.dispatch,
-      results: settled.map((s) => s.result),
-      now: Date.now(),
-    });
+    // The answers the gate read are what it folds: no results to hand back.
+    end = gate.completeEventBatch(batch.id, { now: Date.now() });
   } catch (e) {
     // Nothing was folded; the batch must not stay pending.
     gate.abandon(batch.id);
@@ -35,11 +38,11 @@ export async function runBatch(gate, sandbox, calls, options) {
     const s = settled[i];
     // The artifact is what the gate folded: a host (or the devtools page's live mode) can fold it too.
     byId.set(request.id, {
-      status: s.result.status,
+      status: s.status,
       sent: s.sent,
       output: s.output,
       error: s.error,
-      artifact: s.result.artifact,
+      artifact: s.artifact,
     });
   });
   return {

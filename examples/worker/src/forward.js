@@ -1,6 +1,6 @@
-// One tool call to the sandbox: the gate builds the request from the call's context, the worker sends
-// it, the gate reads the answer. A failure of any kind is a typed error and folds nothing.
-import { buildSandboxRequest, readSandboxResponse } from 'code-session-gate';
+// One tool call to the sandbox on the gate's forwarding path: the gate builds the request body (text)
+// from what the batch planned for the call, the worker sends it, and the gate reads the answer (bytes)
+// and keeps its artifact for the batch's fold. A failure of any kind is a typed error and folds nothing.
 import { runFor } from './tools.js';
 
 /**
@@ -19,50 +19,49 @@ function failure(code, message, extra = {}) {
 }
 
 /**
- * Runs one dispatched request (`ToolCallRequest` of an event batch) in the sandbox.
+ * Runs one dispatched request (`ToolCallRequest` of event batch `batch`) in the sandbox.
+ * @param {import('code-session-gate').Gate} gate
+ * @param {number} batch
  * @param {SandboxSettings} sandbox
  * @param {import('code-session-gate').ToolCallRequest} request
- * @returns {Promise<{ result: import('code-session-gate').ToolExecuteResult, sent?: object, output?: object, error?: object }>}
+ * @returns {Promise<{ status: 'success' | 'error', sent?: object, output?: object, error?: object, artifact?: object }>}
  */
-export async function forward(sandbox, request) {
+export async function forward(gate, batch, sandbox, request) {
   const { id, name, args } = request;
   let built;
   try {
-    built = buildSandboxRequest({
+    built = gate.sandboxRequest(batch, id, {
       dialect: sandbox.dialect,
-      tool: name,
       run: runFor(name, args),
-      modelArgs: args,
-      context: request,
       userId: sandbox.userId,
       timeoutMs: sandbox.timeoutMs,
       credential: sandbox.credential,
+      // The worker tells its caller which refs it sent.
+      withFiles: true,
     });
   } catch (e) {
-    const error = failure(e.code ?? 'invalid_tool_input', e.message, e.path ? { path: e.path } : {});
-    return { result: { toolCallId: id, status: 'error', errorMessage: error.message }, error };
+    return { status: 'error', error: failure(e.code ?? 'invalid_tool_input', e.message, e.path ? { path: e.path } : {}) };
   }
-  const { body, headers, droppedFields, refs } = built;
   const sent = {
-    session_id: body.session_id,
-    runtime_session_hint: body.runtime_session_hint,
-    files: (body.files ?? []).map((f) => ({ name: f.name, id: f.id, storage_session_id: f.storage_session_id, kind: f.kind, ...(f.version !== undefined ? { version: f.version } : {}) })),
-    droppedFields,
-    refs,
+    session_id: built.sessionId,
+    runtime_session_hint: built.runtimeSessionHint,
+    files: (built.files ?? []).map((f) => ({ name: f.name, id: f.id, storage_session_id: f.storage_session_id, kind: f.kind, ...(f.version !== undefined ? { version: f.version } : {}) })),
+    droppedFields: built.droppedFields,
+    refs: built.refs,
   };
   let status;
-  let text;
+  let bytes;
   let retryAfter;
   try {
     const res = await fetch(`${sandbox.url}/${built.endpoint}`, {
       method: 'POST',
-      headers,
-      body: JSON.stringify(body),
+      headers: built.headers,
+      body: built.body,
       signal: AbortSignal.timeout(sandbox.deadlineMs),
     });
     status = res.status;
     retryAfter = res.headers.get('retry-after');
-    text = await res.text();
+    bytes = await res.arrayBuffer();
   } catch (e) {
     const timedOut = e?.name === 'TimeoutError' || e?.name === 'AbortError';
     const error = failure(
@@ -72,21 +71,18 @@ export async function forward(sandbox, request) {
         : `the sandbox could not be reached: ${e?.message ?? e}`,
       { reason: timedOut ? 'timeout' : 'connection' },
     );
-    return { result: { toolCallId: id, status: 'error', errorMessage: error.message }, sent, error };
+    return { status: 'error', sent, error };
   }
   try {
-    const answer = readSandboxResponse({ dialect: sandbox.dialect, status, body: text, retryAfter });
+    // The artifact is asked for only because the worker reports it (the devtools page's live mode
+    // folds it too); the gate folds its own copy when the batch completes.
+    const answer = gate.sandboxAnswer(batch, id, { status, body: bytes, retryAfter, withArtifact: true });
     const output = { stdout: answer.stdout, stderr: answer.stderr, exitCode: answer.exitCode };
     // A run that exits non-zero is still the tool's answer (the model reads stderr); its files fold.
-    return {
-      result: { toolCallId: id, status: 'success', content: answer.stdout, artifact: answer.artifact },
-      sent,
-      output,
-    };
+    return { status: 'success', sent, output, artifact: answer.artifact };
   } catch (e) {
     const extra = { status: e.status };
     if (e.retryAfterSeconds !== undefined) extra.retryAfterSeconds = e.retryAfterSeconds;
-    const error = failure(e.code, e.message, extra);
-    return { result: { toolCallId: id, status: 'error', errorMessage: error.message }, sent, error };
+    return { status: 'error', sent, error: failure(e.code, e.message, extra) };
   }
 }
