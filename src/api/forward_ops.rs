@@ -11,13 +11,14 @@ use super::GateSession;
 use crate::core::error::{GateError, GateResult, Path};
 use crate::core::json::{self, Json, Obj, RawText, Str};
 use crate::core::sandbox::refs::{RefNote, SentRef};
-use crate::core::sandbox::{ArtifactOut, Dialect};
+use crate::core::sandbox::{ArtifactOut, Dialect, SandboxRequest};
 use crate::core::sessions::merge::Artifact;
 
-/// The head of `sandboxRequest`'s answer.
+/// A sandbox request's answer without its body (and the refs sent as objects, which are written by
+/// hand after it): what `buildSandboxRequest` and `sandboxRequest` answer besides the body.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct RequestHead<'a> {
+pub(super) struct RequestHead<'a> {
     endpoint: &'a str,
     headers: HeaderMap<'a>,
     dropped_fields: &'a [String],
@@ -26,12 +27,24 @@ struct RequestHead<'a> {
     session_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     runtime_session_hint: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    files: Option<&'a [SentRef<'a>]>,
+}
+
+impl<'a> RequestHead<'a> {
+    /// The head of `request`'s answer (`sessionId` and `runtimeSessionHint` only for the forwarding path).
+    pub(super) fn of(request: &'a SandboxRequest<'a>) -> Self {
+        RequestHead {
+            endpoint: request.endpoint,
+            headers: HeaderMap(&request.headers),
+            dropped_fields: &request.dropped_fields,
+            refs: &request.refs,
+            session_id: None,
+            runtime_session_hint: None,
+        }
+    }
 }
 
 /// Headers as a JSON object, in order.
-struct HeaderMap<'a>(&'a [(&'static str, String)]);
+pub(super) struct HeaderMap<'a>(&'a [(&'static str, String)]);
 
 impl serde::Serialize for HeaderMap<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -66,16 +79,18 @@ pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult
     let with_files = take_with_files(&mut options)?;
     let request = s.gate.forward_request(batch, &id, &options)?;
     let mut out = json::to_text(&RequestHead {
-        endpoint: request.endpoint,
-        headers: HeaderMap(&request.headers),
-        dropped_fields: &request.dropped_fields,
-        refs: &request.refs,
         session_id: request.body.session_id,
         runtime_session_hint: request.body.runtime_session_hint,
-        files: with_files.then_some(request.body.files.as_slice()),
+        ..RequestHead::of(&request)
     });
+    if with_files {
+        out.pop();
+        out.push_str(",\"files\":");
+        SentRef::write_all(&request.body.files, &mut out);
+        out.push('}');
+    }
     out.push('\n');
-    out.push_str(&json::to_text(&request.body));
+    out.push_str(&request.body.to_json());
     Ok(out)
 }
 

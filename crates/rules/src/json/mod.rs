@@ -16,6 +16,7 @@ mod refusal;
 #[cfg(test)]
 mod tests;
 mod text;
+pub mod write;
 
 use std::fmt;
 

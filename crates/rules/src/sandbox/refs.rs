@@ -5,7 +5,6 @@
 //! every change is reported as a [`RefNote`].
 
 use hashbrown::HashMap;
-use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::Dialect;
@@ -108,15 +107,6 @@ impl PartialEq for VersionText<'_> {
     }
 }
 
-impl Serialize for VersionText<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            VersionText::Number(n) => n.serialize(s),
-            VersionText::Raw(r) => r.serialize(s),
-        }
-    }
-}
-
 /// A ref as it is sent, with the keys of its dialect in the dialect's order (codeapi: `id`,
 /// `resource_id`, `name`, `storage_session_id`, `kind`, `version`; LibreCodeInterpreter: `id`, `name`,
 /// `storage_session_id`, then the optional ones).
@@ -137,29 +127,62 @@ pub struct SentRef<'v> {
     pub version: Option<VersionText<'v>>,
 }
 
-impl Serialize for SentRef<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("id", self.id)?;
+impl SentRef<'_> {
+    /// Appends the ref as JSON (hot: a request carries every file of the partition, so the keys are
+    /// written as literals).
+    pub fn write_json(&self, out: &mut String) {
+        use crate::json::write::push_str;
+        out.push_str("{\"id\":");
+        push_str(out, self.id);
         if self.dialect == Dialect::CodeApi {
-            m.serialize_entry("resource_id", &self.resource_id)?;
-            m.serialize_entry("name", self.name)?;
-            m.serialize_entry("storage_session_id", self.storage_session_id)?;
-            m.serialize_entry("kind", &self.kind)?;
+            // Always sent to codeapi.
+            out.push_str(",\"resource_id\":");
+            write_opt(out, self.resource_id);
+            out.push_str(",\"name\":");
+            push_str(out, self.name);
+            out.push_str(",\"storage_session_id\":");
+            push_str(out, self.storage_session_id);
+            out.push_str(",\"kind\":");
+            write_opt(out, self.kind);
         } else {
-            m.serialize_entry("name", self.name)?;
-            m.serialize_entry("storage_session_id", self.storage_session_id)?;
+            out.push_str(",\"name\":");
+            push_str(out, self.name);
+            out.push_str(",\"storage_session_id\":");
+            push_str(out, self.storage_session_id);
             if let Some(r) = self.resource_id {
-                m.serialize_entry("resource_id", r)?;
+                out.push_str(",\"resource_id\":");
+                push_str(out, r);
             }
             if let Some(k) = self.kind {
-                m.serialize_entry("kind", k)?;
+                out.push_str(",\"kind\":");
+                push_str(out, k);
             }
         }
         if let Some(v) = &self.version {
-            m.serialize_entry("version", v)?;
+            out.push_str(",\"version\":");
+            out.push_str(v.text());
         }
-        m.end()
+        out.push('}');
+    }
+
+    /// `refs` as a JSON array.
+    pub fn write_all(refs: &[SentRef<'_>], out: &mut String) {
+        out.push('[');
+        for (i, r) in refs.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            r.write_json(out);
+        }
+        out.push(']');
+    }
+}
+
+/// A string or `null`.
+fn write_opt(out: &mut String, v: Option<&str>) {
+    match v {
+        Some(v) => crate::json::write::push_str(out, v),
+        None => out.push_str("null"),
     }
 }
 

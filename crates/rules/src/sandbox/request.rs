@@ -1,8 +1,6 @@
 //! The `/exec` request of a call, in a dialect: what runs (the host's, or a built-in tool's model
 //! arguments), the context the gate built for the call, and the dialect's own fields and headers.
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
-
 use super::refs::{check_narrowed, check_refs, CheckedRefs, RefNote, SentRef};
 use super::trusted::strip_trusted;
 use super::Dialect;
@@ -74,35 +72,42 @@ pub struct ExecBody<'v> {
     pub runtime_session_hint: Option<&'v str>,
 }
 
-impl Serialize for ExecBody<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("lang", &self.lang)?;
-        m.serialize_entry("code", &self.code)?;
+impl ExecBody<'_> {
+    /// The body as JSON text (written by hand: it carries every file of the partition).
+    pub fn to_json(&self) -> String {
+        use crate::json::write::{push_key, push_str};
+        let mut out = String::with_capacity(128 + self.files.len() * 160);
+        out.push('{');
+        push_key(&mut out, "lang", true);
+        push_str(&mut out, &self.lang);
+        push_key(&mut out, "code", false);
+        push_str(&mut out, &self.code);
         if let Some(a) = &self.args {
-            m.serialize_entry("args", a)?;
+            push_key(&mut out, "args", false);
+            out.push_str(&json::to_text(a));
         }
-        if let Some(u) = self.user_id {
-            m.serialize_entry("user_id", u)?;
-        }
+        let opt = |out: &mut String, key: &str, v: Option<&str>| {
+            if let Some(v) = v {
+                push_key(out, key, false);
+                push_str(out, v);
+            }
+        };
+        opt(&mut out, "user_id", self.user_id);
         if self.dialect == Dialect::LibreCodeInterpreter {
-            if let Some(e) = self.entity_id {
-                m.serialize_entry("entity_id", e)?;
-            }
-            if let Some(e) = self.session_id {
-                m.serialize_entry("session_id", e)?;
-            }
+            opt(&mut out, "entity_id", self.entity_id);
+            opt(&mut out, "session_id", self.session_id);
         }
         if !self.files.is_empty() {
-            m.serialize_entry("files", &self.files)?;
+            push_key(&mut out, "files", false);
+            SentRef::write_all(&self.files, &mut out);
         }
         if let Some(t) = self.timeout {
-            m.serialize_entry("timeout", &json::number_from_f64(t))?;
+            push_key(&mut out, "timeout", false);
+            out.push_str(&json::to_text(&json::number_from_f64(t)));
         }
-        if let Some(h) = self.runtime_session_hint {
-            m.serialize_entry("runtime_session_hint", h)?;
-        }
-        m.end()
+        opt(&mut out, "runtime_session_hint", self.runtime_session_hint);
+        out.push('}');
+        out
     }
 }
 

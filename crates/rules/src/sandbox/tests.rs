@@ -34,7 +34,7 @@ fn request(text: &str) -> GateResult<Built> {
     Ok(Built {
         endpoint: r.endpoint,
         headers: r.headers,
-        body: json::to_text(&r.body),
+        body: r.body.to_json(),
         dropped_fields: r.dropped_fields,
         refs: r.refs,
     })
