@@ -12,6 +12,7 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::error::{ErrorCode, GateError, GateResult, Path, SandboxFailure};
+use crate::files::scan::read_plain_files;
 use crate::files::{Field, FileRef};
 use crate::json::{self, RawJson, RawText, Str};
 use crate::sessions::merge::Artifact;
@@ -359,10 +360,13 @@ fn read_files(raw: Option<&RawJson>) -> Result<Vec<FileRef<'_>>, (String, String
             format!("the sandbox's files is {kind}, not an array"),
         ));
     }
-    let files: Vec<FileRef<'_>> = json::decode(raw.get(), root).map_err(|e| {
-        let what = format!("a file of the answer is unusable: {}", e.message);
-        (e.path, what)
-    })?;
+    let files: Vec<FileRef<'_>> = match read_plain_files(raw.get()) {
+        Some(files) => files,
+        None => json::decode(raw.get(), root).map_err(|e| {
+            let what = format!("a file of the answer is unusable: {}", e.message);
+            (e.path, what)
+        })?,
+    };
     Ok(files.into_iter().map(without_nulls).collect())
 }
 
