@@ -13,6 +13,7 @@
 //! `#[host_text]` (may be a `JsonText`), `#[unrooted]` (an options object whose keys are the roots of
 //! refusal paths). A `signature = "…"` replaces the generated TypeScript signature (for overloads).
 
+use super::forward_ops;
 use super::gate_ops;
 use super::params::Params;
 use super::static_ops;
@@ -335,6 +336,21 @@ operations! {
         /// requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
         prestartEager(calls: "ToolCallInput[]", #[optional] options: "BatchOptions", #[internal] list: "number") -> "EagerPrestart | null"
         => gate_ops::prestart_eager;
+        /// The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
+        /// `batch` in a sandbox dialect, built from what the batch planned for the call (tool, arguments,
+        /// session, files, runtime hint) and `options` (`{ dialect, run?, userId?, entityId?, timeoutMs?,
+        /// credential?, executionProfile?, requestId?, withFiles? }`), as `buildSandboxRequest` builds it,
+        /// with `body` as the JSON text to send. Changes nothing.
+        sandboxRequest(batch: "number", id: "string", #[unrooted] options: "ForwardRequestOptions") -> "ForwardedRequest"
+        => forward_ops::sandbox_request;
+        /// The forwarding path: reads the sandbox's answer to dispatched call `id` of event batch `batch`
+        /// (`{ status, body, retryAfter? }`, `body` a string or the response's bytes) and keeps its
+        /// artifact for `completeEventBatch`, which folds it. Returns what the host and the model need;
+        /// a failed call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
+        sandboxAnswer(
+            batch: "number", id: "string", #[unrooted] answer: "ForwardedAnswerInput", #[internal] body: "string"
+        ) -> "ForwardedAnswer"
+        => forward_ops::sandbox_answer;
         /// Records the host's handling of a prestart: `options.requests` as it left them, and
         /// `options.results` or `options.rejected: true`.
         settleEager(prestart: "number", options: "SettleEagerOptions") -> "void" => gate_ops::settle_eager;

@@ -12,7 +12,9 @@ use crate::core::files::{Field, FileRef};
 use crate::core::json::{self, Json, JsonMap, Obj, RawJson, RawText, Str};
 use crate::core::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
 use crate::core::sandbox::trusted::strip_trusted;
-use crate::core::sandbox::{build_sandbox_request, read_sandbox_response, Dialect};
+use crate::core::sandbox::{
+    build_sandbox_request, read_sandbox_response, ArtifactOut, Dialect, ExecBody,
+};
 use crate::core::sessions::changes::session_changes;
 use crate::core::sessions::CodeSession;
 use crate::core::wire::{build_exec_request, read_exec_response, ExecOutcome};
@@ -275,13 +277,14 @@ pub(super) fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
     let text = p
         .text(0)
         .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
-    let request = build_sandbox_request(&json::parse(text, &Path::root(""))?)?;
+    let options = json::parse(text, &Path::root(""))?;
+    let request = build_sandbox_request(&options)?;
     #[derive(serde::Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Out<'a> {
         endpoint: &'a str,
         headers: JsonMap,
-        body: &'a JsonMap,
+        body: &'a ExecBody<'a>,
         dropped_fields: &'a [String],
         refs: &'a [crate::core::sandbox::refs::RefNote],
     }
@@ -317,25 +320,18 @@ pub(super) fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
     let o: Obj<ResponseOptions<'_>> = p.present(0)?;
     let o = o.0;
     Dialect::parse(&o.dialect, &Path::root("dialect"))?;
-    if !(100..=599).contains(&o.status) {
-        return Err(GateError::new(
-            crate::core::error::ErrorCode::InvalidValue,
-            &Path::root("status"),
-            format!("{} is not an HTTP status", o.status),
-        ));
-    }
     let answer = read_sandbox_response(o.status, &o.body, o.retry_after.as_deref())?;
     #[derive(serde::Serialize)]
     #[serde(rename_all = "camelCase")]
     struct Out<'a> {
-        artifact: &'a JsonMap,
+        artifact: ArtifactOut<'a>,
         stdout: &'a str,
         stderr: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
-        exit_code: Option<&'a Json>,
+        exit_code: Option<&'a RawText<'a>>,
     }
     Ok(json::to_text(&Out {
-        artifact: &answer.artifact,
+        artifact: answer.artifact_out(),
         stdout: &answer.stdout,
         stderr: &answer.stderr,
         exit_code: answer.exit_code.as_ref(),

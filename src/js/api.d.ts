@@ -267,6 +267,7 @@ export interface ToolExecuteResult {
 export interface CompleteEventBatchOptions extends WriteOptions {
   /** The dispatched requests as the host left them (a replaced or deleted codeSessionContext counts). */
   requests?: ToolCallRequest[];
+  /** The host's results; a call whose sandbox answer `sandboxAnswer` read needs none (a result given wins). */
   results?: ToolExecuteResult[];
   /** The host rejected the whole dispatch. */
   rejected?: boolean;
@@ -391,6 +392,74 @@ export interface SandboxAnswer {
   stdout: string;
   stderr: string;
   exitCode?: number;
+}
+
+/** `Gate.sandboxRequest`'s options: the dialect and what the batch did not plan. Unknown keys are refused. */
+export interface ForwardRequestOptions {
+  dialect: SandboxDialect;
+  /** What runs; optional for `execute_code` and `bash_tool` (read from the call's arguments). */
+  run?: SandboxRun | null;
+  userId?: string | null;
+  entityId?: string | null;
+  timeoutMs?: number | null;
+  credential?: string | null;
+  executionProfile?: string | null;
+  requestId?: string | null;
+  /** Also return the refs sent, as objects (`files`). */
+  withFiles?: boolean | null;
+}
+
+/** A ref as a sandbox receives it (codeapi always has `resource_id` and `kind`). */
+export interface SandboxFileRef {
+  id: string;
+  resource_id?: string;
+  name: string;
+  storage_session_id: string;
+  kind?: string;
+  version?: number;
+}
+
+/** A dispatched call's request: POST `body` (JSON text, ready for `fetch`) to `<baseUrl>/<endpoint>`. */
+export interface ForwardedRequest {
+  endpoint: "exec";
+  headers: Record<string, string>;
+  /** The `/exec` body as JSON text. */
+  body: string;
+  droppedFields: string[];
+  refs: RefNote[];
+  /** The exec session sent (LibreCodeInterpreter). */
+  sessionId?: string;
+  /** The runtime hint sent (codeapi). */
+  runtimeSessionHint?: string;
+  /** The refs sent, with `withFiles: true`. */
+  files?: SandboxFileRef[];
+}
+
+/** `Gate.sandboxAnswer`'s answer: what came back. Unknown keys are refused. */
+export interface ForwardedAnswerInput {
+  /** The HTTP status. */
+  status: number;
+  /** The body: its text, or its bytes (`await response.arrayBuffer()`, read as UTF-8 like `response.text()`). */
+  body: string | ArrayBuffer | ArrayBufferView;
+  /** The `Retry-After` header, if any. */
+  retryAfter?: string | null;
+  /** Checked when given; the answer is read the same in both dialects. */
+  dialect?: SandboxDialect | null;
+  /** Also return the artifact kept for the fold, as an object (`artifact`). */
+  withArtifact?: boolean | null;
+}
+
+/** A successful answer, read and kept for the batch's fold. */
+export interface ForwardedAnswer {
+  stdout: string;
+  stderr: string;
+  exitCode?: number;
+  /** The answer's exec session. */
+  sessionId: string;
+  /** How many files the artifact holds. */
+  files: number;
+  /** The artifact kept for the fold, with `withArtifact: true`. */
+  artifact?: SessionArtifact;
 }
 
 /** A model tool call for `planToolRequests`. Other keys (`type`, `stepId`, …) are ignored. */

@@ -570,16 +570,14 @@ function misplacedJsonText(kind, path) {
 const readOptions = new WeakSet();
 
 /**
- * An options object whose `codeSessionKey` and `threadId` the caller has read already: its text holds
- * those values as read, and every other member read once.
+ * An options object some of whose members the caller has read already (`known`, name → value): its
+ * text holds those values as read (`undefined`: left out), and every other member read once.
  */
 class ReadOptions {
-  constructor(options, codeSessionKey, threadId) {
+  /** @param {object} options @param {Map<string, unknown>} known */
+  constructor(options, known) {
     this.options = options;
-    this.known = new Map([
-      ['codeSessionKey', codeSessionKey],
-      ['threadId', threadId],
-    ]);
+    this.known = known;
     readOptions.add(this);
   }
 }
@@ -870,18 +868,45 @@ export class Gate {
    * `contextForCall` answers are asked for again. `values` are its arguments in the order of its
    * parameters, whose names (the module's) root the paths of refusals.
    */
-  #call(op, values) {
+  #call(op, values, raw) {
+    return answer(core, this.#run(op, values, raw));
+  }
+
+  /** `#call`'s answer as its text (a refusal thrown). */
+  #callText(op, values) {
+    const len = this.#run(op, values, undefined);
+    const text = core.read(len);
+    if (text.charCodeAt(0) === 1) throw refusal(text.slice(1));
+    return text;
+  }
+
+  /**
+   * Runs gate operation `op` on `values` (and `raw`, an argument passed as it is: a string already
+   * written, or bytes); the length of its answer.
+   * @param {string} op @param {unknown[]} values @param {string | Uint8Array} [raw]
+   */
+  #run(op, values, raw) {
     this.#live(op);
     const n = OP[op];
     const [texts, total] = textsOf(C.gateParams[n], values);
     // Reading the arguments ran the host's getters, which may have freed this gate or replaced the
     // instance: nothing is entered for a gate that is gone.
     this.#live(op);
-    const used = core.write(texts, total);
+    let units = total;
+    let bytes = 0;
+    if (raw !== undefined) {
+      texts.push(raw);
+      if (typeof raw === 'string') units += raw.length;
+      else bytes = raw.length;
+      if (units + bytes > LIMIT.maxInputBytes) {
+        throw gateError('limit_exceeded', 'body', `body: more than ${LIMIT.maxInputBytes} bytes in one call (maxInputBytes)`);
+      }
+    }
+    const used = core.write(texts, units, bytes);
     if (WRITES.has(op)) this.#version++;
-    const len = core.call(this.#handle, n, values.length, used);
+    const len = core.call(this.#handle, n, texts.length, used);
     core.released(used);
-    return answer(core, len);
+    return len;
   }
 
   /** Refuses a call on a gate that was freed or whose instance `recover()` replaced. */
@@ -992,7 +1017,7 @@ export class Gate {
     if (byThread === undefined) byKey.set(key, (byThread = new Map()));
     const entry = byThread.get(thread);
     // The module reads the two members as they were read for the cache, not a second time.
-    const read = options === undefined || options === null ? options : new ReadOptions(options, key, thread);
+    const read = options === undefined || options === null ? options : new ReadOptions(options, new Map([['codeSessionKey', key], ['threadId', thread]]));
     const next = this.#ask(path, name, read, entry);
     if (next !== entry) {
       // A bounded cache: hosts with very many threads or names start over rather than grow without end.
@@ -1122,6 +1147,40 @@ export class Gate {
     const end = this.#call('completeEventBatch', [batch, this.#returned(batch, options)]);
     this.#handed.delete(batch);
     return end;
+  }
+
+  /**
+   * The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
+   * `batch`, built from what the batch planned for it, as `{ endpoint, headers, body, droppedFields,
+   * refs, sessionId?, runtimeSessionHint?, files? }` with `body` the JSON text to send.
+   */
+  sandboxRequest(batch, id, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxRequest');
+    const text = this.#callText('sandboxRequest', [batch, id, options]);
+    const cut = text.indexOf('\n');
+    const out = JSON.parse(text.slice(0, cut));
+    out.body = text.slice(cut + 1);
+    return out;
+  }
+
+  /**
+   * The forwarding path: reads the sandbox's answer (`{ status, body, retryAfter? }`, `body` its text
+   * or bytes) to dispatched call `id` of event batch `batch` and keeps its artifact for
+   * `completeEventBatch`. Returns `{ stdout, stderr, exitCode?, sessionId, files, artifact? }`; a failed
+   * call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
+   */
+  sandboxAnswer(batch, id, answer) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxAnswer');
+    if (!isRecord(answer)) return this.#call('sandboxAnswer', [batch, id, answer]);
+    const body = read(answer, 'body', 'body');
+    // The body goes as it is, never as a JSON string: its text after a space (which the reader skips
+    // as it skips a keep-alive's), or its bytes.
+    let raw;
+    if (typeof body === 'string') raw = ' ' + body;
+    else if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
+    else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    const options = new ReadOptions(answer, new Map([['body', raw === undefined ? body : undefined]]));
+    return this.#call('sandboxAnswer', [batch, id, options], raw);
   }
 
   /**

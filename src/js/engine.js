@@ -155,14 +155,16 @@ export class Channel {
 
   /**
    * Writes `texts` (whose lengths add up to `total` UTF-16 units) into the input buffer; returns the
-   * number of bytes used.
-   * @param {string[]} texts
+   * number of bytes used. An argument may also be bytes (`Uint8Array`), written after a space (so that
+   * an empty one is not `undefined`), with `bytes` their total length.
+   * @param {Array<string | Uint8Array>} texts
    * @param {number} total
+   * @param {number} [bytes]
    */
-  write(texts, total) {
+  write(texts, total, bytes = 0) {
     const n = texts.length;
     // UTF-8 takes at most three bytes per UTF-16 unit.
-    const need = n * 4 + total * 3;
+    const need = n * 4 + total * 3 + bytes + 1;
     if (need > this.cap) {
       this.at = this.input(need) >>> 0;
       this.cap = need;
@@ -204,25 +206,37 @@ function putLength(/** @type {Uint8Array} */ view, /** @type {number} */ i, /** 
  * unit), each one's byte length at the head of `view`; returns the bytes written after `start`. One
  * encoding of all texts; when it wrote one byte per unit (ASCII, the common case) each text's byte
  * length is its length, otherwise each text is encoded on its own to learn its length.
- * @param {string[]} texts
+ * Bytes (only ever the last argument) are copied after a space.
+ * @param {Array<string | Uint8Array>} texts
  * @param {Uint8Array} view
  * @param {number} start
  */
 function encodeTexts(texts, view, start) {
   const into = view.subarray(start);
-  const joined = texts.length === 1 ? texts[0] : texts.join('');
-  const { written } = encoder.encodeInto(joined, into);
-  if (written === joined.length) {
-    for (let i = 0; i < texts.length; i++) putLength(view, i, texts[i].length);
-    return written;
+  const bytes = texts[texts.length - 1] instanceof Uint8Array;
+  if (!bytes) {
+    const joined = texts.length === 1 ? texts[0] : texts.join('');
+    const { written } = encoder.encodeInto(joined, into);
+    if (written === joined.length) {
+      for (let i = 0; i < texts.length; i++) putLength(view, i, /** @type {string} */ (texts[i]).length);
+      return written;
+    }
   }
   let at = 0;
   for (let i = 0; i < texts.length; i++) {
-    if (texts[i] === '') {
+    const t = texts[i];
+    if (t instanceof Uint8Array) {
+      into[at] = 0x20;
+      into.set(t, at + 1);
+      putLength(view, i, t.length + 1);
+      at += t.length + 1;
+      continue;
+    }
+    if (t === '') {
       putLength(view, i, 0);
       continue;
     }
-    const r = encoder.encodeInto(texts[i], into.subarray(at));
+    const r = encoder.encodeInto(t, into.subarray(at));
     putLength(view, i, r.written);
     at += r.written;
   }

@@ -1,6 +1,6 @@
 // Generated from the operation registry (src/api/registry.rs) and the error codes
 // (crates/rules/src/error.rs): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.
-import type { BatchOptions, CallOptions, CodeEnvFile, CodeSessionContext, CompleteEventBatchOptions, DirectBatch, DirectCallInput, DirectInjection, DirectOutcomeInput, EagerPrestart, EventBatch, ExecPath, ExecRequest, ExecRequestOptions, ExecResponseOptions, ExecResponseOutcome, FileRef, FoldOptions, FoldResultInput, GateExplanation, GateVerdict, JsonText, NarrowingExplanation, PlanToolCallInput, PlanToolRequestsOptions, RequestSessionFields, SandboxAnswer, SandboxRequest, SandboxRequestOptions, SandboxResponseOptions, SeedAgentInput, SessionArtifact, SessionChanges, SessionPairs, SettleEagerOptions, ToolCallInput, ToolRequestPlan, UpdateSessionOptions, WriteOptions } from "./api.js";
+import type { BatchOptions, CallOptions, CodeEnvFile, CodeSessionContext, CompleteEventBatchOptions, DirectBatch, DirectCallInput, DirectInjection, DirectOutcomeInput, EagerPrestart, EventBatch, ExecPath, ExecRequest, ExecRequestOptions, ExecResponseOptions, ExecResponseOutcome, FileRef, FoldOptions, FoldResultInput, ForwardRequestOptions, ForwardedAnswer, ForwardedAnswerInput, ForwardedRequest, GateExplanation, GateVerdict, JsonText, NarrowingExplanation, PlanToolCallInput, PlanToolRequestsOptions, RequestSessionFields, SandboxAnswer, SandboxRequest, SandboxRequestOptions, SandboxResponseOptions, SeedAgentInput, SessionArtifact, SessionChanges, SessionPairs, SettleEagerOptions, ToolCallInput, ToolRequestPlan, UpdateSessionOptions, WriteOptions } from "./api.js";
 
 /** Every `code` a `CodeSessionGateError` can carry: the module's, then the loader's. */
 export type CodeSessionGateErrorCode =
@@ -97,6 +97,21 @@ export interface GateOperations {
    * requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
    */
   prestartEager(calls: ToolCallInput[], options?: BatchOptions): EagerPrestart | null;
+  /**
+   * The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
+   * `batch` in a sandbox dialect, built from what the batch planned for the call (tool, arguments,
+   * session, files, runtime hint) and `options` (`{ dialect, run?, userId?, entityId?, timeoutMs?,
+   * credential?, executionProfile?, requestId?, withFiles? }`), as `buildSandboxRequest` builds it,
+   * with `body` as the JSON text to send. Changes nothing.
+   */
+  sandboxRequest(batch: number, id: string, options: ForwardRequestOptions): ForwardedRequest;
+  /**
+   * The forwarding path: reads the sandbox's answer to dispatched call `id` of event batch `batch`
+   * (`{ status, body, retryAfter? }`, `body` a string or the response's bytes) and keeps its
+   * artifact for `completeEventBatch`, which folds it. Returns what the host and the model need;
+   * a failed call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
+   */
+  sandboxAnswer(batch: number, id: string, answer: ForwardedAnswerInput): ForwardedAnswer;
   /**
    * Records the host's handling of a prestart: `options.requests` as it left them, and
    * `options.results` or `options.rejected: true`.

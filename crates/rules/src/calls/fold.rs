@@ -6,6 +6,7 @@
 
 use hashbrown::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
 use serde::de::{self as de, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
@@ -152,6 +153,9 @@ pub struct ToolResult<'a> {
     /// `artifact` (absent or `null`: nothing to fold), as JSON text.
     #[serde(default, borrow)]
     pub artifact: Option<RawText<'a>>,
+    /// The artifact already read (a sandbox answer the gate read itself), folded instead of `artifact`.
+    #[serde(skip)]
+    pub read: Option<Rc<Artifact<'static>>>,
 }
 
 impl<'a> ToolResult<'a> {
@@ -161,6 +165,7 @@ impl<'a> ToolResult<'a> {
             tool_call_id: self.tool_call_id.into_owned(),
             status: self.status,
             artifact: self.artifact.map(RawText::into_owned),
+            read: self.read,
         }
     }
 
@@ -170,6 +175,7 @@ impl<'a> ToolResult<'a> {
             tool_call_id: id,
             status: Status::Error,
             artifact: None,
+            read: None,
         }
     }
 }
@@ -276,6 +282,13 @@ pub fn prepare_event<'a>(
             continue;
         }
         if r.status != Status::Success {
+            continue;
+        }
+        if let Some(read) = &r.read {
+            steps.push(FoldStep {
+                artifact: Artifact::clone(read),
+                id: Str::Borrowed(r.tool_call_id.as_str()),
+            });
             continue;
         }
         let Some(artifact) = r

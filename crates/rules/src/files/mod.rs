@@ -138,6 +138,58 @@ impl<'a> FileRef<'a> {
         }
     }
 
+    /// The same file owning its text, sharing `like`'s text wherever it is the same: an echo of a
+    /// stored file (the sandbox answering with the file it was sent) costs a comparison, no copy.
+    pub fn into_stored(self, like: Option<&StoredFile>) -> StoredFile {
+        fn share(s: Str<'_>, like: Option<&Str<'static>>) -> Str<'static> {
+            match like {
+                Some(l) if l.as_str() == s.as_str() => l.clone(),
+                _ => s.into_owned(),
+            }
+        }
+        fn share_field(
+            f: Field<Str<'_>>,
+            like: Option<&Field<Str<'static>>>,
+        ) -> Field<Str<'static>> {
+            f.map(|s| share(s, like.and_then(Field::get)))
+        }
+        fn share_raw(r: RawText<'_>, like: Option<&RawText<'static>>) -> RawText<'static> {
+            match like {
+                Some(l) if l.get() == r.get() => l.clone(),
+                _ => r.into_owned(),
+            }
+        }
+        let Some(like) = like else {
+            return self.into_owned();
+        };
+        FileRef {
+            id: share(self.id, Some(&like.id)),
+            name: share(self.name, Some(&like.name)),
+            resource_id: share_field(self.resource_id, Some(&like.resource_id)),
+            storage_session_id: share_field(
+                self.storage_session_id,
+                Some(&like.storage_session_id),
+            ),
+            kind: share_field(self.kind, Some(&like.kind)),
+            version: self.version.map(|v| share_raw(v, like.version.get())),
+            extra: self
+                .extra
+                .into_iter()
+                .enumerate()
+                .map(|(i, (k, v))| {
+                    let same = like
+                        .extra
+                        .get(i)
+                        .filter(|(lk, _)| lk.as_str() == k.as_str());
+                    (
+                        share(k, same.map(|(lk, _)| lk)),
+                        share_raw(v, same.map(|(_, lv)| lv)),
+                    )
+                })
+                .collect(),
+        }
+    }
+
     /// An owned copy.
     pub fn to_owned_file(&self) -> StoredFile {
         self.clone().into_owned()

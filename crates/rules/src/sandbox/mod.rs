@@ -25,8 +25,10 @@ mod request;
 mod response;
 pub mod trusted;
 
-pub use request::{build_sandbox_request, SandboxRequest};
-pub use response::{read_sandbox_response, SandboxAnswer};
+pub use request::{
+    build_forwarded_request, build_sandbox_request, ExecBody, PlannedSession, SandboxRequest,
+};
+pub use response::{read_sandbox_response, ArtifactOut, SandboxAnswer};
 
 use super::error::{ErrorCode, GateError, GateResult, Path};
 

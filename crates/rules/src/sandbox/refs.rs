@@ -5,12 +5,13 @@
 //! every change is reported as a [`RefNote`].
 
 use hashbrown::HashMap;
+use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 
 use super::Dialect;
 use crate::error::{GateError, GateResult, Path};
-use crate::files::narrow::CODE_ENV_KINDS;
-use crate::json::{self, Json, JsonMap};
+use crate::files::narrow::{CodeEnvFile, CodeEnvKind, CODE_ENV_KINDS};
+use crate::json::{self, Json, Number, RawJson};
 
 /// codeapi's limit on a ref's `name` (UTF-16 code units, as JavaScript counts).
 pub const MAX_NAME_LENGTH: usize = 256;
@@ -76,11 +77,90 @@ pub struct RefNote {
 
 /// The refs to send, each rebuilt from the fields the server reads, and what was changed.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct CheckedRefs {
+pub struct CheckedRefs<'v> {
     /// The refs, in the order given.
-    pub files: Vec<JsonMap>,
+    pub files: Vec<SentRef<'v>>,
     /// The changes, by ref index.
     pub notes: Vec<RefNote>,
+}
+
+/// A version as given: the number of a JSON tree, or a number's text.
+#[derive(Debug, Clone, Copy)]
+pub enum VersionText<'v> {
+    /// A number of a JSON tree.
+    Number(&'v Number),
+    /// A JSON number's text.
+    Raw(&'v RawJson),
+}
+
+impl VersionText<'_> {
+    fn text(&self) -> &str {
+        match self {
+            VersionText::Number(n) => n.as_str(),
+            VersionText::Raw(r) => r.get(),
+        }
+    }
+}
+
+impl PartialEq for VersionText<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl Serialize for VersionText<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            VersionText::Number(n) => n.serialize(s),
+            VersionText::Raw(r) => r.serialize(s),
+        }
+    }
+}
+
+/// A ref as it is sent, with the keys of its dialect in the dialect's order (codeapi: `id`,
+/// `resource_id`, `name`, `storage_session_id`, `kind`, `version`; LibreCodeInterpreter: `id`, `name`,
+/// `storage_session_id`, then the optional ones).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SentRef<'v> {
+    dialect: Dialect,
+    /// `id`.
+    pub id: &'v str,
+    /// `resource_id` (always sent to codeapi).
+    pub resource_id: Option<&'v str>,
+    /// `name`.
+    pub name: &'v str,
+    /// `storage_session_id`.
+    pub storage_session_id: &'v str,
+    /// `kind` (always sent to codeapi).
+    pub kind: Option<&'v str>,
+    /// `version` (a skill's only).
+    pub version: Option<VersionText<'v>>,
+}
+
+impl Serialize for SentRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("id", self.id)?;
+        if self.dialect == Dialect::CodeApi {
+            m.serialize_entry("resource_id", &self.resource_id)?;
+            m.serialize_entry("name", self.name)?;
+            m.serialize_entry("storage_session_id", self.storage_session_id)?;
+            m.serialize_entry("kind", &self.kind)?;
+        } else {
+            m.serialize_entry("name", self.name)?;
+            m.serialize_entry("storage_session_id", self.storage_session_id)?;
+            if let Some(r) = self.resource_id {
+                m.serialize_entry("resource_id", r)?;
+            }
+            if let Some(k) = self.kind {
+                m.serialize_entry("kind", k)?;
+            }
+        }
+        if let Some(v) = &self.version {
+            m.serialize_entry("version", v)?;
+        }
+        m.end()
+    }
 }
 
 /// One ref as given, its fields read (their types are the host's contract, so a wrong type is a
@@ -91,8 +171,25 @@ struct Given<'v> {
     resource_id: Option<&'v str>,
     storage_session_id: Option<&'v str>,
     kind: Option<&'v str>,
-    /// `Some(Json::Null)` for an explicit `null`.
-    version: Option<&'v Json>,
+    /// `Some(None)` for an explicit `null`.
+    version: Option<Option<VersionText<'v>>>,
+}
+
+impl<'v> Given<'v> {
+    /// A ref the gate narrowed itself (its fields are typed already).
+    fn narrowed(f: &'v CodeEnvFile<'_>) -> Self {
+        Given {
+            id: &f.id,
+            name: &f.name,
+            resource_id: Some(&f.resource_id),
+            storage_session_id: f.storage_session_id.as_deref(),
+            kind: Some(f.kind.as_str()),
+            version: match &f.kind {
+                CodeEnvKind::Skill { version } => Some(Some(VersionText::Raw(version.raw()))),
+                CodeEnvKind::Agent | CodeEnvKind::User => None,
+            },
+        }
+    }
 }
 
 fn read_given<'v>(v: &'v Json, path: &Path<'_>) -> GateResult<Given<'v>> {
@@ -113,7 +210,9 @@ fn read_given<'v>(v: &'v Json, path: &Path<'_>) -> GateResult<Given<'v>> {
         }
     };
     let version = match o.get("version") {
-        v @ (None | Some(Json::Null | Json::Number(_))) => v,
+        None => None,
+        Some(Json::Null) => Some(None),
+        Some(Json::Number(n)) => Some(Some(VersionText::Number(n))),
         Some(other) => {
             return Err(GateError::expected(
                 &path.key("version"),
@@ -134,11 +233,28 @@ fn read_given<'v>(v: &'v Json, path: &Path<'_>) -> GateResult<Given<'v>> {
 
 /// Checks `files` (the refs a context carries) against `dialect`'s rules. Errors only for refs whose
 /// fields have the wrong JSON types.
-pub fn check_refs(dialect: Dialect, files: &[Json], path: &Path<'_>) -> GateResult<CheckedRefs> {
-    let mut kept: Vec<(usize, JsonMap)> = Vec::with_capacity(files.len());
+pub fn check_refs<'v>(
+    dialect: Dialect,
+    files: &'v [Json],
+    path: &Path<'_>,
+) -> GateResult<CheckedRefs<'v>> {
+    let given = files
+        .iter()
+        .enumerate()
+        .map(|(i, v)| read_given(v, &path.index(i)))
+        .collect::<GateResult<Vec<_>>>()?;
+    Ok(check_given(dialect, given))
+}
+
+/// [`check_refs`] of the refs the gate narrowed itself (a context it built for a call).
+pub fn check_narrowed<'v>(dialect: Dialect, files: &'v [CodeEnvFile<'_>]) -> CheckedRefs<'v> {
+    check_given(dialect, files.iter().map(Given::narrowed).collect())
+}
+
+fn check_given(dialect: Dialect, given: Vec<Given<'_>>) -> CheckedRefs<'_> {
+    let mut kept: Vec<(usize, SentRef<'_>)> = Vec::with_capacity(given.len());
     let mut notes = Vec::new();
-    for (index, v) in files.iter().enumerate() {
-        let given = read_given(v, &path.index(index))?;
+    for (index, given) in given.into_iter().enumerate() {
         let mut note = |action, reason, message: String| {
             notes.push(RefNote {
                 index,
@@ -158,44 +274,40 @@ pub fn check_refs(dialect: Dialect, files: &[Json], path: &Path<'_>) -> GateResu
         }
     }
     // One destination, one input: the later ref wins (codeapi's rule for user files, and the fold's).
-    let name_of = |f: &JsonMap| -> String {
-        f.get("name")
-            .and_then(Json::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    let mut last: HashMap<String, usize> = HashMap::with_capacity(kept.len());
+    let mut last: HashMap<&str, usize> = HashMap::with_capacity(kept.len());
     for (index, f) in &kept {
-        last.insert(name_of(f), *index);
+        last.insert(f.name, *index);
     }
     let mut files = Vec::with_capacity(last.len());
+    let mut dropped = false;
     for (index, f) in kept {
-        let name = name_of(&f);
-        match last.get(&name).copied() {
-            Some(later) if later != index => notes.push(RefNote {
-                index,
-                id: f
-                    .get("id")
-                    .and_then(Json::as_str)
-                    .unwrap_or_default()
-                    .to_owned(),
-                message: format!(
-                    "files[{later}] has the same name {name:?}; the later ref is sent"
-                ),
-                name,
-                action: RefAction::Dropped,
-                reason: RefProblem::DuplicateName,
-            }),
+        match last.get(f.name).copied() {
+            Some(later) if later != index => {
+                dropped = true;
+                notes.push(RefNote {
+                    index,
+                    id: f.id.to_owned(),
+                    message: format!(
+                        "files[{later}] has the same name {:?}; the later ref is sent",
+                        f.name
+                    ),
+                    name: f.name.to_owned(),
+                    action: RefAction::Dropped,
+                    reason: RefProblem::DuplicateName,
+                })
+            }
             _ => files.push(f),
         }
     }
-    notes.sort_by_key(|n| n.index);
-    Ok(CheckedRefs { files, notes })
+    if dropped {
+        notes.sort_by_key(|n| n.index);
+    }
+    CheckedRefs { files, notes }
 }
 
 type Note<'n> = dyn FnMut(RefAction, RefProblem, String) + 'n;
 
-fn codeapi_ref(g: &Given<'_>, note: &mut Note<'_>) -> Option<JsonMap> {
+fn codeapi_ref<'v>(g: &Given<'v>, note: &mut Note<'_>) -> Option<SentRef<'v>> {
     // Repairs are reported only for a ref that is sent.
     let mut repairs: Vec<(RefProblem, String)> = Vec::new();
     match codeapi_fields(g, &mut repairs) {
@@ -212,10 +324,10 @@ fn codeapi_ref(g: &Given<'_>, note: &mut Note<'_>) -> Option<JsonMap> {
     }
 }
 
-fn codeapi_fields(
-    g: &Given<'_>,
+fn codeapi_fields<'v>(
+    g: &Given<'v>,
     repairs: &mut Vec<(RefProblem, String)>,
-) -> Result<JsonMap, (RefProblem, String)> {
+) -> Result<SentRef<'v>, (RefProblem, String)> {
     let kind = match g.kind {
         None => {
             repairs.push((RefProblem::MissingKind, "no kind: sent as \"user\"".into()));
@@ -231,7 +343,7 @@ fn codeapi_fields(
     };
     let skill = kind == "skill";
     let version = match (skill, g.version) {
-        (true, Some(Json::Number(n))) if json::number_value(n).is_finite() => Some(n.clone()),
+        (true, Some(Some(n))) if n.text().parse::<f64>().is_ok_and(f64::is_finite) => Some(n),
         (true, _) => {
             return Err((
                 RefProblem::SkillWithoutVersion,
@@ -285,19 +397,18 @@ fn codeapi_fields(
     if let Err(why) = check_name(g.name) {
         return Err((RefProblem::InvalidName, format!("name {:?} {why}", g.name)));
     }
-    let mut out = JsonMap::new();
-    out.insert("id".into(), g.id.into());
-    out.insert("resource_id".into(), resource_id.into());
-    out.insert("name".into(), g.name.into());
-    out.insert("storage_session_id".into(), storage.into());
-    out.insert("kind".into(), kind.into());
-    if let Some(v) = version {
-        out.insert("version".into(), Json::Number(v));
-    }
-    Ok(out)
+    Ok(SentRef {
+        dialect: Dialect::CodeApi,
+        id: g.id,
+        resource_id: Some(resource_id),
+        name: g.name,
+        storage_session_id: storage,
+        kind: Some(kind),
+        version,
+    })
 }
 
-fn lci_ref(g: &Given<'_>, note: &mut Note<'_>) -> Option<JsonMap> {
+fn lci_ref<'v>(g: &Given<'v>, note: &mut Note<'_>) -> Option<SentRef<'v>> {
     let storage = g.storage_session_id.unwrap_or_default();
     if storage.is_empty() {
         note(
@@ -319,21 +430,19 @@ fn lci_ref(g: &Given<'_>, note: &mut Note<'_>) -> Option<JsonMap> {
         );
         return None;
     }
-    let mut out = JsonMap::new();
-    out.insert("id".into(), g.id.into());
-    out.insert("name".into(), g.name.into());
-    out.insert("storage_session_id".into(), storage.into());
-    if let Some(r) = g.resource_id {
-        out.insert("resource_id".into(), r.into());
-    }
-    if let Some(k) = g.kind {
-        out.insert("kind".into(), k.into());
-    }
-    // The server ignores versions; only a skill's means anything to a reader of the request.
-    if let (Some("skill"), Some(v @ Json::Number(_))) = (g.kind, g.version) {
-        out.insert("version".into(), v.clone());
-    }
-    Some(out)
+    Some(SentRef {
+        dialect: Dialect::LibreCodeInterpreter,
+        id: g.id,
+        resource_id: g.resource_id,
+        name: g.name,
+        storage_session_id: storage,
+        kind: g.kind,
+        // The server ignores versions; only a skill's means anything to a reader of the request.
+        version: match (g.kind, g.version) {
+            (Some("skill"), Some(v)) => v,
+            _ => None,
+        },
+    })
 }
 
 /// codeapi's id format (nanoid): exactly 21 of `A-Z a-z 0-9 _ -`.

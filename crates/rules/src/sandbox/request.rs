@@ -1,10 +1,13 @@
 //! The `/exec` request of a call, in a dialect: what runs (the host's, or a built-in tool's model
 //! arguments), the context the gate built for the call, and the dialect's own fields and headers.
 
-use super::refs::{check_refs, CheckedRefs, RefNote};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+use super::refs::{check_narrowed, check_refs, CheckedRefs, RefNote, SentRef};
 use super::trusted::strip_trusted;
 use super::Dialect;
 use crate::error::{ErrorCode, GateError, GateResult, Path};
+use crate::files::narrow::CodeEnvFile;
 use crate::json::{self, Json, JsonMap};
 use crate::tools::{
     BASH_PROGRAMMATIC_TOOL_CALLING, BASH_TOOL, EXECUTE_CODE, PROGRAMMATIC_TOOL_CALLING,
@@ -37,18 +40,70 @@ const REQUEST_ID_KEY: &str = "requestId";
 
 /// A request for the host to send: `POST <baseUrl>/<endpoint>` with `headers` and `body` as JSON.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SandboxRequest {
+pub struct SandboxRequest<'v> {
     /// Always [`EXEC_ENDPOINT`].
     pub endpoint: &'static str,
     /// `Content-Type`, `User-Agent`, the dialect's auth header when a credential was given, the
     /// expected profile (codeapi) and the request id when asked for.
     pub headers: Vec<(&'static str, String)>,
     /// The body.
-    pub body: JsonMap,
+    pub body: ExecBody<'v>,
     /// The trusted fields dropped from the model's arguments.
     pub dropped_fields: Vec<String>,
     /// What was changed in the refs.
     pub refs: Vec<RefNote>,
+}
+
+/// The body of an `/exec` request, written with the dialect's keys in its order (codeapi: `lang`,
+/// `code`, `args`, `user_id`, `files`, `timeout`, `runtime_session_hint`; LibreCodeInterpreter: `lang`,
+/// `code`, `args`, `user_id`, `entity_id`, `session_id`, `files`, `timeout`), absent ones left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecBody<'v> {
+    dialect: Dialect,
+    lang: String,
+    code: String,
+    args: Option<Json>,
+    user_id: Option<&'v str>,
+    entity_id: Option<&'v str>,
+    /// The exec session (LibreCodeInterpreter only: codeapi mints its own).
+    pub session_id: Option<&'v str>,
+    /// The refs sent.
+    pub files: Vec<SentRef<'v>>,
+    timeout: Option<f64>,
+    /// The runtime hint (codeapi only).
+    pub runtime_session_hint: Option<&'v str>,
+}
+
+impl Serialize for ExecBody<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("lang", &self.lang)?;
+        m.serialize_entry("code", &self.code)?;
+        if let Some(a) = &self.args {
+            m.serialize_entry("args", a)?;
+        }
+        if let Some(u) = self.user_id {
+            m.serialize_entry("user_id", u)?;
+        }
+        if self.dialect == Dialect::LibreCodeInterpreter {
+            if let Some(e) = self.entity_id {
+                m.serialize_entry("entity_id", e)?;
+            }
+            if let Some(e) = self.session_id {
+                m.serialize_entry("session_id", e)?;
+            }
+        }
+        if !self.files.is_empty() {
+            m.serialize_entry("files", &self.files)?;
+        }
+        if let Some(t) = self.timeout {
+            m.serialize_entry("timeout", &json::number_from_f64(t))?;
+        }
+        if let Some(h) = self.runtime_session_hint {
+            m.serialize_entry("runtime_session_hint", h)?;
+        }
+        m.end()
+    }
 }
 
 /// What the call runs.
@@ -66,6 +121,67 @@ struct Context<'v> {
     hint: Option<(&'v str, &'static str)>,
 }
 
+/// The options every request reads, whatever gives its context.
+struct Common<'v> {
+    user_id: Option<&'v str>,
+    entity_id: Option<&'v str>,
+    timeout: Option<f64>,
+    credential: Option<&'v str>,
+    execution_profile: Option<&'v str>,
+    request_id: Option<&'v str>,
+}
+
+impl<'v> Common<'v> {
+    fn read(dialect: Dialect, o: &'v JsonMap) -> GateResult<Self> {
+        Ok(Common {
+            user_id: optional_str(o, "userId")?,
+            entity_id: optional_str(o, "entityId")?,
+            timeout: read_timeout(dialect, o.get("timeoutMs"))?,
+            credential: header_value(o, "credential")?,
+            execution_profile: header_value(o, "executionProfile")?,
+            request_id: header_value(o, REQUEST_ID_KEY)?,
+        })
+    }
+}
+
+/// The options object, its keys checked against `known` (and `requestId`).
+fn options_object<'v>(options: &'v Json, known: &[&str]) -> GateResult<&'v JsonMap> {
+    let o = options.as_object().ok_or_else(|| {
+        GateError::expected(
+            &Path::root(""),
+            "an options object",
+            json::type_name(options),
+        )
+    })?;
+    if let Some(k) = o
+        .keys()
+        .find(|k| !known.contains(&k.as_str()) && k.as_str() != REQUEST_ID_KEY)
+    {
+        return Err(GateError::new(
+            ErrorCode::InvalidValue,
+            &Path::root(k),
+            format!(
+                "unknown option (known: {}, {REQUEST_ID_KEY})",
+                known.join(", ")
+            ),
+        ));
+    }
+    Ok(o)
+}
+
+/// The model's arguments without the trusted fields, and the fields dropped.
+fn model_args(args: Option<&Json>) -> GateResult<(JsonMap, Vec<String>)> {
+    match args {
+        None | Some(Json::Null) => Ok((JsonMap::new(), Vec::new())),
+        Some(Json::Object(args)) => Ok(strip_trusted(args)),
+        Some(other) => Err(GateError::expected(
+            &Path::root("modelArgs"),
+            "an object",
+            json::type_name(other),
+        )),
+    }
+}
+
 /// Builds the `/exec` request of a call from `options`:
 /// `{ dialect, tool, run?, modelArgs?, context?, userId?, entityId?, timeoutMs?, credential?,
 /// executionProfile?, requestId? }`.
@@ -77,103 +193,127 @@ struct Context<'v> {
 ///   `_injected_files`, `_runtime_session_hint`) or an event request (`codeSessionContext`,
 ///   `runtimeSessionHint`); other keys of the request are ignored. No context: nothing is mounted.
 /// - The trusted fields of `modelArgs` are dropped and named in [`SandboxRequest::dropped_fields`].
-pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest> {
-    let root = Path::root("");
-    let o = options
-        .as_object()
-        .ok_or_else(|| GateError::expected(&root, "an options object", json::type_name(options)))?;
-    if let Some(k) = o
-        .keys()
-        .find(|k| !OPTION_KEYS.contains(&k.as_str()) && k.as_str() != REQUEST_ID_KEY)
-    {
-        return Err(GateError::new(
-            ErrorCode::InvalidValue,
-            &Path::root(k),
-            format!(
-                "unknown option (known: {}, {REQUEST_ID_KEY})",
-                OPTION_KEYS.join(", ")
-            ),
-        ));
-    }
-    let dialect_path = Path::root("dialect");
-    let dialect = Dialect::parse(required_str(o, "dialect")?, &dialect_path)?;
+pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest<'_>> {
+    let o = options_object(options, &OPTION_KEYS)?;
+    let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
     let tool = required_str(o, "tool")?;
-    let (model_args, dropped_fields) = match o.get("modelArgs") {
-        None | Some(Json::Null) => (JsonMap::new(), Vec::new()),
-        Some(Json::Object(args)) => strip_trusted(args),
-        Some(other) => {
-            return Err(GateError::expected(
-                &Path::root("modelArgs"),
-                "an object",
-                json::type_name(other),
-            ))
-        }
-    };
-    let run = read_run(dialect, tool, o.get("run"), &model_args)?;
+    let (args, dropped_fields) = model_args(o.get("modelArgs"))?;
+    let run = read_run(dialect, tool, o.get("run"), &args)?;
     let context = read_context(o.get("context"))?;
     let checked = check_refs(
         dialect,
         context.files,
         &context_files_path(o.get("context")),
     )?;
-    let user_id = optional_str(o, "userId")?;
-    let entity_id = optional_str(o, "entityId")?;
-    let timeout = read_timeout(dialect, o.get("timeoutMs"))?;
-    let credential = header_value(o, "credential")?;
-    let execution_profile = header_value(o, "executionProfile")?;
-    let request_id = header_value(o, REQUEST_ID_KEY)?;
+    let common = Common::read(dialect, o)?;
+    let hint = context.hint.map(|(h, key)| (h, "context", key));
+    assemble(
+        dialect,
+        run,
+        context.session_id,
+        checked,
+        hint,
+        common,
+        dropped_fields,
+    )
+}
 
+/// The options of a forwarded call's request (its tool, arguments and context are the batch's).
+const FORWARD_OPTION_KEYS: [&str; 7] = [
+    "dialect",
+    "run",
+    "userId",
+    "entityId",
+    "timeoutMs",
+    "credential",
+    "executionProfile",
+];
+
+/// The session a planned call was given, as [`build_forwarded_request`] reads it.
+pub struct PlannedSession<'v> {
+    /// The partition's exec session.
+    pub session_id: Option<&'v str>,
+    /// The narrowed files it carries.
+    pub files: &'v [CodeEnvFile<'v>],
+    /// Its runtime hint.
+    pub runtime_session_hint: Option<&'v str>,
+}
+
+/// The `/exec` request of a call the gate planned itself (a dispatched call of an event batch):
+/// `options` are `{ dialect, run?, userId?, entityId?, timeoutMs?, credential?, executionProfile?,
+/// requestId? }`, and the tool, its arguments and its session come from the plan, exactly as
+/// [`build_sandbox_request`] reads them from the request it was given.
+pub fn build_forwarded_request<'v>(
+    options: &'v Json,
+    tool: &str,
+    args: &JsonMap,
+    session: PlannedSession<'v>,
+) -> GateResult<SandboxRequest<'v>> {
+    let o = options_object(options, &FORWARD_OPTION_KEYS)?;
+    let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
+    let (args, dropped_fields) = strip_trusted(args);
+    let run = read_run(dialect, tool, o.get("run"), &args)?;
+    let checked = check_narrowed(dialect, session.files);
+    let common = Common::read(dialect, o)?;
+    let hint = session
+        .runtime_session_hint
+        .map(|h| (h, "request", "runtimeSessionHint"));
+    assemble(
+        dialect,
+        run,
+        session.session_id,
+        checked,
+        hint,
+        common,
+        dropped_fields,
+    )
+}
+
+fn assemble<'v>(
+    dialect: Dialect,
+    run: Run,
+    session_id: Option<&'v str>,
+    checked: CheckedRefs<'v>,
+    hint: Option<(&'v str, &'static str, &'static str)>,
+    common: Common<'v>,
+    dropped_fields: Vec<String>,
+) -> GateResult<SandboxRequest<'v>> {
     let CheckedRefs { files, notes } = checked;
-    let mut body = JsonMap::new();
-    body.insert("lang".into(), run.lang.into());
-    body.insert("code".into(), run.code.into());
-    if let Some(args) = run.args {
-        body.insert("args".into(), args);
-    }
-    if let Some(u) = user_id {
-        body.insert("user_id".into(), u.into());
-    }
-    let session_id = context.session_id.filter(|s| !s.is_empty());
-    match dialect {
-        Dialect::CodeApi => {
-            insert_files(&mut body, files);
-            if let Some(t) = timeout {
-                body.insert("timeout".into(), json::number_from_f64(t));
-            }
-            if let Some((hint, at)) = context.hint.filter(|(h, _)| !h.is_empty()) {
-                check_hint(hint, at)?;
-                body.insert("runtime_session_hint".into(), hint.into());
-            }
+    let runtime_session_hint = match (dialect, hint) {
+        (Dialect::CodeApi, Some((h, root, key))) if !h.is_empty() => {
+            check_hint(h, &Path::root(root).key(key))?;
+            Some(h)
         }
-        Dialect::LibreCodeInterpreter => {
-            if let Some(e) = entity_id {
-                body.insert("entity_id".into(), e.into());
-            }
-            // The server reuses this session and mounts every file already in it.
-            if let Some(s) = session_id {
-                body.insert("session_id".into(), s.into());
-            }
-            insert_files(&mut body, files);
-            if let Some(t) = timeout {
-                body.insert("timeout".into(), json::number_from_f64(t));
-            }
-        }
-    }
-
+        _ => None,
+    };
+    let body = ExecBody {
+        dialect,
+        lang: run.lang,
+        code: run.code,
+        args: run.args,
+        user_id: common.user_id,
+        entity_id: common.entity_id,
+        // The server reuses this session and mounts every file already in it (codeapi ignores it).
+        session_id: session_id
+            .filter(|s| dialect == Dialect::LibreCodeInterpreter && !s.is_empty()),
+        files,
+        timeout: common.timeout,
+        runtime_session_hint,
+    };
     let mut headers = vec![
         ("Content-Type", CONTENT_TYPE.to_owned()),
         ("User-Agent", USER_AGENT.to_owned()),
     ];
-    if let Some(c) = credential {
+    if let Some(c) = common.credential {
         match dialect {
             Dialect::CodeApi => headers.push(("Authorization", format!("Bearer {c}"))),
             Dialect::LibreCodeInterpreter => headers.push(("x-api-key", c.to_owned())),
         }
     }
-    if let (Dialect::CodeApi, Some(p)) = (dialect, execution_profile) {
+    if let (Dialect::CodeApi, Some(p)) = (dialect, common.execution_profile) {
         headers.push((EXPECTED_PROFILE_HEADER, p.to_owned()));
     }
-    if let Some(r) = request_id {
+    if let Some(r) = common.request_id {
         headers.push((REQUEST_ID_HEADER, r.to_owned()));
     }
     Ok(SandboxRequest {
@@ -183,15 +323,6 @@ pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest> {
         dropped_fields,
         refs: notes,
     })
-}
-
-fn insert_files(body: &mut JsonMap, files: Vec<JsonMap>) {
-    if !files.is_empty() {
-        body.insert(
-            "files".into(),
-            Json::Array(files.into_iter().map(Json::Object).collect()),
-        );
-    }
 }
 
 fn required_str<'v>(o: &'v JsonMap, key: &'static str) -> GateResult<&'v str> {
@@ -464,7 +595,7 @@ fn hint_of<'v>(c: &'v JsonMap, key: &'static str) -> GateResult<Option<(&'v str,
 }
 
 /// codeapi refuses the whole call for a hint it cannot use as a runtime key.
-fn check_hint(hint: &str, key: &'static str) -> GateResult<()> {
+fn check_hint(hint: &str, at: &Path<'_>) -> GateResult<()> {
     let ok = hint.len() <= MAX_RUNTIME_HINT_LENGTH
         && hint
             .bytes()
@@ -474,7 +605,7 @@ fn check_hint(hint: &str, key: &'static str) -> GateResult<()> {
     } else {
         Err(GateError::new(
             ErrorCode::InvalidValue,
-            &Path::root("context").key(key),
+            at,
             format!("codeapi refuses runtime hint {hint:?}: at most 128 of A-Z a-z 0-9 . _ : -"),
         ))
     }

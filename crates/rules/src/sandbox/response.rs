@@ -1,47 +1,208 @@
 //! Reading a sandbox's answer: the HTTP status and the body text, into the artifact the session fold
 //! reads, or a typed refusal carrying the status (and the retry-after a 429 gave). A refusal folds
 //! nothing: the host reports it to the model as the tool's error.
+//!
+//! The body is decoded once, straight into borrowed parts: the top-level keys the reader needs are
+//! captured as text, every other key is skipped, and the files are read as the fold's own
+//! [`FileRef`]s, so that an answer's artifact goes to the fold without being written and read again.
+
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::error::{ErrorCode, GateError, GateResult, Path, SandboxFailure};
-use crate::json::{self, Json, JsonMap};
+use crate::files::{Field, FileRef};
+use crate::json::{self, RawJson, RawText, Str};
+use crate::sessions::merge::Artifact;
 
 /// What a sandbox's successful answer gives the host.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SandboxAnswer {
-    /// `{session_id, files?}`: the artifact to fold (files only when there are any, as the built-in
-    /// tools shape it). File refs keep their keys, without `null`-valued ones (LibreCodeInterpreter
-    /// writes every unset field as `null`, and an explicit `null` on an echo would erase the identity
-    /// the session holds); a per-file `session_id` without `storage_session_id` becomes it.
-    pub artifact: JsonMap,
+pub struct SandboxAnswer<'a> {
+    /// The artifact to fold: the answer's `session_id` and its files. File refs keep their keys,
+    /// without `null`-valued ones (LibreCodeInterpreter writes every unset field as `null`, and an
+    /// explicit `null` on an echo would erase the identity the session holds); a per-file `session_id`
+    /// without `storage_session_id` becomes it. It has no `deleted_files`.
+    pub artifact: Artifact<'a>,
     /// The run's standard output (`""` when absent).
-    pub stdout: String,
+    pub stdout: Str<'a>,
     /// The run's standard error (`""` when absent).
-    pub stderr: String,
-    /// The process's exit code, when the server says.
-    pub exit_code: Option<Json>,
+    pub stderr: Str<'a>,
+    /// The process's exit code (a JSON number as written), when the server says.
+    pub exit_code: Option<RawText<'a>>,
+}
+
+impl SandboxAnswer<'_> {
+    /// The artifact as the built-in tools shape it, `{session_id, files?}` (files only when there are
+    /// any), for the host to fold itself.
+    pub fn artifact_out(&self) -> ArtifactOut<'_> {
+        ArtifactOut(&self.artifact)
+    }
+}
+
+/// An answer's artifact as JSON, `{session_id, files?}` (see [`SandboxAnswer::artifact_out`]).
+pub struct ArtifactOut<'a>(&'a Artifact<'a>);
+
+impl<'a> ArtifactOut<'a> {
+    /// The JSON of `artifact`.
+    pub fn of(artifact: &'a Artifact<'a>) -> Self {
+        ArtifactOut(artifact)
+    }
+}
+
+impl Serialize for ArtifactOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("session_id", &self.0.exec_session_id)?;
+        if !self.0.files.is_empty() {
+            m.serialize_entry("files", &self.0.files)?;
+        }
+        m.end()
+    }
 }
 
 /// The error bodies' words for a failed call, most specific first.
 const MESSAGE_KEYS: [&str; 3] = ["message", "details", "error"];
 
+/// The top-level keys of an answer the reader looks at, each as its JSON text (the last of a repeated
+/// key wins, as in `JSON.parse`); every other key is skipped unread.
+#[derive(Default)]
+struct Body<'a> {
+    session_id: Option<&'a RawJson>,
+    files: Option<&'a RawJson>,
+    stdout: Option<&'a RawJson>,
+    stderr: Option<&'a RawJson>,
+    code: Option<&'a RawJson>,
+    error: Option<&'a RawJson>,
+    error_type: Option<&'a RawJson>,
+    message: Option<&'a RawJson>,
+    details: Option<&'a RawJson>,
+    retry_after_seconds: Option<&'a RawJson>,
+}
+
+impl<'de> Deserialize<'de> for Body<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Body<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an answer object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Body<'de>, A::Error> {
+                let mut b = Body::default();
+                while let Some(key) = map.next_key::<Str<'de>>()? {
+                    let slot = match key.as_str() {
+                        "session_id" => &mut b.session_id,
+                        "files" => &mut b.files,
+                        "stdout" => &mut b.stdout,
+                        "stderr" => &mut b.stderr,
+                        "code" => &mut b.code,
+                        "error" => &mut b.error,
+                        "error_type" => &mut b.error_type,
+                        "message" => &mut b.message,
+                        "details" => &mut b.details,
+                        "retry_after_seconds" => &mut b.retry_after_seconds,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value()?);
+                }
+                Ok(b)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl<'a> Body<'a> {
+    /// The string value of a captured key (`None` for anything else).
+    fn string(raw: Option<&'a RawJson>) -> Option<Str<'a>> {
+        raw.filter(|r| json::raw_type_name(r) == "string")
+            .and_then(|r| json::decode(r.get(), "").ok())
+    }
+
+    /// The error body's own words (`error`, `message`, `details`), joined.
+    fn words(&self) -> String {
+        let mut words: Vec<Str<'a>> = Vec::new();
+        for key in MESSAGE_KEYS.iter().rev() {
+            let raw = match *key {
+                "message" => self.message,
+                "details" => self.details,
+                _ => self.error,
+            };
+            if let Some(s) = Self::string(raw) {
+                if !s.is_empty() && !words.contains(&s) {
+                    words.push(s);
+                }
+            }
+        }
+        words.iter().map(Str::as_str).collect::<Vec<_>>().join(": ")
+    }
+}
+
+/// What the body text turned out to be.
+enum Parsed<'a> {
+    /// An object, its keys captured.
+    Object(Body<'a>),
+    /// JSON, but not an object.
+    Other,
+    /// Empty, or not JSON.
+    Unusable,
+}
+
+fn parse(text: &str) -> Parsed<'_> {
+    if text.is_empty() {
+        return Parsed::Unusable;
+    }
+    // serde_json's own nesting limit (128) bounds the first try; an answer nested deeper (up to the
+    // gate's limit) is read again once the tree has shown its depth is bounded.
+    if text.starts_with('{') {
+        if let Ok(b) = serde_json::from_str::<Body<'_>>(text) {
+            return Parsed::Object(b);
+        }
+    }
+    match json::parse(text, &Path::root("body")) {
+        Ok(json::Json::Object(_)) => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            de.disable_recursion_limit();
+            match Body::deserialize(&mut de) {
+                Ok(b) => Parsed::Object(b),
+                Err(_) => Parsed::Unusable,
+            }
+        }
+        Ok(_) => Parsed::Other,
+        Err(_) => Parsed::Unusable,
+    }
+}
+
 /// Reads a sandbox's answer to an `/exec` request (both dialects answer alike enough to need no
-/// switch): `status` as received, `body` the body text,
-/// `retry_after` the `Retry-After` header if any. Leading whitespace (LibreCodeInterpreter's
-/// keep-alive) is skipped; an error body that arrives with 200 is a refusal as its `error_type` says.
-pub fn read_sandbox_response(
+/// switch): `status` as received (100 to 599, else the host's mistake: `invalid_value` at `status`),
+/// `body` the body text, `retry_after` the `Retry-After` header if any. Leading whitespace
+/// (LibreCodeInterpreter's keep-alive) is skipped; an error body that arrives with 200 is a refusal as
+/// its `error_type` says.
+pub fn read_sandbox_response<'a>(
     status: u16,
-    body: &str,
+    body: &'a str,
     retry_after: Option<&str>,
-) -> GateResult<SandboxAnswer> {
+) -> GateResult<SandboxAnswer<'a>> {
+    if !(100..=599).contains(&status) {
+        return Err(GateError::new(
+            ErrorCode::InvalidValue,
+            &Path::root("status"),
+            format!("{status} is not an HTTP status"),
+        ));
+    }
     let at = Path::root("body");
     let text = body.trim_start_matches([' ', '\t', '\r', '\n']);
-    let parsed = if text.is_empty() {
-        None
-    } else {
-        json::parse(text, &at).ok()
+    let parsed = parse(text);
+    let object = match &parsed {
+        Parsed::Object(b) => Some(b),
+        _ => None,
     };
     let fail = |code: ErrorCode, what: &str, retry: Option<u64>| {
-        let words = parsed.as_ref().and_then(Json::as_object).map(sandbox_words);
+        let words = object.map(Body::words);
         let message = match words {
             Some(w) if !w.is_empty() => format!("{what} (HTTP {status}): {w}"),
             _ => format!("{what} (HTTP {status})"),
@@ -76,34 +237,35 @@ pub fn read_sandbox_response(
             ),
         };
         let retry = (status == 429)
-            .then(|| retry_seconds(parsed.as_ref(), retry_after))
+            .then(|| retry_seconds(object, retry_after))
             .flatten();
         return Err(fail(code, what, retry));
     }
-    let Some(parsed) = parsed.as_ref() else {
-        let what = if text.is_empty() {
-            "the sandbox answered an empty body"
-        } else {
-            "the sandbox's answer is not JSON (truncated?)"
-        };
-        return Err(with_path(fail(ErrorCode::BadResponse, what, None), &at));
+    let r = match &parsed {
+        Parsed::Object(r) => r,
+        Parsed::Other => {
+            return Err(with_path(
+                fail(
+                    ErrorCode::BadResponse,
+                    "the sandbox's answer is not an object",
+                    None,
+                ),
+                &at,
+            ))
+        }
+        Parsed::Unusable => {
+            let what = if text.is_empty() {
+                "the sandbox answered an empty body"
+            } else {
+                "the sandbox's answer is not JSON (truncated?)"
+            };
+            return Err(with_path(fail(ErrorCode::BadResponse, what, None), &at));
+        }
     };
-    let Some(r) = parsed.as_object() else {
-        return Err(with_path(
-            fail(
-                ErrorCode::BadResponse,
-                "the sandbox's answer is not an object",
-                None,
-            ),
-            &at,
-        ));
-    };
-    let session_id = match r.get("session_id") {
-        Some(Json::String(s)) if !s.is_empty() => Some(s),
-        _ => None,
-    };
-    if r.get("error").is_some_and(|e| !e.is_null()) && session_id.is_none() {
-        let (code, what) = match r.get("error_type").and_then(Json::as_str) {
+    let session_id = Body::string(r.session_id).filter(|s| !s.is_empty());
+    if r.error.is_some_and(|e| !json::is_null(e)) && session_id.is_none() {
+        let kind = Body::string(r.error_type);
+        let (code, what) = match kind.as_deref() {
             Some("validation") => (ErrorCode::InvalidRequest, "the sandbox refused the request"),
             Some("authentication") => (
                 ErrorCode::Unauthorized,
@@ -112,7 +274,7 @@ pub fn read_sandbox_response(
             Some("rate_limit") => (ErrorCode::RateLimited, "the sandbox is rate limiting"),
             _ => (ErrorCode::Unavailable, "the sandbox failed after answering"),
         };
-        let retry = retry_seconds(Some(parsed), retry_after);
+        let retry = retry_seconds(Some(r), retry_after);
         return Err(fail(code, what, retry));
     }
     let Some(session_id) = session_id else {
@@ -125,37 +287,41 @@ pub fn read_sandbox_response(
             &at.key("session_id"),
         ));
     };
-    let files = read_files(r, &at).map_err(|(path, what)| {
+    let files = read_files(r.files).map_err(|(path, what)| {
         with_path(
             fail(ErrorCode::BadResponse, &what, None),
             &Path::root(&path),
         )
     })?;
-    let output = |key: &'static str| match r.get(key) {
-        None | Some(Json::Null) => Ok(String::new()),
-        Some(Json::String(s)) => Ok(s.clone()),
-        Some(other) => Err(with_path(
-            fail(
-                ErrorCode::BadResponse,
-                &format!(
-                    "the sandbox's {key} is {}, not a string",
-                    json::type_name(other)
+    let output = |key: &'static str, raw: Option<&'a RawJson>| match raw {
+        None => Ok(Str::Borrowed("")),
+        Some(v) if json::is_null(v) => Ok(Str::Borrowed("")),
+        Some(v) => Body::string(Some(v)).ok_or_else(|| {
+            with_path(
+                fail(
+                    ErrorCode::BadResponse,
+                    &format!(
+                        "the sandbox's {key} is {}, not a string",
+                        json::raw_type_name(v)
+                    ),
+                    None,
                 ),
-                None,
-            ),
-            &at.key(key),
-        )),
+                &at.key(key),
+            )
+        }),
     };
-    let mut artifact = JsonMap::new();
-    artifact.insert("session_id".into(), session_id.clone().into());
-    if !files.is_empty() {
-        artifact.insert("files".into(), Json::Array(files));
-    }
     Ok(SandboxAnswer {
-        artifact,
-        stdout: output("stdout")?,
-        stderr: output("stderr")?,
-        exit_code: r.get("code").filter(|c| c.is_number()).cloned(),
+        stdout: output("stdout", r.stdout)?,
+        stderr: output("stderr", r.stderr)?,
+        exit_code: r
+            .code
+            .filter(|c| json::raw_type_name(c) == "number")
+            .map(RawText::Borrowed),
+        artifact: Artifact {
+            exec_session_id: session_id,
+            files,
+            deleted_files: Vec::new(),
+        },
     })
 }
 
@@ -164,26 +330,13 @@ fn with_path(mut e: GateError, path: &Path<'_>) -> GateError {
     e
 }
 
-/// The error body's own words (`error`, `message`, `details`), joined.
-fn sandbox_words(r: &JsonMap) -> String {
-    let mut words: Vec<&str> = Vec::new();
-    for key in MESSAGE_KEYS.iter().rev() {
-        if let Some(s) = r.get(*key).and_then(Json::as_str) {
-            if !s.is_empty() && !words.contains(&s) {
-                words.push(s);
-            }
-        }
-    }
-    words.join(": ")
-}
-
 /// Whole seconds to wait: codeapi's `retry_after_seconds` in the body, else a `Retry-After` header in
 /// seconds (an HTTP date is not read: the gate reads no clock).
-fn retry_seconds(body: Option<&Json>, header: Option<&str>) -> Option<u64> {
+fn retry_seconds(body: Option<&Body<'_>>, header: Option<&str>) -> Option<u64> {
     let from_body = body
-        .and_then(|b| b.get("retry_after_seconds"))
-        .and_then(Json::as_number)
-        .map(json::number_value);
+        .and_then(|b| b.retry_after_seconds)
+        .filter(|r| json::raw_type_name(r) == "number")
+        .and_then(|r| r.get().parse::<f64>().ok());
     let from_header = header.and_then(|h| h.trim().parse::<f64>().ok());
     from_body
         .or(from_header)
@@ -193,66 +346,58 @@ fn retry_seconds(body: Option<&Json>, header: Option<&str>) -> Option<u64> {
 }
 
 /// The answer's files as refs the fold reads; `Err((path, what))` names the first unusable one.
-fn read_files(r: &JsonMap, at: &Path<'_>) -> Result<Vec<Json>, (String, String)> {
-    let list = match r.get("files") {
-        None | Some(Json::Null) => return Ok(Vec::new()),
-        Some(Json::Array(items)) => items,
-        Some(other) => {
-            return Err((
-                at.key("files").render(),
-                format!(
-                    "the sandbox's files is {}, not an array",
-                    json::type_name(other)
-                ),
-            ))
-        }
+fn read_files(raw: Option<&RawJson>) -> Result<Vec<FileRef<'_>>, (String, String)> {
+    let root = "body.files";
+    let Some(raw) = raw.filter(|r| !json::is_null(r)) else {
+        return Ok(Vec::new());
     };
-    let files_at = at.key("files");
-    let mut out = Vec::with_capacity(list.len());
-    for (i, f) in list.iter().enumerate() {
-        let here = files_at.index(i);
-        let Some(f) = f.as_object() else {
-            return Err((
-                here.render(),
-                "a file of the answer is not an object".into(),
-            ));
-        };
-        // A per-file `session_id` is LibreCodeInterpreter's name for the storage session (mirrored in
-        // `storage_session_id`); kept twice it would only go stale.
-        let mut file = JsonMap::new();
-        let mut legacy_storage = None;
-        for (k, v) in f {
-            match (k.as_str(), v) {
-                (_, Json::Null) => {}
-                ("session_id", Json::String(_)) => legacy_storage = Some(v.clone()),
-                _ => {
-                    file.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        for key in ["id", "name"] {
-            if !file.get(key).is_some_and(Json::is_string) {
-                return Err((
-                    here.key(key).render(),
-                    format!("a file of the answer has no string {key}"),
-                ));
-            }
-        }
-        match file.get("storage_session_id") {
-            None => {
-                if let Some(s) = legacy_storage {
-                    file.insert("storage_session_id".into(), s);
-                }
-            }
-            Some(Json::String(_)) => {}
-            Some(_) => {
-                return Err((
-                    here.key("storage_session_id").render(),
-                    "a file's storage_session_id is not a string".into(),
-                ))
-            }
-        }
-        out.push(Json::Object(file));
+    let kind = json::raw_type_name(raw);
+    if kind != "array" {
+        return Err((
+            root.to_owned(),
+            format!("the sandbox's files is {kind}, not an array"),
+        ));
     }
-    Ok(out)
+    let files: Vec<FileRef<'_>> = json::decode(raw.get(), root).map_err(|e| {
+        let what = format!("a file of the answer is unusable: {}", e.message);
+        (e.path, what)
+    })?;
+    Ok(files.into_iter().map(without_nulls).collect())
+}
+
+/// A file of an answer as the fold should see it: `null`-valued keys removed, and LibreCodeInterpreter's
+/// per-file `session_id` (its name for the storage session) moved to `storage_session_id` when that is
+/// missing — kept twice it would only go stale.
+fn without_nulls(mut f: FileRef<'_>) -> FileRef<'_> {
+    for field in [&mut f.resource_id, &mut f.storage_session_id, &mut f.kind] {
+        if matches!(field, Field::Null) {
+            *field = Field::Absent;
+        }
+    }
+    if matches!(f.version, Field::Null) {
+        f.version = Field::Absent;
+    }
+    let mut legacy: Option<RawText<'_>> = None;
+    f.extra.retain(|(k, v)| {
+        let raw = v.raw();
+        if json::is_null(raw) {
+            return false;
+        }
+        if k.as_str() == "session_id" && json::raw_type_name(raw) == "string" {
+            legacy = Some(v.clone());
+            return false;
+        }
+        true
+    });
+    if f.storage_session_id.is_absent() {
+        if let Some(s) = legacy.and_then(|l| match l {
+            RawText::Borrowed(r) => json::decode::<Str<'_>>(r.get(), "").ok(),
+            RawText::Shared(r) => json::decode::<Str<'_>>(r.get(), "")
+                .ok()
+                .map(|s| s.into_owned()),
+        }) {
+            f.storage_session_id = Field::Set(s);
+        }
+    }
+    f
 }

@@ -11,8 +11,33 @@ const S2: &str = "AAAAAAAAAAAAAAAAAAAA2";
 const F1: &str = "BBBBBBBBBBBBBBBBBBBB1";
 const F2: &str = "BBBBBBBBBBBBBBBBBBBB2";
 
-fn request(text: &str) -> GateResult<SandboxRequest> {
-    build_sandbox_request(&json::parse(text, &Path::root(""))?)
+/// A built request with its body as text (the request borrows from the options tree).
+struct Built {
+    endpoint: &'static str,
+    headers: Vec<(&'static str, String)>,
+    body: String,
+    dropped_fields: Vec<String>,
+    refs: Vec<super::refs::RefNote>,
+}
+
+impl Built {
+    /// The body's `files`, as JSON text (`null` when absent).
+    fn files(&self) -> String {
+        let body = json::parse(&self.body, &Path::root("")).unwrap();
+        json::to_text(&body.get("files"))
+    }
+}
+
+fn request(text: &str) -> GateResult<Built> {
+    let options = json::parse(text, &Path::root(""))?;
+    let r = build_sandbox_request(&options)?;
+    Ok(Built {
+        endpoint: r.endpoint,
+        headers: r.headers,
+        body: json::to_text(&r.body),
+        dropped_fields: r.dropped_fields,
+        refs: r.refs,
+    })
 }
 
 /// The refusal's code and path, `None` when `text` built a request.
@@ -20,11 +45,11 @@ fn refused(text: &str) -> Option<(ErrorCode, String)> {
     request(text).err().map(|e| (e.code, e.path))
 }
 
-fn body(r: &SandboxRequest) -> String {
-    json::to_text(&r.body)
+fn body(r: &Built) -> String {
+    r.body.clone()
 }
 
-fn header<'r>(r: &'r SandboxRequest, name: &str) -> Option<&'r str> {
+fn header<'r>(r: &'r Built, name: &str) -> Option<&'r str> {
     r.headers
         .iter()
         .find(|(k, _)| *k == name)
@@ -141,7 +166,7 @@ fn refs_the_server_would_refuse_are_repaired_or_left_out() -> GateResult<()> {
     );
     // Only the later a.py survives, completed as the narrowing completes it.
     assert_eq!(
-        json::to_text(&r.body.get("files")),
+        r.files(),
         format!(
             r#"[{{"id":"{F2}","resource_id":"{F2}","name":"a.py","storage_session_id":"{S2}","kind":"user"}}]"#
         )
@@ -158,7 +183,7 @@ fn a_skill_ref_keeps_its_version_and_resource() -> GateResult<()> {
     ))?;
     assert!(r.refs.is_empty());
     assert_eq!(
-        json::to_text(&r.body.get("files")),
+        r.files(),
         format!(
             r#"[{{"id":"{F1}","resource_id":"skill_42","name":"skills/x/run.py","storage_session_id":"{S1}","kind":"skill","version":0}}]"#
         )
@@ -232,34 +257,32 @@ fn names_follow_codeapi_rules() {
     }
 }
 
-fn answer(status: u16, body: &str, retry: Option<&str>) -> GateResult<SandboxAnswer> {
+fn answer<'a>(status: u16, body: &'a str, retry: Option<&str>) -> GateResult<SandboxAnswer<'a>> {
     read_sandbox_response(status, body, retry)
 }
 
 #[test]
 fn an_answer_becomes_an_artifact_to_fold() -> GateResult<()> {
-    let a = answer(
-        200,
-        &format!(
+    let text = format!(
             "  \n {{\"session_id\":\"{S2}\",\"stdout\":\"a.py\\n\",\"stderr\":\"\",\"code\":0,\"files\":[
             {{\"id\":\"{F1}\",\"name\":\"a.py\",\"path\":null,\"session_id\":\"{S1}\",\"storage_session_id\":\"{S1}\",
             \"inherited\":true,\"kind\":null,\"resource_id\":null,\"version\":null}},
             {{\"id\":\"{F2}\",\"name\":\"o.txt\",\"session_id\":\"{S2}\"}}]}}"
-        ),
-        None,
-    );
+        );
+    let a = answer(200, &text, None);
     let a = a?;
     assert_eq!(
-        json::to_text(&a.artifact),
+        json::to_text(&a.artifact_out()),
         format!(
             r#"{{"session_id":"{S2}","files":[{{"id":"{F1}","name":"a.py","storage_session_id":"{S1}","inherited":true}},{{"id":"{F2}","name":"o.txt","storage_session_id":"{S2}"}}]}}"#
         )
     );
-    assert_eq!(a.stdout, "a.py\n");
-    assert_eq!(a.exit_code.map(|c| c.to_string()), Some("0".to_owned()));
-    let none = answer(200, &format!(r#"{{"session_id":"{S2}","files":[]}}"#), None);
+    assert_eq!(a.stdout.as_str(), "a.py\n");
+    assert_eq!(a.exit_code.as_ref().map(|c| c.get()), Some("0"));
+    let empty = format!(r#"{{"session_id":"{S2}","files":[]}}"#);
+    let none = answer(200, &empty, None);
     assert_eq!(
-        none.map(|a| json::to_text(&a.artifact)).ok(),
+        none.map(|a| json::to_text(&a.artifact_out())).ok(),
         Some(format!(r#"{{"session_id":"{S2}"}}"#))
     );
     Ok(())

@@ -146,6 +146,7 @@ impl Gate {
                 key,
                 requests: requests.clone(),
                 consumed,
+                answers: Vec::new(),
             },
         ));
         Ok((id, requests))
@@ -175,6 +176,7 @@ impl Gate {
                 key,
                 requests,
                 consumed,
+                answers,
             },
         )) = self.pending.get(at)
         else {
@@ -273,6 +275,13 @@ impl Gate {
         results.extend(eager_results);
         if let HostAnswer::Resolved(dispatched) = answer {
             results.extend(dispatched.iter().cloned());
+            // The answers read on the forwarding path, for the calls the host gave no result of.
+            results.extend(
+                answers
+                    .iter()
+                    .filter(|a| !dispatched.iter().any(|d| d.tool_call_id == a.tool_call_id))
+                    .cloned(),
+            );
         }
         let steps = if failed {
             Vec::new()

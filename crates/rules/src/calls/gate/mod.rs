@@ -13,6 +13,7 @@ mod direct;
 mod eager;
 mod event;
 mod explain;
+mod forward;
 pub mod snapshot;
 
 use hashbrown::HashMap;
@@ -24,10 +25,11 @@ static NEXT_ID: AtomicU32 = AtomicU32::new(1);
 
 pub use eager::PrestartBatch;
 pub use explain::Explanation;
+pub use forward::AnswerRead;
 
 use super::batch::{HostAnswer, HostContext, PlannedEventRequest};
 use super::context::{self, BuiltContext, CallScope, DirectFields, RequestContext, RequestFields};
-use super::fold::{apply, event_steps, prepare_direct, DirectOutcome, NamedResults};
+use super::fold::{apply, event_steps, prepare_direct, DirectOutcome, NamedResults, ToolResult};
 use crate::config::{GateConfig, Profile};
 use crate::error::{ErrorCode, GateError, GateResult, Path};
 use crate::json::{JsonMap, RawJson, RawText, Str};
@@ -70,6 +72,8 @@ enum PendingBatch {
         key: String,
         requests: Vec<PlannedEventRequest>,
         consumed: Vec<EagerRecord>,
+        /// The sandbox answers read for dispatched calls on the forwarding path, in the order read.
+        answers: Vec<ToolResult<'static>>,
     },
 }
 

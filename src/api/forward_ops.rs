@@ -1,0 +1,136 @@
+//! The gate operations of the forwarding path (declared in [`super::registry`]): a dispatched call's
+//! `/exec` request with its body as text, and the sandbox's answer read into the batch.
+//!
+//! `sandboxRequest`'s answer is two texts on two lines: the JSON of everything but the body, then the
+//! body as it goes on the wire (JSON text holds no raw line break, so the first one ends the head).
+
+use serde::Deserialize;
+
+use super::params::Params;
+use super::GateSession;
+use crate::core::error::{GateError, GateResult, Path};
+use crate::core::json::{self, Json, Obj, RawText, Str};
+use crate::core::sandbox::refs::{RefNote, SentRef};
+use crate::core::sandbox::{ArtifactOut, Dialect};
+use crate::core::sessions::merge::Artifact;
+
+/// The head of `sandboxRequest`'s answer.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RequestHead<'a> {
+    endpoint: &'a str,
+    headers: HeaderMap<'a>,
+    dropped_fields: &'a [String],
+    refs: &'a [RefNote],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runtime_session_hint: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<&'a [SentRef<'a>]>,
+}
+
+/// Headers as a JSON object, in order.
+struct HeaderMap<'a>(&'a [(&'static str, String)]);
+
+impl serde::Serialize for HeaderMap<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+/// `withFiles` taken out of the options (a key of the answer's, not of the request).
+fn take_with_files(options: &mut Json) -> GateResult<bool> {
+    let Some(o) = options.as_object_mut() else {
+        return Ok(false);
+    };
+    match o.shift_remove("withFiles") {
+        None | Some(Json::Null) => Ok(false),
+        Some(Json::Bool(b)) => Ok(b),
+        Some(other) => Err(GateError::expected(
+            &Path::root("withFiles"),
+            "a boolean",
+            json::type_name(&other),
+        )),
+    }
+}
+
+/// `sandboxRequest(batch, id, options)`.
+pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let batch = p.id(0)?;
+    let id = p.string(1)?;
+    let text = p
+        .text(2)
+        .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
+    let mut options = json::parse(text, &Path::root(""))?;
+    let with_files = take_with_files(&mut options)?;
+    let request = s.gate.forward_request(batch, &id, &options)?;
+    let mut out = json::to_text(&RequestHead {
+        endpoint: request.endpoint,
+        headers: HeaderMap(&request.headers),
+        dropped_fields: &request.dropped_fields,
+        refs: &request.refs,
+        session_id: request.body.session_id,
+        runtime_session_hint: request.body.runtime_session_hint,
+        files: with_files.then_some(request.body.files.as_slice()),
+    });
+    out.push('\n');
+    out.push_str(&json::to_text(&request.body));
+    Ok(out)
+}
+
+/// The answer object of `sandboxAnswer` (the body itself comes as its own text when it is a string or
+/// bytes, which is how the JavaScript layer passes it); unknown keys are refused.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct AnswerInput<'a> {
+    #[serde(default, borrow)]
+    dialect: Option<Str<'a>>,
+    status: u16,
+    #[serde(default, borrow)]
+    body: Option<Str<'a>>,
+    #[serde(default, borrow)]
+    retry_after: Option<Str<'a>>,
+    #[serde(default)]
+    with_artifact: Option<bool>,
+}
+
+/// `sandboxAnswer(batch, id, answer)`: `{ stdout, stderr, exitCode?, sessionId, files, artifact? }`.
+pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let batch = p.id(0)?;
+    let id = p.string(1)?;
+    let input: Obj<AnswerInput<'_>> = p.present(2)?;
+    let input = input.0;
+    if let Some(d) = &input.dialect {
+        Dialect::parse(d, &Path::root("dialect"))?;
+    }
+    let body: &str = match (p.text(3), &input.body) {
+        (Some(raw), _) => raw,
+        (None, Some(b)) => b,
+        (None, None) => return Err(GateError::missing(&Path::root("body"))),
+    };
+    let read =
+        s.gate
+            .forward_answer(batch, &id, input.status, body, input.retry_after.as_deref())?;
+    #[derive(serde::Serialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Out<'a> {
+        stdout: &'a str,
+        stderr: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        exit_code: Option<&'a RawText<'a>>,
+        session_id: &'a str,
+        files: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        artifact: Option<ArtifactOut<'a>>,
+    }
+    let artifact: &Artifact<'_> = &read.artifact;
+    Ok(json::to_text(&Out {
+        stdout: &read.stdout,
+        stderr: &read.stderr,
+        exit_code: read.exit_code.as_ref(),
+        session_id: &artifact.exec_session_id,
+        files: artifact.files.len(),
+        artifact: (input.with_artifact == Some(true)).then(|| ArtifactOut::of(artifact)),
+    }))
+}
