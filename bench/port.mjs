@@ -10,10 +10,13 @@
 //   - fold: `updateCodeSession` with 3.9's rules (storage fill of existing files, baseline-scoped
 //     `deleted_files`, storage from the baseline, no resurrection of dropped inherited echoes, the #156
 //     overlay, retention by name); an overlay that changes nothing keeps the stored object;
-//   - event batches: per-request baselines, retention of host-provided inputs (C9/C10), then the fold.
+//   - event batches: per-request baselines, retention of host-provided inputs (C9/C10), then the fold;
+//   - the codeapi wire (the wire turn): the answer body read into the artifact to fold, and the next
+//     request's `/exec` body built from a planned event request (end of the file).
 //
 // Not ported (the bench does not exercise them): the direct and eager paths, profile 3.6, the
-// planner's schema coercion and turn counters, seeding, wire bodies. Input validation is minimal.
+// planner's schema coercion and turn counters, seeding, the SDK's own wire bodies, the other sandbox
+// dialect. Input validation is minimal.
 // Behaviour follows the spec folder shared with the project (../shared/spec/reference-sdk.md) and reference-sdk-3.9.md; bench/run.mjs checks
 // it against the SDK and the gate before timing anything.
 //
@@ -577,4 +580,246 @@ function makeAnswer(/** @type {RequestContext | undefined} */ ctx, /** @type {st
   if (hint !== undefined) a.runtimeSessionHint = hint;
   if (ctx?.session_id !== undefined) a.codeSessionBaselineId = ctx.session_id;
   return Object.freeze(a);
+}
+
+// ------------------------------------------------------------------------------ the codeapi wire
+//
+// What a host that forwards calls to codeapi does around the gate (the wire turn of bench/run.mjs):
+// read the sandbox's answer into the artifact to fold, and build the next call's `/exec` body from
+// the request the port planned. Same rules and key order as the package's `readSandboxResponse` and
+// `buildSandboxRequest({ dialect: 'codeapi' })`; refs the server would refuse are repaired or left out
+// as codeapi's checks say (the notes the package gives about them are not ported), a wrong JSON type
+// throws. Only the codeapi dialect and its 2xx answers are ported.
+
+/** The languages codeapi runs. */
+const CODEAPI_LANGUAGES = new Set(['py', 'js', 'ts', 'c', 'cpp', 'java', 'php', 'rs', 'go', 'd', 'f90', 'r', 'bash']);
+
+/**
+ * The answer of a sandbox to `/exec` (status, body text) as `{ artifact, stdout, stderr, exitCode }`:
+ * the artifact `{ session_id, files? }` (files only when there are any; a file's `null`-valued keys
+ * left out, a per-file `session_id` without `storage_session_id` becoming it).
+ * @param {number} status
+ * @param {string} text
+ * @returns {{ artifact: Artifact, stdout: string, stderr: string, exitCode: number | undefined }}
+ */
+export function readCodeapiAnswer(status, text) {
+  if (status < 200 || status > 299) throw new Error(`port: the sandbox answered HTTP ${status}`);
+  /** @type {any} */
+  let r;
+  try {
+    r = JSON.parse(text);
+  } catch {
+    throw new Error('port: the sandbox answer is not JSON');
+  }
+  if (r === null || typeof r !== 'object' || Array.isArray(r)) throw new Error('port: the sandbox answer is not an object');
+  const sid = r.session_id;
+  if (typeof sid !== 'string' || sid === '') {
+    throw new Error(r.error != null ? 'port: the sandbox failed after answering' : 'port: the sandbox answer has no session_id');
+  }
+  const files = r.files;
+  /** @type {Artifact} */
+  let artifact = { session_id: sid };
+  if (files != null) {
+    if (!Array.isArray(files)) throw new Error('port: the sandbox answer files is not an array');
+    for (let i = 0; i < files.length; i++) {
+      const f = files[i];
+      if (f === null || typeof f !== 'object' || Array.isArray(f)) throw new Error(`port: files[${i}] is not an object`);
+      // the usual answer has neither null values nor a per-file session_id: checked, not copied
+      for (const k in f) {
+        if (f[k] === null || k === 'session_id') {
+          files[i] = cleanAnswerFile(f);
+          break;
+        }
+      }
+      const g = files[i];
+      if (typeof g.id !== 'string' || typeof g.name !== 'string') throw new Error(`port: files[${i}] has no string id or name`);
+      if (g.storage_session_id !== undefined && typeof g.storage_session_id !== 'string') throw new Error(`port: files[${i}].storage_session_id is not a string`);
+    }
+    if (files.length > 0) artifact = { session_id: sid, files };
+  }
+  return { artifact, stdout: answerText(r.stdout, 'stdout'), stderr: answerText(r.stderr, 'stderr'), exitCode: typeof r.code === 'number' ? r.code : undefined };
+}
+
+/** A file of an answer without its `null` values; its `session_id` (LibreCodeInterpreter's storage name) as the storage. */
+function cleanAnswerFile(/** @type {{ [k: string]: unknown }} */ f) {
+  /** @type {{ [k: string]: unknown }} */
+  const out = {};
+  let legacy;
+  for (const k in f) {
+    const v = f[k];
+    if (v === null) continue;
+    if (k === 'session_id' && typeof v === 'string') legacy = v;
+    else out[k] = v;
+  }
+  if (out.storage_session_id === undefined && legacy !== undefined) out.storage_session_id = legacy;
+  return out;
+}
+
+function answerText(/** @type {unknown} */ v, /** @type {string} */ key) {
+  if (v == null) return '';
+  if (typeof v !== 'string') throw new Error(`port: the sandbox's ${key} is not a string`);
+  return v;
+}
+
+/** codeapi's id rule: exactly 21 of `A-Z a-z 0-9 _ -`. */
+function isNanoid(/** @type {unknown} */ s) {
+  if (typeof s !== 'string' || s.length !== 21) return false;
+  for (let i = 0; i < 21; i++) {
+    const c = s.charCodeAt(i);
+    // 0-9, A-Z, a-z, '-', '_'
+    if (!((c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 95)) return false;
+  }
+  return true;
+}
+
+/** codeapi's `resource_id` rule: 1 to 128 of `A-Z a-z 0-9 _ . : -`. */
+function isResourceId(/** @type {string} */ s) {
+  const n = s.length;
+  if (n < 1 || n > 128) return false;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 48 && c <= 58) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45 || c === 46 || c === 95)) return false;
+  }
+  return true;
+}
+
+/** codeapi's `name` rule: a relative, canonical POSIX path of at most 256 UTF-16 units and 10 segments. */
+function isRefName(/** @type {string} */ s) {
+  const n = s.length;
+  if (n === 0 || n > 256) return false;
+  let segments = 1;
+  let start = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i < n ? s.charCodeAt(i) : 47;
+    if (c === 92 || c === 0) return false; // '\' or NUL
+    if (c !== 47) continue; // '/'
+    const len = i - start;
+    // an empty, '.' or '..' segment (this also refuses a leading or trailing '/')
+    if (len === 0 || (s.charCodeAt(start) === 46 && (len === 1 || (len === 2 && s.charCodeAt(start + 1) === 46)))) return false;
+    if (i < n) segments++;
+    start = i + 1;
+  }
+  return segments <= 10;
+}
+
+/** The codeapi ref of one context file (`{ id, resource_id, name, storage_session_id, kind, version? }`), or null when left out. */
+function codeapiRef(/** @type {any} */ f, /** @type {number} */ i) {
+  if (f === null || typeof f !== 'object' || Array.isArray(f)) throw new Error(`port: files[${i}] is not a file ref object`);
+  const { id, name, resource_id: resource, storage_session_id: storage, kind, version } = f;
+  if (typeof id !== 'string' || typeof name !== 'string') throw new Error(`port: files[${i}] needs a string id and name`);
+  if ((resource != null && typeof resource !== 'string') || (storage != null && typeof storage !== 'string') || (kind != null && typeof kind !== 'string')) {
+    throw new Error(`port: files[${i}] has a field of the wrong type`);
+  }
+  if (version !== undefined && version !== null && typeof version !== 'number') throw new Error(`port: files[${i}].version is not a number`);
+  const k = kind ?? 'user';
+  if (k !== 'skill' && k !== 'agent' && k !== 'user') return null;
+  if (k === 'skill') {
+    if (typeof version !== 'number' || !Number.isFinite(version) || resource == null) return null;
+  }
+  const r = resource ?? id;
+  if (!isNanoid(id) || !isNanoid(storage) || !isResourceId(r) || !isRefName(name)) return null;
+  return k === 'skill'
+    ? { id, resource_id: r, name, storage_session_id: storage, kind: k, version }
+    : { id, resource_id: r, name, storage_session_id: storage, kind: k };
+}
+
+/** The keys `codeapiRef` reads. */
+const REF_KEYS = ['id', 'name', 'resource_id', 'storage_session_id', 'kind', 'version'];
+/**
+ * codeapi refs of immutable context refs (ref → its codeapi ref, or null when left out): the port's
+ * narrowed refs are frozen and a stored file keeps its ref from one state to the next, so a turn checks
+ * only its new files (a lookup ~20 ns against ~450 ns to check and rebuild a ref).
+ * @type {WeakMap<object, object | null>}
+ */
+const CHECKED_REFS = new WeakMap();
+
+/** Whether what `codeapiRef` reads of `f` can never change: frozen, plain, no accessor among the keys read. */
+function immutableRef(/** @type {object} */ f) {
+  if (!Object.isFrozen(f)) return false;
+  const proto = Object.getPrototypeOf(f);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k of REF_KEYS) {
+    const d = Object.getOwnPropertyDescriptor(f, k);
+    if (d !== undefined && d.get !== undefined) return false;
+  }
+  return true;
+}
+
+/** `codeapiRef`, cached for immutable refs. */
+function checkedRef(/** @type {unknown} */ f, /** @type {number} */ i) {
+  if (f === null || typeof f !== 'object') return codeapiRef(f, i);
+  let r = CHECKED_REFS.get(f);
+  if (r === undefined) {
+    r = codeapiRef(f, i);
+    if (immutableRef(f)) CHECKED_REFS.set(f, r);
+  }
+  return r;
+}
+
+/**
+ * The codeapi `/exec` body of a planned event request (`{ name, args, codeSessionContext?, runtimeSessionHint? }`),
+ * in the package's key order: `lang, code, args?, user_id?, files?, timeout?, runtime_session_hint?`. What runs
+ * is read from the model's arguments (`bash_tool`: `command`, `args?`; `execute_code`: `lang`, `code`, `args?`).
+ * @param {Request} request
+ * @param {{ userId?: string, timeoutMs?: number }} opts
+ */
+export function codeapiExecBody(request, opts) {
+  const a = request.args;
+  let lang;
+  let code;
+  if (request.name === 'bash_tool') {
+    lang = 'bash';
+    code = a.command;
+  } else if (request.name === 'execute_code') {
+    lang = a.lang;
+    if (typeof lang !== 'string' || !CODEAPI_LANGUAGES.has(lang)) throw new Error('port: modelArgs.lang is not a language codeapi runs');
+    code = a.code;
+  } else {
+    throw new Error(`port: only bash_tool and execute_code are ported (got ${request.name})`);
+  }
+  if (typeof code !== 'string' || code === '') throw new Error('port: the code to run must be a non-empty string');
+  /** @type {Record<string, unknown>} */
+  const body = { lang, code };
+  // (the trusted fields the package drops from the model's arguments never reach the body: it reads
+  // only the keys above and `args`, none of them trusted, so dropping them is not ported)
+  const runArgs = a.args;
+  if (runArgs != null) {
+    if (!Array.isArray(runArgs) || runArgs.some((x) => typeof x !== 'string')) throw new Error('port: modelArgs.args must be an array of strings');
+    body.args = runArgs;
+  }
+  if (opts.userId != null) body.user_id = opts.userId;
+  const ctx = request.codeSessionContext;
+  const given = ctx?.files;
+  if (given != null && given.length > 0) {
+    /** @type {Array<ReturnType<typeof codeapiRef>>} */
+    const refs = new Array(given.length);
+    /** @type {Map<string, number>} the last kept ref of each name */
+    const lastOf = new Map();
+    let duplicates = false;
+    for (let i = 0; i < given.length; i++) {
+      const r = checkedRef(given[i], i);
+      refs[i] = r;
+      if (r === null) continue;
+      if (lastOf.has(r.name)) duplicates = true;
+      lastOf.set(r.name, i);
+    }
+    /** @type {object[]} */
+    const files = [];
+    for (let i = 0; i < refs.length; i++) {
+      const r = refs[i];
+      if (r !== null && (!duplicates || lastOf.get(r.name) === i)) files.push(r);
+    }
+    if (files.length > 0) body.files = files;
+  }
+  const t = opts.timeoutMs;
+  if (t != null) {
+    if (typeof t !== 'number' || !Number.isFinite(t) || t <= 0) throw new Error('port: timeoutMs must be a positive number');
+    body.timeout = Math.ceil(t);
+  }
+  const hint = request.runtimeSessionHint;
+  if (hint != null && hint !== '') {
+    if (hint.length > 128 || !/^[A-Za-z0-9._:-]*$/.test(hint)) throw new Error('port: codeapi refuses this runtime hint');
+    body.runtime_session_hint = hint;
+  }
+  return body;
 }

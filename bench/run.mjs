@@ -20,6 +20,16 @@
 //   conversation   50 tool calls in sequence on the event path, each a batch of one call whose result
 //                  carries an artifact (gate: beginEventBatch / completeEventBatch; SDK: ToolNode in
 //                  eventDrivenMode invoked with an AIMessage, the stubbed dispatch answering);
+//   wire turn      a host forwarding one bash_tool call per event batch to codeapi (bench/wire.mjs):
+//                  from the sandbox's answer body text of one call to the next call's `/exec` body
+//                  text, with 1 / 20 / 200 files (codeapi ids) and answers from a pool of 64 (inherited
+//                  echoes of every file + 5 new fixed-name outputs). Gate: sandboxAnswer,
+//                  completeEventBatch, beginEventBatch, sandboxRequest(...).body; SDK: JSON.parse, one
+//                  ToolNode.invoke whose dispatch builds the request's body as the SDK's BashExecutor
+//                  does and answers with the artifact; port: readCodeapiAnswer, PortGate's batch,
+//                  codeapiExecBody + JSON.stringify. "From bytes": the gate gets the answer as a
+//                  Uint8Array, the SDK and the port TextDecoder.decode it first. Skipped (with a NOTE)
+//                  when the package has no Gate.sandboxRequest;
 //   cold start     import + first context in a fresh `node` process (gate and SDK; median of runs);
 //   memory         N turns on one gate in a fresh process (bench/memory.mjs): wasm linear memory
 //                  after warm-up and at the end.
@@ -28,7 +38,9 @@
 // interleaved, their order rotated) and reports the median of the round p50s, with the ratios
 // gate/SDK and gate/port (gate/Set.has for the verdict). Before timing, a self-check runs turns and a
 // conversation on every side and fails loudly unless all sides produce the same request fields and
-// the same partition (the narrowed context files compared key by key).
+// the same partition (the narrowed context files compared key by key), and wire turns on every side
+// unless they build the same next-request bodies (as data; whether the texts are byte-identical is
+// printed) and hold the same partitions.
 //
 //   node bench/run.mjs [--quick] [--json PATH]
 //
@@ -50,6 +62,7 @@ import {
 import { importGate, PKG_ENTRY } from './pkg.mjs';
 import { PortGate } from './port.mjs';
 import { loadSdk, locateSdk, sdkRoot, SDK_VERSION } from './sdk.mjs';
+import { gateHasWire, gateWire, portWire, sdkWire, WIRE_REQUEST } from './wire.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const SIZES = [1, 20, 200];
@@ -89,7 +102,10 @@ function fail(/** @type {string} */ message) {
 // ------------------------------------------------------------------------------------------- sides
 
 const pkg = await importGate();
-const { Gate, JsonText } = pkg;
+const { Gate, JsonText, buildSandboxRequest } = pkg;
+/** Whether the package has the forwarding path the wire turn measures (Gate.sandboxRequest / sandboxAnswer). */
+const HAS_WIRE = gateHasWire(Gate);
+const WIRE_SKIPPED = 'the package has no Gate.sandboxRequest / sandboxAnswer (the forwarding path): the wire turn is skipped on the gate side and not timed';
 
 const sdkWhere = locateSdk();
 /** @type {import('./sdk.mjs').Sdk | null} */
@@ -295,7 +311,102 @@ async function selfCheck() {
     for (const r of Object.values(runs)) r.free();
     checked.push(`conversation: ${CONVERSATION_CALLS} dispatched requests and the final partition agree (${sideList})`);
   }
+  await wireSelfCheck();
   return performance.now() - t0;
+}
+
+/**
+ * The wire turn on every side (each also from bytes): the body of every next request (compared as data,
+ * and as text against the reference side, the gate's or else the port's), the partition and what was read
+ * of the answer after every turn; on the gate side also that `sandboxRequest(...).body` is the text of
+ * `buildSandboxRequest`'s body for the request the batch dispatched, with no ref left out or repaired.
+ */
+async function wireSelfCheck() {
+  const TURNS = 4;
+  /** @type {Map<string, boolean>} per side: every body text equal to the reference side's */
+  const identical = new Map();
+  /** @type {Map<string, string>} per side: the key order of its first body */
+  const keyOrder = new Map();
+  const reference = HAS_WIRE ? 'gate' : 'port';
+  for (const n of SIZES) {
+    /** @type {Record<string, import('./wire.mjs').WireSide>} */
+    const sides = {};
+    if (HAS_WIRE) {
+      sides.gate = gateWire(Gate, n);
+      sides['gate from bytes'] = gateWire(Gate, n, true);
+    }
+    if (sdk !== null) {
+      sides.sdk = sdkWire(sdk, sdkNode, n);
+      sides['sdk from bytes'] = sdkWire(sdk, sdkNode, n, true);
+    }
+    sides.port = portWire(n);
+    sides['port from bytes'] = portWire(n, true);
+    /** @type {Record<string, string[]>} the bodies of the requests planned after 0 … TURNS answers */
+    const bodies = {};
+    /** @type {Record<string, unknown[]>} the partition after 1 … TURNS answers (index 0 unused) */
+    const partitions = {};
+    /** @type {Record<string, unknown[]>} what was read of answer 1 … TURNS */
+    const read = {};
+    for (const [name, w] of Object.entries(sides)) {
+      const list = (bodies[name] = w.first === undefined ? [] : [w.first]);
+      partitions[name] = [];
+      read[name] = [];
+      if (name.startsWith('gate')) checkGateRequest(name, n, 0, w.request());
+      for (let t = 1; t <= TURNS + w.lag; t++) {
+        list.push(await w.turn());
+        if (t <= TURNS) {
+          partitions[name][t] = structuredClone(entryView(w.partition()));
+          read[name][t] = structuredClone(w.answer());
+        }
+        if (name.startsWith('gate')) checkGateRequest(name, n, t, w.request());
+      }
+      w.free();
+    }
+    for (let k = 0; k <= TURNS; k++) {
+      agree(`the wire turn's next request body after ${k} answer${k === 1 ? '' : 's'} with ${nFiles(n)}`,
+        Object.fromEntries(Object.entries(bodies).map(([side, list]) => [side, JSON.parse(list[k])])));
+      for (const [side, list] of Object.entries(bodies)) {
+        if (side === reference) continue;
+        identical.set(side, (identical.get(side) ?? true) && list[k] === bodies[reference][k]);
+      }
+    }
+    for (const [side, list] of Object.entries(bodies)) if (!keyOrder.has(side)) keyOrder.set(side, Object.keys(JSON.parse(list[0])).join(', '));
+    for (let t = 1; t <= TURNS; t++) {
+      agree(`the partition after wire turn ${t} with ${nFiles(n)}`, Object.fromEntries(Object.entries(partitions).map(([side, p]) => [side, p[t]])));
+      agree(`what was read of the sandbox's answer in wire turn ${t} with ${nFiles(n)}`, Object.fromEntries(Object.entries(read).map(([side, r]) => [side, r[t]])));
+      const files = /** @type {any} */ (partitions.port[t]).files.length;
+      if (files !== n + OUTPUTS_PER_CALL) fail(`self-check: the wire turn's partition is not bounded (${files} files after turn ${t}, expected ${n + OUTPUTS_PER_CALL})`);
+    }
+  }
+  const sideNames = [...identical.keys()];
+  checked.push(`wire turn: next-request bodies (as data), partitions and answers agree over ${TURNS} turns with ${SIZES.join(' / ')} files `
+    + `(${[reference, ...sideNames].join(', ')})${HAS_WIRE ? "; the gate's body is buildSandboxRequest's, no ref left out" : ''}`);
+  checked.push(`wire turn: body texts byte-identical to the ${reference}'s: `
+    + sideNames.map((side) => `${side} ${identical.get(side) ? 'yes' : 'no'}`).join(', '));
+  const orders = new Map();
+  for (const [side, order] of keyOrder) orders.set(order, [...(orders.get(order) ?? []), side]);
+  for (const [order, list] of orders) checked.push(`wire turn: body key order ${order} (${list.join(', ')})`);
+  if (!HAS_WIRE) checked.push(`wire turn: NOTE ${WIRE_SKIPPED}`);
+}
+
+/**
+ * The gate's request of a wire turn: its body must be the text of `buildSandboxRequest`'s body for the
+ * request the batch dispatched, and with the bench's valid refs nothing may be dropped or repaired.
+ */
+function checkGateRequest(/** @type {string} */ side, /** @type {number} */ n, /** @type {number} */ t, /** @type {any} */ planned) {
+  const { sandboxRequest: got, ...request } = planned;
+  const expected = buildSandboxRequest({ ...WIRE_REQUEST, tool: request.name, modelArgs: request.args, context: request });
+  const text = JSON.stringify(expected.body);
+  const where = `${side}, ${nFiles(n)}, after wire turn ${t}`;
+  if (got.body !== text) {
+    console.error(`\nSELF-CHECK FAILED: sandboxRequest(...).body is not JSON.stringify(buildSandboxRequest(...).body) (${where})`);
+    console.error(`  sandboxRequest      ${got.body.length > 1200 ? `${got.body.slice(0, 1200)}… (${got.body.length} chars)` : got.body}`);
+    console.error(`  buildSandboxRequest ${text.length > 1200 ? `${text.slice(0, 1200)}… (${text.length} chars)` : text}`);
+    process.exit(1);
+  }
+  if (got.endpoint !== 'exec' || (got.refs ?? []).length > 0 || (got.droppedFields ?? []).length > 0) {
+    fail(`self-check: sandboxRequest (${where}) answered endpoint ${got.endpoint}, refs ${JSON.stringify(got.refs)}, droppedFields ${JSON.stringify(got.droppedFields)} (expected exec, [], [])`);
+  }
 }
 
 // ------------------------------------------------------------------------------------- scenarios
@@ -308,6 +419,9 @@ async function selfCheck() {
 /** Issue 5's budgets (gate/SDK) by partition size; every steady context and turn is also held to ≤ 1.5× the port. */
 const STEADY_SDK_BUDGET = /** @type {Record<number, number>} */ ({ 20: 0.05, 200: 0.01 });
 const TURN_SDK_BUDGET = /** @type {Record<number, number>} */ ({ 1: 1.0, 20: 0.5, 200: 0.25 });
+/** The wire turn's budgets (the forwarding issue): gate/port and gate/SDK by partition size. */
+const WIRE_PORT_BUDGET = /** @type {Record<number, number>} */ ({ 1: 2.0, 20: 1.0, 200: 1.0 });
+const WIRE_SDK_BUDGET = /** @type {Record<number, number>} */ ({ 20: 0.5, 200: 0.25 });
 
 /** @returns {Case[]} */
 function buildCases() {
@@ -470,6 +584,34 @@ function buildCases() {
     }
   }
 
+  // The wire turn (bench/wire.mjs): from the sandbox's answer body of one call to the next call's
+  // request body, the answer as text, then as bytes.
+  for (const bytes of HAS_WIRE ? [false, true] : []) {
+    for (const n of SIZES) {
+      const gate = gateWire(Gate, n, bytes);
+      const tn = sdk === null ? null : sdkWire(sdk, sdkNode, n, bytes);
+      const port = portWire(n, bytes);
+      cases.push({
+        id: `wire-${bytes ? 'bytes-' : ''}${n}`,
+        label: `wire turn${bytes ? ' from bytes' : ''}, ${nFiles(n)}`,
+        note: bytes
+          ? 'the answer as a Uint8Array: the gate takes the bytes; SDK and port TextDecoder.decode them, then as in the wire turn'
+          : 'codeapi answer body text -> fold -> next /exec body text; gate: sandboxAnswer, completeEventBatch, beginEventBatch, '
+            + 'sandboxRequest; SDK: JSON.parse, ToolNode.invoke (its dispatch builds the body); port: parse, PortGate batch, body',
+        budgets: [
+          ...(WIRE_SDK_BUDGET[n] === undefined ? [] : [{ ratio: /** @type {const} */ ('gate/sdk'), max: WIRE_SDK_BUDGET[n] }]),
+          { ratio: 'gate/port', max: WIRE_PORT_BUDGET[n] },
+        ],
+        fns: {
+          gate: () => do_not_optimize(gate.turn()),
+          ...(tn && { sdk: tn.turn }),
+          port: () => do_not_optimize(port.turn()),
+        },
+        free: () => gate.free(),
+      });
+    }
+  }
+
   {
     /** @type {Partial<Record<Side, ReturnType<typeof conversationSide>>>} */
     const runs = Object.fromEntries(activeSides.map((s) => [s, conversationSide(s)]));
@@ -597,6 +739,7 @@ function table(rows, right = new Set([1, 2, 3, 4, 5])) {
 const cpu = cpus()[0]?.model ?? 'unknown';
 console.log(`code-session-gate bench (${MODE.name}): node ${process.version}, ${cpus().length} × ${cpu}`);
 console.log(`sides: gate = pkg/node.js, sdk = ${sdk === null ? 'missing' : `@librechat/agents ${sdk.version} (${sdk.root})`}, port = bench/port.mjs`);
+if (!HAS_WIRE) console.log(`NOTE: ${WIRE_SKIPPED}.`);
 
 const selfCheckMs = await selfCheck();
 console.log(`\nself-check passed (${(selfCheckMs / 1000).toFixed(1)} s):`);
@@ -699,6 +842,7 @@ const report = {
     mitata: { ...MEASURE, gc: true },
     unit: 'ns per iteration (mitata p50, median over rounds)',
     durationS: performance.now() / 1000, // since the process started
+    wireTurn: HAS_WIRE ? 'run' : `skipped: ${WIRE_SKIPPED}`,
   },
   selfCheck: checked,
   scenarios,
