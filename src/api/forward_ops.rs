@@ -52,16 +52,17 @@ impl serde::Serialize for HeaderMap<'_> {
     }
 }
 
-/// `withFiles` taken out of the options (a key of the answer's, not of the request).
-fn take_with_files(options: &mut Json) -> GateResult<bool> {
+/// Option `key` (`withFiles`, `bodyBytes`: how the answer is given, not what the request is) taken
+/// out of the options.
+fn take_flag(options: &mut Json, key: &str) -> GateResult<bool> {
     let Some(o) = options.as_object_mut() else {
         return Ok(false);
     };
-    match o.shift_remove("withFiles") {
+    match o.shift_remove(key) {
         None | Some(Json::Null) => Ok(false),
         Some(Json::Bool(b)) => Ok(b),
         Some(other) => Err(GateError::expected(
-            &Path::root("withFiles"),
+            &Path::root(key),
             "a boolean",
             json::type_name(&other),
         )),
@@ -76,7 +77,9 @@ pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult
         .text(2)
         .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
     let mut options = json::parse(text, &Path::root(""))?;
-    let with_files = take_with_files(&mut options)?;
+    let with_files = take_flag(&mut options, "withFiles")?;
+    // The JavaScript layer hands the body out as bytes instead of text.
+    take_flag(&mut options, "bodyBytes")?;
     let request = s.gate.forward_request(batch, &id, &options)?;
     let mut out = json::to_text(&RequestHead {
         session_id: request.body.session_id,

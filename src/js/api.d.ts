@@ -407,6 +407,8 @@ export interface ForwardRequestOptions {
   requestId?: string | null;
   /** Also return the refs sent, as objects (`files`). */
   withFiles?: boolean | null;
+  /** Return `body` as its UTF-8 bytes (a `Uint8Array`, what `fetch` sends as it is) instead of text. */
+  bodyBytes?: boolean | null;
 }
 
 /** A ref as a sandbox receives it (codeapi always has `resource_id` and `kind`). */
@@ -423,8 +425,8 @@ export interface SandboxFileRef {
 export interface ForwardedRequest {
   endpoint: "exec";
   headers: Record<string, string>;
-  /** The `/exec` body as JSON text. */
-  body: string;
+  /** The `/exec` body as JSON text (its UTF-8 bytes with `bodyBytes: true`). */
+  body: string | Uint8Array;
   droppedFields: string[];
   refs: RefNote[];
   /** The exec session sent (LibreCodeInterpreter). */

@@ -17,6 +17,8 @@
 import { CORE, Channel, SANDBOX, instantiate, instantiateSync, sandboxSource, sourceOf } from './engine.js';
 import { ERROR_NAME, createGuard, packageError } from './guard.js';
 
+/** Reads answers' heads and bodies from the module's memory (the sandbox request's body). */
+const decoder = new TextDecoder();
 let ready = false;
 const guard = createGuard(() => ready);
 const live = guard.live;
@@ -872,14 +874,6 @@ export class Gate {
     return answer(core, this.#run(op, values, raw));
   }
 
-  /** `#call`'s answer as its text (a refusal thrown). */
-  #callText(op, values) {
-    const len = this.#run(op, values, undefined);
-    const text = core.read(len);
-    if (text.charCodeAt(0) === 1) throw refusal(text.slice(1));
-    return text;
-  }
-
   /**
    * Runs gate operation `op` on `values` (and `raw`, an argument passed as it is: a string already
    * written, or bytes); the length of its answer.
@@ -1156,11 +1150,21 @@ export class Gate {
    */
   sandboxRequest(batch, id, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxRequest');
-    const text = this.#callText('sandboxRequest', [batch, id, options]);
-    const cut = text.indexOf('\n');
-    const out = JSON.parse(text.slice(0, cut));
-    out.body = text.slice(cut + 1);
-    return out;
+    let bytes = false;
+    let values = [batch, id, options];
+    if (isRecord(options)) {
+      const asBytes = read(options, 'bodyBytes', 'bodyBytes');
+      bytes = asBytes === true;
+      values = [batch, id, new ReadOptions(options, new Map([['bodyBytes', asBytes]]))];
+    }
+    const len = this.#run('sandboxRequest', values, undefined);
+    const out = core.output(len);
+    // The head's JSON, a line break, the body (JSON text holds no raw line break).
+    const cut = out.indexOf(10);
+    if (out[0] === 1 || cut < 0) throw refusal(core.read(len).slice(1));
+    const head = JSON.parse(decoder.decode(out.subarray(0, cut)));
+    head.body = bytes ? out.slice(cut + 1) : decoder.decode(out.subarray(cut + 1));
+    return head;
   }
 
   /**

@@ -188,7 +188,13 @@ export class Channel {
 
   /** The answer of the last call, `len` bytes long, as text. */
   read(/** @type {number} */ len) {
-    return decoder.decode(new Uint8Array(this.memory.buffer, this.outputAt() >>> 0, len >>> 0));
+    return decoder.decode(this.output(len));
+  }
+
+  /** The answer of the last call, `len` bytes long, as a view of the module's memory (valid until the
+   * next call). */
+  output(/** @type {number} */ len) {
+    return new Uint8Array(this.memory.buffer, this.outputAt() >>> 0, len >>> 0);
   }
 }
 

@@ -59,6 +59,12 @@ describe('sandboxRequest', () => {
       assert.equal(forwarded.files, undefined);
       const withFiles = gate.sandboxRequest(batch.id, 'c1', { ...options, withFiles: true });
       assert.deepEqual(withFiles.files, built.body.files);
+      const asBytes = gate.sandboxRequest(batch.id, 'c1', { ...options, bodyBytes: true });
+      assert.ok(asBytes.body instanceof Uint8Array);
+      assert.equal(new TextDecoder().decode(asBytes.body), forwarded.body);
+      // A copy: the next call does not change it.
+      gate.sandboxRequest(batch.id, 'c1', { ...options, userId: 'someone-else' });
+      assert.equal(new TextDecoder().decode(asBytes.body), forwarded.body);
     });
   }
 
@@ -81,6 +87,7 @@ describe('sandboxRequest', () => {
     refuses(() => gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', tool: 'bash_tool' }), 'invalid_value', 'tool');
     refuses(() => gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', credential: 'a\r\nb' }), 'invalid_value', 'credential');
     refuses(() => gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', withFiles: 1 }), 'invalid_type', 'withFiles');
+    refuses(() => gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', bodyBytes: 'yes' }), 'invalid_type', 'bodyBytes');
     refuses(() => gate.sandboxRequest(batch.id, 'c1'), 'invalid_type');
   });
 });
