@@ -112,6 +112,22 @@ impl BuiltContext {
         }
     }
 
+    /// [`BuiltContext::unseen_by`] its own baseline ([`BuiltContext::baseline`]): a file it does not see
+    /// is one a later file of the same name shadows, so with every name once (as good as always) no
+    /// file is unseen, and the files are not looked at one by one.
+    pub fn unseen_by_own(&self, baseline: Option<&Baseline>) -> RequestContext<'static> {
+        match (baseline, &self.files) {
+            (Some(b), Some(fs)) if b.len() == fs.len() => RequestContext {
+                session_id: match &self.session_id {
+                    Some(s) => Field::Set(s.clone()),
+                    None => Field::Absent,
+                },
+                files: Some(Vec::new()),
+            },
+            _ => self.unseen_by(baseline),
+        }
+    }
+
     /// The request's baseline: each file's identity under its name, the context's session as fallback.
     pub fn baseline(&self) -> Baseline {
         let fallback = self.session_id.as_deref().unwrap_or("");

@@ -188,14 +188,15 @@ impl Gate {
             .collect();
 
         // A context left as given is read only through its retention baseline, which every request
-        // built from the same partition generation shares: what retention reads of it, once.
+        // built from the same partition generation shares: what retention reads of it, once. (Only
+        // dispatched and rejected requests read it here, whose baseline is their context's own.)
         let mut as_given_cache: HashMap<u64, Rc<RequestContext<'static>>> = HashMap::new();
         let mut given = |r: &PlannedEventRequest| -> Option<Rc<RequestContext<'static>>> {
             let c = r.context.as_ref()?;
             Some(
                 as_given_cache
                     .entry(c.generation)
-                    .or_insert_with(|| Rc::new(c.unseen_by(r.retention_baseline.as_deref())))
+                    .or_insert_with(|| Rc::new(c.unseen_by_own(r.retention_baseline.as_deref())))
                     .clone(),
             )
         };
