@@ -10,37 +10,99 @@ use std::sync::OnceLock;
 use super::{Field, FileRef, ID, KIND, NAME, RESOURCE_ID, STORAGE_SESSION_ID, VERSION};
 use crate::json::{RawJson, RawText, Str};
 
-/// Reads `text`, a JSON array known to be valid JSON (a value the caller captured with serde), as file
-/// refs; `None` when it is not of the plain shape this reader takes.
+/// Reads `text`, a JSON array, as file refs; `None` when it is not of the plain shape this reader takes
+/// (or not JSON: whatever it reads is valid JSON, its strings and structure checked here, every other
+/// value by serde).
 pub fn read_plain_files(text: &str) -> Option<Vec<FileRef<'_>>> {
     let mut s = Scan { text, at: 0 };
-    s.expect(b'[')?;
-    let mut files = Vec::new();
-    if s.peek()? == b']' {
-        return Some(files);
+    let files = s.files()?;
+    s.end()?;
+    Some(files)
+}
+
+/// Reads `text` as one JSON object whose keys hold no escape, handing each key to `member` with the
+/// scanner at its value, which `member` must read; `None` when the text is not such an object, or
+/// `member` gave up.
+pub fn read_plain_object<'a>(
+    text: &'a str,
+    mut member: impl FnMut(&'a str, &mut Scan<'a>) -> Option<()>,
+) -> Option<()> {
+    let mut s = Scan { text, at: 0 };
+    s.expect(b'{')?;
+    if s.peek()? == b'}' {
+        s.at += 1;
+        return s.end();
     }
     loop {
-        files.push(s.file()?);
+        let key = s.plain_string()?;
+        s.expect(b':')?;
+        member(key, &mut s)?;
         match s.next_byte()? {
             b',' => continue,
-            b']' => return Some(files),
+            b'}' => return s.end(),
             _ => return None,
         }
     }
 }
 
-struct Scan<'a> {
+/// A reader of plain JSON text (see [`read_plain_files`], [`read_plain_object`]).
+pub struct Scan<'a> {
     text: &'a str,
     at: usize,
 }
 
+/// Eight copies of byte `b`.
+const fn lanes(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
+}
+
+/// Whether any byte of `x` is `"`, `\` or below 0x20 (the bytes a plain string cannot hold).
+fn special(x: u64) -> bool {
+    const HIGH: u64 = lanes(0x80);
+    let zero_at = |v: u64| v.wrapping_sub(lanes(1)) & !v & HIGH;
+    let below = x.wrapping_sub(lanes(0x20)) & !x & HIGH;
+    (zero_at(x ^ lanes(b'"')) | zero_at(x ^ lanes(b'\\')) | below) != 0
+}
+
 impl<'a> Scan<'a> {
+    /// Only whitespace left.
+    fn end(&mut self) -> Option<()> {
+        match self.peek() {
+            None => Some(()),
+            Some(_) => None,
+        }
+    }
+
+    /// A JSON array of plain file objects.
+    pub fn files(&mut self) -> Option<Vec<FileRef<'a>>> {
+        self.expect(b'[')?;
+        let mut files = Vec::new();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(files);
+        }
+        loop {
+            files.push(self.file()?);
+            match self.next_byte()? {
+                b',' => continue,
+                b']' => return Some(files),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The next value as a raw value (checked by serde).
+    pub fn raw_value(&mut self) -> Option<&'a RawJson> {
+        let text = self.value()?;
+        raw(text)
+    }
+
     fn bytes(&self) -> &'a [u8] {
         self.text.as_bytes()
     }
 
     /// The next byte that is not whitespace, not consumed.
-    fn peek(&mut self) -> Option<u8> {
+    pub fn peek(&mut self) -> Option<u8> {
         let b = self.bytes();
         while let Some(c) = b.get(self.at) {
             if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
@@ -61,14 +123,27 @@ impl<'a> Scan<'a> {
         (self.next_byte()? == c).then_some(())
     }
 
-    /// A string without escapes (`None` for anything else).
+    /// A string without escapes or control characters (`None` for anything else).
     fn plain_string(&mut self) -> Option<&'a str> {
         if self.peek()? != b'"' {
             return None;
         }
         let start = self.at + 1;
         let rest = self.bytes().get(start..)?;
-        let len = rest.iter().position(|&c| c == b'"' || c == b'\\')?;
+        // Eight bytes at a time up to the chunk that holds the closing quote (or a byte that stops it).
+        let mut from = 0;
+        while let Some(chunk) = rest.get(from..from + 8) {
+            let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).ok()?);
+            if special(word) {
+                break;
+            }
+            from += 8;
+        }
+        let len = from
+            + rest
+                .get(from..)?
+                .iter()
+                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
         if rest.get(len) != Some(&b'"') {
             return None;
         }
@@ -253,5 +328,29 @@ mod tests {
             }
         }
         assert!(read_plain_files(r#"[{"id":"a","name":"n","inherited":true}]"#).is_some());
+        // Not JSON: never read.
+        for text in [
+            r#"[{"id":"a","name":"n","x":tru}]"#,
+            r#"[{"id":"a","name":"n"}"#,
+            r#"[{"id":"a","name":"n"},]"#,
+            r#"[{"id":"a","name":"n",}]"#,
+            r#"[{"id":"a","name":"n"}] x"#,
+            "[{\"id\":\"a\u{1}\",\"name\":\"n\"}]",
+            r#"[{"id":"a","name":"n","v":01}]"#,
+            r#"[{"id":"a","name":"n","version":1.}]"#,
+            r#"[{"id":"a" "name":"n"}]"#,
+        ] {
+            assert_eq!(read_plain_files(text), None, "{text}");
+        }
+        // Long strings: the eight-byte scan finds the quote in any lane.
+        for n in 0..40 {
+            let id = "x".repeat(n);
+            let text = format!(r#"[{{"id":"{id}","name":"n"}}]"#);
+            assert_eq!(
+                read_plain_files(&text).map(|f| f[0].id.len()),
+                Some(n),
+                "{n}"
+            );
+        }
     }
 }

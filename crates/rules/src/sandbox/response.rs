@@ -12,7 +12,7 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::error::{ErrorCode, GateError, GateResult, Path, SandboxFailure};
-use crate::files::scan::read_plain_files;
+use crate::files::scan::{read_plain_files, read_plain_object};
 use crate::files::{Field, FileRef};
 use crate::json::{self, RawJson, RawText, Str};
 use crate::sessions::merge::Artifact;
@@ -71,6 +71,8 @@ const MESSAGE_KEYS: [&str; 3] = ["message", "details", "error"];
 struct Body<'a> {
     session_id: Option<&'a RawJson>,
     files: Option<&'a RawJson>,
+    /// The files, already read (by [`parse_plain`]), instead of `files`.
+    plain_files: Option<Vec<FileRef<'a>>>,
     stdout: Option<&'a RawJson>,
     stderr: Option<&'a RawJson>,
     code: Option<&'a RawJson>,
@@ -153,9 +155,49 @@ enum Parsed<'a> {
     Unusable,
 }
 
-fn parse(text: &str) -> Parsed<'_> {
+/// An answer of the plain shape (no escape in its keys, plain files: see [`read_plain_object`]) read in
+/// one pass, its files with it; `None` for anything else.
+fn parse_plain(text: &str) -> Option<Body<'_>> {
+    let mut b = Body::default();
+    read_plain_object(text, |key, s| {
+        let slot = match key {
+            "files" => {
+                if s.peek()? == b'[' {
+                    b.plain_files = Some(s.files()?);
+                    b.files = None;
+                    return Some(());
+                }
+                b.plain_files = None;
+                &mut b.files
+            }
+            "session_id" => &mut b.session_id,
+            "stdout" => &mut b.stdout,
+            "stderr" => &mut b.stderr,
+            "code" => &mut b.code,
+            "error" => &mut b.error,
+            "error_type" => &mut b.error_type,
+            "message" => &mut b.message,
+            "details" => &mut b.details,
+            "retry_after_seconds" => &mut b.retry_after_seconds,
+            _ => {
+                s.raw_value()?;
+                return Some(());
+            }
+        };
+        *slot = Some(s.raw_value()?);
+        Some(())
+    })?;
+    Some(b)
+}
+
+/// The body text read (`plain`: trying [`parse_plain`] first, as always but in the test that compares
+/// the two ways).
+fn parse(text: &str, plain: bool) -> Parsed<'_> {
     if text.is_empty() {
         return Parsed::Unusable;
+    }
+    if let Some(b) = plain.then(|| parse_plain(text)).flatten() {
+        return Parsed::Object(b);
     }
     // serde_json's own nesting limit (128) bounds the first try; an answer nested deeper (up to the
     // gate's limit) is read again once the tree has shown its depth is bounded.
@@ -188,6 +230,15 @@ pub fn read_sandbox_response<'a>(
     body: &'a str,
     retry_after: Option<&str>,
 ) -> GateResult<SandboxAnswer<'a>> {
+    read_answer(status, body, retry_after, true)
+}
+
+fn read_answer<'a>(
+    status: u16,
+    body: &'a str,
+    retry_after: Option<&str>,
+    plain: bool,
+) -> GateResult<SandboxAnswer<'a>> {
     if !(100..=599).contains(&status) {
         return Err(GateError::new(
             ErrorCode::InvalidValue,
@@ -198,7 +249,11 @@ pub fn read_sandbox_response<'a>(
     let at = Path::root("body");
     // A byte-order mark too: `response.text()` drops it, and the bytes of the same answer must read alike.
     let text = body.trim_start_matches([' ', '\t', '\r', '\n', '\u{feff}']);
-    let parsed = parse(text);
+    let mut parsed = parse(text, plain);
+    let plain_files = match &mut parsed {
+        Parsed::Object(b) => b.plain_files.take(),
+        _ => None,
+    };
     let object = match &parsed {
         Parsed::Object(b) => Some(b),
         _ => None,
@@ -289,7 +344,11 @@ pub fn read_sandbox_response<'a>(
             &at.key("session_id"),
         ));
     };
-    let files = read_files(r.files).map_err(|(path, what)| {
+    let files = match plain_files {
+        Some(files) => Ok(files.into_iter().map(without_nulls).collect()),
+        None => read_files(r.files),
+    }
+    .map_err(|(path, what)| {
         with_path(
             fail(ErrorCode::BadResponse, &what, None),
             &Path::root(&path),
@@ -405,4 +464,46 @@ fn without_nulls(mut f: FileRef<'_>) -> FileRef<'_> {
         }
     }
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The plain reader answers exactly as the checked one, refusals included.
+    #[test]
+    fn the_plain_reader_reads_as_the_checked_one() {
+        let bodies = [
+            r#"{"session_id":"s","files":[{"id":"a","name":"n","inherited":true,"kind":null}],"stdout":"x\ny","code":0}"#,
+            r#" {"session_id":"s","files":null,"stderr":"e","other":{"deep":[1,{"a":"b"}]},"session_id":"t"}"#,
+            r#"{"session_id":"s","files":[{"id":"a","name":"n","session_id":"lci"}],"files":[]}"#,
+            r#"{"session_id":"","error":"boom","error_type":"rate_limit","retry_after_seconds":2}"#,
+            r#"{"session_id":"s","files":[{"id":"a"}]}"#,
+            r#"{"session_id":"s","files":[{"id":"a","name":"n","version":"3"}]}"#,
+            r#"{"session_id":"s","files":{},"stdout":5}"#,
+            r#"{"session_id":"s","stdout":tru}"#,
+            r#"{"session_id":"s","stdout":"a"} x"#,
+            r#"{"session_id":"s","files":[{"id":"a","name":"n"}],}"#,
+            r#"{"sess\u0069on_id":"s"}"#,
+            r#"{"session_id":"s","files":[{"id":"\u00e9","name":"n"}]}"#,
+            r#"{}"#,
+            r#"[]"#,
+            r#"{"error":"x","message":"y","details":"x"}"#,
+        ];
+        for body in bodies {
+            for status in [200, 429, 503] {
+                let plain = read_answer(status, body, Some("3"), true);
+                let checked = read_answer(status, body, Some("3"), false);
+                match (plain, checked) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "{status} {body}"),
+                    (Err(a), Err(b)) => assert_eq!(
+                        (a.code, a.path, a.message, a.sandbox),
+                        (b.code, b.path, b.message, b.sandbox),
+                        "{status} {body}"
+                    ),
+                    (a, b) => panic!("{status} {body}: {a:?} / {b:?}"),
+                }
+            }
+        }
+    }
 }
