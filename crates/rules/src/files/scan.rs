@@ -8,6 +8,7 @@
 use std::sync::OnceLock;
 
 use super::{Field, FileRef, ID, KIND, NAME, RESOURCE_ID, STORAGE_SESSION_ID, VERSION};
+use crate::json::write::special_word;
 use crate::json::{RawJson, RawText, Str};
 
 /// Reads `text`, a JSON array, as file refs; `None` when it is not of the plain shape this reader takes
@@ -49,19 +50,6 @@ pub fn read_plain_object<'a>(
 pub struct Scan<'a> {
     text: &'a str,
     at: usize,
-}
-
-/// Eight copies of byte `b`.
-const fn lanes(b: u8) -> u64 {
-    u64::from_ne_bytes([b; 8])
-}
-
-/// Whether any byte of `x` is `"`, `\` or below 0x20 (the bytes a plain string cannot hold).
-fn special(x: u64) -> bool {
-    const HIGH: u64 = lanes(0x80);
-    let zero_at = |v: u64| v.wrapping_sub(lanes(1)) & !v & HIGH;
-    let below = x.wrapping_sub(lanes(0x20)) & !x & HIGH;
-    (zero_at(x ^ lanes(b'"')) | zero_at(x ^ lanes(b'\\')) | below) != 0
 }
 
 impl<'a> Scan<'a> {
@@ -134,7 +122,7 @@ impl<'a> Scan<'a> {
         let mut from = 0;
         while let Some(chunk) = rest.get(from..from + 8) {
             let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).ok()?);
-            if special(word) {
+            if special_word(word) {
                 break;
             }
             from += 8;

@@ -485,25 +485,27 @@ pub fn is_resource_id(s: &str) -> bool {
 /// codeapi's `name` rule: a relative, canonical POSIX path — no empty, `.` or `..` segment, no `\` or
 /// NUL, no leading or trailing `/`, at most 256 UTF-16 units and 10 segments.
 pub fn check_name(name: &str) -> Result<(), &'static str> {
-    if name.is_empty() {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() {
         return Err("is empty");
     }
-    if name.encode_utf16().count() > MAX_NAME_LENGTH {
+    // UTF-16 units are never more than UTF-8 bytes: only a long name needs counting.
+    if bytes.len() > MAX_NAME_LENGTH && name.encode_utf16().count() > MAX_NAME_LENGTH {
         return Err("is longer than 256 characters");
     }
-    if name.contains(['\\', '\0']) {
+    if bytes.iter().any(|&b| b == b'\\' || b == 0) {
         return Err("holds a backslash or NUL");
     }
-    if name.starts_with('/') {
+    if bytes.first() == Some(&b'/') {
         return Err("is absolute");
     }
-    if name.ends_with('/') {
+    if bytes.last() == Some(&b'/') {
         return Err("ends with /");
     }
     let mut segments = 0usize;
-    for s in name.split('/') {
+    for s in bytes.split(|&b| b == b'/') {
         segments += 1;
-        if s.is_empty() || s == "." || s == ".." {
+        if s.is_empty() || s == b"." || s == b".." {
             return Err("has an empty, . or .. segment");
         }
     }
