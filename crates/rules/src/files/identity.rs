@@ -37,7 +37,11 @@ impl<'a> Identity<'a> {
 
     /// Whether this identity's joined text equals `key`.
     pub fn matches_key(&self, key: &str) -> bool {
-        key.len() == self.storage.len() + 1 + self.id.len() && self.bytes().eq(key.bytes())
+        let (k, s) = (key.as_bytes(), self.storage.len());
+        k.len() == s + 1 + self.id.len()
+            && k.get(..s) == Some(self.storage.as_bytes())
+            && k.get(s) == Some(&0)
+            && k.get(s + 1..) == Some(self.id.as_bytes())
     }
 }
 
