@@ -465,7 +465,8 @@ pub fn check_name(name: &str) -> Result<(), &'static str> {
     if name.is_empty() {
         return Err("is empty");
     }
-    if name.encode_utf16().count() > MAX_NAME_LENGTH {
+    // UTF-16 units: one per character, two for one outside the BMP (a 4-byte UTF-8 sequence).
+    if name.chars().map(char::len_utf16).sum::<usize>() > MAX_NAME_LENGTH {
         return Err("is longer than 256 characters");
     }
     if name.contains(['\\', '\0']) {
