@@ -261,11 +261,10 @@ pub fn check_refs<'v>(
     files: &'v [Json],
     path: &Path<'_>,
 ) -> GateResult<CheckedRefs<'v>> {
-    let given = files
-        .iter()
-        .enumerate()
-        .map(|(i, v)| read_given(v, &path.index(i)))
-        .collect::<GateResult<Vec<_>>>()?;
+    let mut given = Vec::with_capacity(files.len());
+    for (i, v) in files.iter().enumerate() {
+        given.push(read_given(v, &path.index(i))?);
+    }
     Ok(check_given(dialect, given))
 }
 
@@ -302,28 +301,29 @@ fn check_given(dialect: Dialect, given: Vec<Given<'_>>) -> CheckedRefs<'_> {
         last.insert(f.name, *index);
     }
     let mut files = Vec::with_capacity(last.len());
-    let mut dropped = false;
     for (index, f) in kept {
         match last.get(f.name).copied() {
             Some(later) if later != index => {
-                dropped = true;
-                notes.push(RefNote {
-                    index,
-                    id: f.id.to_owned(),
-                    message: format!(
-                        "files[{later}] has the same name {:?}; the later ref is sent",
-                        f.name
-                    ),
-                    name: f.name.to_owned(),
-                    action: RefAction::Dropped,
-                    reason: RefProblem::DuplicateName,
-                })
+                // After the notes of refs up to this one: the notes stay in ref order, each ref's in
+                // the order they were made (a stable sort by index, without the sort's code).
+                let at = notes.partition_point(|n| n.index <= index);
+                notes.insert(
+                    at,
+                    RefNote {
+                        index,
+                        id: f.id.to_owned(),
+                        message: format!(
+                            "files[{later}] has the same name {:?}; the later ref is sent",
+                            f.name
+                        ),
+                        name: f.name.to_owned(),
+                        action: RefAction::Dropped,
+                        reason: RefProblem::DuplicateName,
+                    },
+                )
             }
             _ => files.push(f),
         }
-    }
-    if dropped {
-        notes.sort_by_key(|n| n.index);
     }
     CheckedRefs { files, notes }
 }
@@ -489,8 +489,11 @@ pub fn check_name(name: &str) -> Result<(), &'static str> {
     if bytes.is_empty() {
         return Err("is empty");
     }
-    // UTF-16 units are never more than UTF-8 bytes: only a long name needs counting.
-    if bytes.len() > MAX_NAME_LENGTH && name.encode_utf16().count() > MAX_NAME_LENGTH {
+    // UTF-16 units (one per character, two for one outside the BMP) are never more than UTF-8 bytes:
+    // only a long name needs counting.
+    if bytes.len() > MAX_NAME_LENGTH
+        && name.chars().map(char::len_utf16).sum::<usize>() > MAX_NAME_LENGTH
+    {
         return Err("is longer than 256 characters");
     }
     if bytes.iter().any(|&b| b == b'\\' || b == 0) {

@@ -2,7 +2,7 @@
 //! arguments), the context the gate built for the call, and the dialect's own fields and headers.
 
 use super::refs::{check_narrowed, check_refs, CheckedRefs, RefNote, SentRef};
-use super::trusted::strip_trusted;
+use super::trusted::trusted_keys;
 use super::Dialect;
 use crate::error::{ErrorCode, GateError, GateResult, Path};
 use crate::files::narrow::CodeEnvFile;
@@ -58,9 +58,9 @@ pub struct SandboxRequest<'v> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExecBody<'v> {
     dialect: Dialect,
-    lang: String,
-    code: String,
-    args: Option<Json>,
+    lang: &'v str,
+    code: &'v str,
+    args: Option<&'v Json>,
     user_id: Option<&'v str>,
     entity_id: Option<&'v str>,
     /// The exec session (LibreCodeInterpreter only: codeapi mints its own).
@@ -79,10 +79,10 @@ impl ExecBody<'_> {
         let mut out = String::with_capacity(128 + self.files.len() * 160);
         out.push('{');
         push_key(&mut out, "lang", true);
-        push_str(&mut out, &self.lang);
+        push_str(&mut out, self.lang);
         push_key(&mut out, "code", false);
-        push_str(&mut out, &self.code);
-        if let Some(a) = &self.args {
+        push_str(&mut out, self.code);
+        if let Some(a) = self.args {
             push_key(&mut out, "args", false);
             out.push_str(&json::to_text(a));
         }
@@ -111,11 +111,11 @@ impl ExecBody<'_> {
     }
 }
 
-/// What the call runs.
-struct Run {
-    lang: String,
-    code: String,
-    args: Option<Json>,
+/// What the call runs (borrowed from the options or the model's arguments).
+struct Run<'v> {
+    lang: &'v str,
+    code: &'v str,
+    args: Option<&'v Json>,
 }
 
 /// The session part of the context the gate built for the call.
@@ -174,11 +174,12 @@ fn options_object<'v>(options: &'v Json, known: &[&str]) -> GateResult<&'v JsonM
     Ok(o)
 }
 
-/// The model's arguments without the trusted fields, and the fields dropped.
-fn model_args(args: Option<&Json>) -> GateResult<(JsonMap, Vec<String>)> {
+/// The model's arguments, and the trusted fields among them (dropped: none of the keys a run is read
+/// from is one, so the run reads the arguments as given).
+fn model_args(args: Option<&Json>) -> GateResult<(Option<&JsonMap>, Vec<String>)> {
     match args {
-        None | Some(Json::Null) => Ok((JsonMap::new(), Vec::new())),
-        Some(Json::Object(args)) => Ok(strip_trusted(args)),
+        None | Some(Json::Null) => Ok((None, Vec::new())),
+        Some(Json::Object(args)) => Ok((Some(args), trusted_keys(args))),
         Some(other) => Err(GateError::expected(
             &Path::root("modelArgs"),
             "an object",
@@ -203,7 +204,7 @@ pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest<'_>> {
     let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
     let tool = required_str(o, "tool")?;
     let (args, dropped_fields) = model_args(o.get("modelArgs"))?;
-    let run = read_run(dialect, tool, o.get("run"), &args)?;
+    let run = read_run(dialect, tool, o.get("run"), args)?;
     let context = read_context(o.get("context"))?;
     let checked = check_refs(
         dialect,
@@ -251,13 +252,13 @@ pub struct PlannedSession<'v> {
 pub fn build_forwarded_request<'v>(
     options: &'v Json,
     tool: &str,
-    args: &JsonMap,
+    args: &'v JsonMap,
     session: PlannedSession<'v>,
 ) -> GateResult<SandboxRequest<'v>> {
     let o = options_object(options, &FORWARD_OPTION_KEYS)?;
     let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
-    let (args, dropped_fields) = strip_trusted(args);
-    let run = read_run(dialect, tool, o.get("run"), &args)?;
+    let dropped_fields = trusted_keys(args);
+    let run = read_run(dialect, tool, o.get("run"), Some(args))?;
     let checked = check_narrowed(dialect, session.files);
     let common = Common::read(dialect, o)?;
     let hint = session
@@ -276,7 +277,7 @@ pub fn build_forwarded_request<'v>(
 
 fn assemble<'v>(
     dialect: Dialect,
-    run: Run,
+    run: Run<'v>,
     session_id: Option<&'v str>,
     checked: CheckedRefs<'v>,
     hint: Option<(&'v str, &'static str, &'static str)>,
@@ -355,13 +356,18 @@ fn header_value<'v>(o: &'v JsonMap, key: &'static str) -> GateResult<Option<&'v 
     Ok(v)
 }
 
-fn read_run(dialect: Dialect, tool: &str, run: Option<&Json>, args: &JsonMap) -> GateResult<Run> {
+fn read_run<'v>(
+    dialect: Dialect,
+    tool: &str,
+    run: Option<&'v Json>,
+    args: Option<&'v JsonMap>,
+) -> GateResult<Run<'v>> {
     let at = Path::root("run");
     match run {
         Some(Json::Object(r)) => {
             let lang = run_string(r, "lang", &at)?;
             let code = run_string(r, "code", &at)?;
-            check_lang(dialect, &lang, &at.key("lang"), ErrorCode::InvalidValue)?;
+            check_lang(dialect, lang, &at.key("lang"), ErrorCode::InvalidValue)?;
             if code.is_empty() {
                 return Err(GateError::new(
                     ErrorCode::InvalidValue,
@@ -381,9 +387,9 @@ fn read_run(dialect: Dialect, tool: &str, run: Option<&Json>, args: &JsonMap) ->
     }
 }
 
-fn run_string(r: &JsonMap, key: &'static str, at: &Path<'_>) -> GateResult<String> {
+fn run_string<'v>(r: &'v JsonMap, key: &'static str, at: &Path<'_>) -> GateResult<&'v str> {
     match r.get(key) {
-        Some(Json::String(s)) => Ok(s.clone()),
+        Some(Json::String(s)) => Ok(s),
         None => Err(GateError::missing(&at.key(key))),
         Some(other) => Err(GateError::expected(
             &at.key(key),
@@ -394,7 +400,11 @@ fn run_string(r: &JsonMap, key: &'static str, at: &Path<'_>) -> GateResult<Strin
 }
 
 /// A built-in tool's run, from its model arguments (checked as its schema declares them).
-fn from_model_args(dialect: Dialect, tool: &str, args: &JsonMap) -> GateResult<Run> {
+fn from_model_args<'v>(
+    dialect: Dialect,
+    tool: &str,
+    args: Option<&'v JsonMap>,
+) -> GateResult<Run<'v>> {
     let at = Path::root("modelArgs");
     let bad = |key: &'static str, message: &str| {
         GateError::new(
@@ -403,8 +413,9 @@ fn from_model_args(dialect: Dialect, tool: &str, args: &JsonMap) -> GateResult<R
             message.to_owned(),
         )
     };
-    let text = |key: &'static str| match args.get(key) {
-        Some(Json::String(s)) if !s.is_empty() => Ok(s.clone()),
+    let get = |key: &str| args.and_then(|a| a.get(key));
+    let text = |key: &'static str| match get(key) {
+        Some(Json::String(s)) if !s.is_empty() => Ok(s.as_str()),
         Some(Json::String(_)) => Err(bad(key, "must not be empty")),
         None => Err(bad(key, "is required")),
         Some(other) => Err(bad(
@@ -412,17 +423,11 @@ fn from_model_args(dialect: Dialect, tool: &str, args: &JsonMap) -> GateResult<R
             &format!("expected a string, got {}", json::type_name(other)),
         )),
     };
-    let run_args = || {
-        string_array(
-            args.get("args"),
-            &at.key("args"),
-            ErrorCode::InvalidModelArgs,
-        )
-    };
+    let run_args = || string_array(get("args"), &at.key("args"), ErrorCode::InvalidModelArgs);
     match tool {
         EXECUTE_CODE => {
             let lang = text("lang")?;
-            check_lang(dialect, &lang, &at.key("lang"), ErrorCode::InvalidModelArgs)?;
+            check_lang(dialect, lang, &at.key("lang"), ErrorCode::InvalidModelArgs)?;
             Ok(Run {
                 lang,
                 code: text("code")?,
@@ -430,7 +435,7 @@ fn from_model_args(dialect: Dialect, tool: &str, args: &JsonMap) -> GateResult<R
             })
         }
         BASH_TOOL => Ok(Run {
-            lang: "bash".into(),
+            lang: "bash",
             code: text("command")?,
             args: run_args()?,
         }),
@@ -463,11 +468,15 @@ fn check_lang(dialect: Dialect, lang: &str, at: &Path<'_>, code: ErrorCode) -> G
     }
 }
 
-fn string_array(v: Option<&Json>, at: &Path<'_>, code: ErrorCode) -> GateResult<Option<Json>> {
+fn string_array<'v>(
+    v: Option<&'v Json>,
+    at: &Path<'_>,
+    code: ErrorCode,
+) -> GateResult<Option<&'v Json>> {
     match v {
         None | Some(Json::Null) => Ok(None),
-        Some(Json::Array(items)) => match items.iter().position(|x| !x.is_string()) {
-            None => Ok(Some(Json::Array(items.clone()))),
+        Some(array @ Json::Array(items)) => match items.iter().position(|x| !x.is_string()) {
+            None => Ok(Some(array)),
             Some(i) => Err(GateError::new(
                 code,
                 &at.index(i),

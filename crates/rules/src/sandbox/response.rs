@@ -141,7 +141,14 @@ impl<'a> Body<'a> {
                 }
             }
         }
-        words.iter().map(Str::as_str).collect::<Vec<_>>().join(": ")
+        let mut joined = String::new();
+        for (i, w) in words.iter().enumerate() {
+            if i > 0 {
+                joined.push_str(": ");
+            }
+            joined.push_str(w);
+        }
+        joined
     }
 }
 
@@ -239,11 +246,13 @@ fn read_answer<'a>(
     retry_after: Option<&str>,
     plain: bool,
 ) -> GateResult<SandboxAnswer<'a>> {
+    // Written as a u32: the one integer formatting the modules already link (a u16's is its own code).
+    let http = u32::from(status);
     if !(100..=599).contains(&status) {
         return Err(GateError::new(
             ErrorCode::InvalidValue,
             &Path::root("status"),
-            format!("{status} is not an HTTP status"),
+            format!("{http} is not an HTTP status"),
         ));
     }
     let at = Path::root("body");
@@ -261,8 +270,8 @@ fn read_answer<'a>(
     let fail = |code: ErrorCode, what: &str, retry: Option<u64>| {
         let words = object.map(Body::words);
         let message = match words {
-            Some(w) if !w.is_empty() => format!("{what} (HTTP {status}): {w}"),
-            _ => format!("{what} (HTTP {status})"),
+            Some(w) if !w.is_empty() => format!("{what} (HTTP {http}): {w}"),
+            _ => format!("{what} (HTTP {http})"),
         };
         let mut e = GateError::general(code, message);
         e.sandbox = Some(SandboxFailure {
@@ -345,7 +354,10 @@ fn read_answer<'a>(
         ));
     };
     let files = match plain_files {
-        Some(files) => Ok(files.into_iter().map(without_nulls).collect()),
+        Some(mut files) => {
+            files.iter_mut().for_each(without_nulls);
+            Ok(files)
+        }
         None => read_files(r.files),
     }
     .map_err(|(path, what)| {
@@ -419,20 +431,21 @@ fn read_files(raw: Option<&RawJson>) -> Result<Vec<FileRef<'_>>, (String, String
             format!("the sandbox's files is {kind}, not an array"),
         ));
     }
-    let files: Vec<FileRef<'_>> = match read_plain_files(raw.get()) {
+    let mut files: Vec<FileRef<'_>> = match read_plain_files(raw.get()) {
         Some(files) => files,
         None => json::decode(raw.get(), root).map_err(|e| {
             let what = format!("a file of the answer is unusable: {}", e.message);
             (e.path, what)
         })?,
     };
-    Ok(files.into_iter().map(without_nulls).collect())
+    files.iter_mut().for_each(without_nulls);
+    Ok(files)
 }
 
 /// A file of an answer as the fold should see it: `null`-valued keys removed, and LibreCodeInterpreter's
 /// per-file `session_id` (its name for the storage session) moved to `storage_session_id` when that is
 /// missing — kept twice it would only go stale.
-fn without_nulls(mut f: FileRef<'_>) -> FileRef<'_> {
+fn without_nulls(f: &mut FileRef<'_>) {
     for field in [&mut f.resource_id, &mut f.storage_session_id, &mut f.kind] {
         if matches!(field, Field::Null) {
             *field = Field::Absent;
@@ -463,7 +476,6 @@ fn without_nulls(mut f: FileRef<'_>) -> FileRef<'_> {
             f.storage_session_id = Field::Set(s);
         }
     }
-    f
 }
 
 #[cfg(test)]

@@ -39,3 +39,9 @@ pub fn strip_trusted(args: &JsonMap) -> (JsonMap, Vec<String>) {
     }
     (kept, dropped)
 }
+
+/// The trusted keys of a model's arguments, in argument order (what [`strip_trusted`] drops, without
+/// copying the arguments kept).
+pub fn trusted_keys(args: &JsonMap) -> Vec<String> {
+    args.keys().filter(|k| is_trusted(k)).cloned().collect()
+}
