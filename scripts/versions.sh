@@ -35,12 +35,14 @@ ESBUILD_VERSION=0.28.2         # scripts/assemble-pkg.mjs: bundles the CommonJS 
 #     grew 244 KB -> 545 KB with the features; split in two at 543,959 / 224,631 bytes: core 377,814 /
 #     163,500, sandbox 236,745 / 107,863; after review 377,809 / 163,450 and 236,816 / 107,112; with the
 #   operation registry, the rules crate and the constants written at build time 377,418 / 162,966 and
-#   236,413 / 107,078; the merge's touched positions without a sort 373,657 / 162,030; last 373,665 / 162,013 and
-#   236,421 / 107,153.)
+#   236,413 / 107,078; the merge's touched positions without a sort 373,657 / 162,030; 373,665 / 162,013 and
+#   236,421 / 107,153. Raised once, by issue 21: the forwarding path puts the sandbox dialects into the core
+#   (gates live there) and reads answers and writes bodies with hand-written scanners and writers beside the
+#   checked serde ones, 432,268 / 186,490 and 245,198 / 110,730; bench/README.md "Size" says what it takes back.)
 CORE_BUDGET_RAW=262144         # <= 256 KiB
 CORE_BUDGET_GZIP=98304         # <= 96 KiB, gzip -9
-CORE_CEILING_RAW=373700
-CORE_CEILING_GZIP=162100
-SANDBOX_CEILING_RAW=236500
-SANDBOX_CEILING_GZIP=107200
+CORE_CEILING_RAW=432300
+CORE_CEILING_GZIP=186500
+SANDBOX_CEILING_RAW=245200
+SANDBOX_CEILING_GZIP=110800
 MODULES_BUDGET_RAW=545041      # both modules together, raw

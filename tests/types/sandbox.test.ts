@@ -6,6 +6,8 @@ import {
   readSandboxResponse,
   stripTrustedFields,
   type CodeSessionGateError,
+  type ForwardedAnswer,
+  type ForwardedRequest,
   type RefNote,
   type SandboxAnswer,
   type SandboxRequest,
@@ -37,4 +39,18 @@ const text: string = gate.snapshot();
 const restored: Gate = Gate.fromSnapshot(text, { codeSessionToolNames: ['create_file'] });
 Gate.fromSnapshot(JSON.parse(text) as object);
 
-export { endpoint, reason, stdout, args, dropList, retryOf, restored };
+// The forwarding path: the body as text (or bytes), the answer as text or bytes, the artifact kept inside.
+const batch = gate.beginEventBatch([{ id: 'c1', name: 'bash_tool', args: { command: 'ls' } }], { threadId: 't' });
+const forwarded: ForwardedRequest = gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', userId: 'u', withFiles: true });
+const sendable: string | Uint8Array = forwarded.body;
+const sentNames: string[] | undefined = forwarded.files?.map((f) => f.name);
+// @ts-expect-error the tool, its arguments and its context are the batch's
+gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', tool: 'bash_tool' });
+const read: ForwardedAnswer = gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: new Uint8Array(0), retryAfter: null });
+const kept: number = read.files;
+gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: new ArrayBuffer(0) });
+// @ts-expect-error a status is required
+gate.sandboxAnswer(batch.id, 'c1', { body: '' });
+const folded: 'folded' | 'failed' = gate.completeEventBatch(batch.id, { now: 1 });
+
+export { endpoint, reason, stdout, args, dropList, retryOf, restored, sendable, sentNames, kept, folded };
