@@ -46,7 +46,11 @@ fn run(data: &[u8]) {
         assert_eq!((e.code.as_str(), e.path.as_str()), ("invalid_type", param));
         return;
     }
-    let core = json::parse(&text, &Path::root("")).and_then(|o| build_sandbox_request(&o));
+    let parsed = json::parse(&text, &Path::root(""));
+    let core = parsed
+        .as_ref()
+        .map_err(Clone::clone)
+        .and_then(build_sandbox_request);
     let request = match core {
         Ok(r) => r,
         Err(e) => {
@@ -82,6 +86,9 @@ fn run(data: &[u8]) {
         "built for dialect {dialect:?}"
     );
 
+    // The body as the host sends it: the hand-written text must be a JSON object.
+    let body: serde_json::Map<String, Value> = serde_json::from_str(&request.body.to_json())
+        .unwrap_or_else(|e| panic!("the body is not a JSON object ({e}): {text}"));
     let allowed: &[&str] = if codeapi {
         &[
             "lang",
@@ -104,7 +111,7 @@ fn run(data: &[u8]) {
             "timeout",
         ]
     };
-    for k in request.body.keys() {
+    for k in body.keys() {
         assert!(
             allowed.contains(&k.as_str()),
             "{dialect}: body key {k}: {text}"
@@ -112,24 +119,22 @@ fn run(data: &[u8]) {
     }
     for k in ["lang", "code"] {
         assert!(
-            request
-                .body
-                .get(k)
+            body.get(k)
                 .and_then(Value::as_str)
                 .is_some_and(|s| !s.is_empty()),
             "{k} missing or empty: {text}"
         );
     }
-    if let Some(a) = request.body.get("args") {
+    if let Some(a) = body.get("args") {
         assert!(
             a.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
             "args: {a}"
         );
     }
-    if let Some(s) = request.body.get("session_id") {
+    if let Some(s) = body.get("session_id") {
         assert!(s.as_str().is_some_and(|s| !s.is_empty()), "session_id {s}");
     }
-    if let Some(h) = request.body.get("runtime_session_hint") {
+    if let Some(h) = body.get("runtime_session_hint") {
         let h = h.as_str().unwrap_or_else(|| panic!("hint {h}"));
         assert!(
             !h.is_empty()
@@ -139,7 +144,7 @@ fn run(data: &[u8]) {
             "codeapi runtime hint {h:?}"
         );
     }
-    if let Some(t) = request.body.get("timeout") {
+    if let Some(t) = body.get("timeout") {
         let t = t.as_f64().unwrap_or_else(|| panic!("timeout {t}"));
         assert!(t.is_finite() && t > 0.0, "timeout {t}");
         if !codeapi {
@@ -149,7 +154,7 @@ fn run(data: &[u8]) {
             );
         }
     }
-    if let Some(files) = request.body.get("files") {
+    if let Some(files) = body.get("files") {
         let files = files.as_array().unwrap_or_else(|| panic!("files {files}"));
         assert!(!files.is_empty(), "an empty files list sent");
         let mut names = std::collections::HashSet::new();
@@ -225,7 +230,7 @@ fn run(data: &[u8]) {
             }
         }
     }
-    for k in request.body.keys() {
+    for k in body.keys() {
         // session_id / files / runtime_session_hint / user_id / entity_id come from the gate's context and
         // the host's options, never from modelArgs: they must agree with those.
         if k == "session_id" {
@@ -237,7 +242,7 @@ fn run(data: &[u8]) {
                 })
             });
             assert_eq!(
-                request.body.get(k),
+                body.get(k),
                 from_ctx,
                 "session_id not the context's: {text}"
             );

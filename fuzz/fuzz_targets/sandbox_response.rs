@@ -10,6 +10,7 @@
 #![no_main]
 
 use code_session_gate::api;
+use code_session_gate::core::json;
 use code_session_gate::core::sandbox::read_sandbox_response;
 use csg_fuzz::{answer_json, quote, Gen, J};
 use libfuzzer_sys::fuzz_target;
@@ -55,11 +56,28 @@ fn run(data: &[u8]) {
     check(&mut g, status, body, retry);
 }
 
+/// What the checks read of an answer.
+struct Answer {
+    artifact: serde_json::Map<String, Value>,
+    exit_code: Option<Value>,
+}
+
 /// Reads the answer, through the core and through the operation, and checks both.
 fn check(g: &mut Gen<'_>, status: u16, body: String, retry: Option<String>) {
     match read_sandbox_response(status, &body, retry.as_deref()) {
-        Ok(answer) => {
+        Ok(read) => {
             assert!((200..300).contains(&status), "an answer for HTTP {status}");
+            // The artifact as a host receives it.
+            let artifact: serde_json::Map<String, Value> =
+                serde_json::from_str(&json::to_text(&read.artifact_out()))
+                    .unwrap_or_else(|e| panic!("the artifact is not a JSON object: {e}"));
+            let answer = Answer {
+                artifact,
+                exit_code: read
+                    .exit_code
+                    .as_ref()
+                    .map(|c| serde_json::from_str::<Value>(c.get()).unwrap_or(Value::Null)),
+            };
             let sid = answer.artifact.get("session_id").and_then(Value::as_str);
             assert!(
                 sid.is_some_and(|s| !s.is_empty()),

@@ -394,17 +394,9 @@ export interface SandboxAnswer {
   exitCode?: number;
 }
 
-/** `Gate.sandboxRequest`'s options: the dialect and what the batch did not plan. Unknown keys are refused. */
-export interface ForwardRequestOptions {
-  dialect: SandboxDialect;
-  /** What runs; optional for `execute_code` and `bash_tool` (read from the call's arguments). */
-  run?: SandboxRun | null;
-  userId?: string | null;
-  entityId?: string | null;
-  timeoutMs?: number | null;
-  credential?: string | null;
-  executionProfile?: string | null;
-  requestId?: string | null;
+/** `Gate.sandboxRequest`'s options: `buildSandboxRequest`'s but what the batch planned (the tool, its arguments and
+ * its context). Unknown keys are refused. */
+export interface ForwardRequestOptions extends Omit<SandboxRequestOptions, "tool" | "modelArgs" | "context"> {
   /** Also return the refs sent, as objects (`files`). */
   withFiles?: boolean | null;
   /** Return `body` as its UTF-8 bytes (a `Uint8Array`, what `fetch` sends as it is) instead of text. */

@@ -94,23 +94,12 @@ impl<'de> Deserialize<'de> for Body<'de> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Body<'de>, A::Error> {
                 let mut b = Body::default();
                 while let Some(key) = map.next_key::<Str<'de>>()? {
-                    let slot = match key.as_str() {
-                        "session_id" => &mut b.session_id,
-                        "files" => &mut b.files,
-                        "stdout" => &mut b.stdout,
-                        "stderr" => &mut b.stderr,
-                        "code" => &mut b.code,
-                        "error" => &mut b.error,
-                        "error_type" => &mut b.error_type,
-                        "message" => &mut b.message,
-                        "details" => &mut b.details,
-                        "retry_after_seconds" => &mut b.retry_after_seconds,
-                        _ => {
+                    match b.slot(&key) {
+                        Some(slot) => *slot = Some(map.next_value()?),
+                        None => {
                             map.next_value::<IgnoredAny>()?;
-                            continue;
                         }
-                    };
-                    *slot = Some(map.next_value()?);
+                    }
                 }
                 Ok(b)
             }
@@ -120,6 +109,23 @@ impl<'de> Deserialize<'de> for Body<'de> {
 }
 
 impl<'a> Body<'a> {
+    /// Where the value of top-level key `key` is kept (`None`: a key the reader skips).
+    fn slot(&mut self, key: &str) -> Option<&mut Option<&'a RawJson>> {
+        Some(match key {
+            "session_id" => &mut self.session_id,
+            "files" => &mut self.files,
+            "stdout" => &mut self.stdout,
+            "stderr" => &mut self.stderr,
+            "code" => &mut self.code,
+            "error" => &mut self.error,
+            "error_type" => &mut self.error_type,
+            "message" => &mut self.message,
+            "details" => &mut self.details,
+            "retry_after_seconds" => &mut self.retry_after_seconds,
+            _ => return None,
+        })
+    }
+
     /// The string value of a captured key (`None` for anything else).
     fn string(raw: Option<&'a RawJson>) -> Option<Str<'a>> {
         raw.filter(|r| json::raw_type_name(r) == "string")
@@ -167,31 +173,19 @@ enum Parsed<'a> {
 fn parse_plain(text: &str) -> Option<Body<'_>> {
     let mut b = Body::default();
     read_plain_object(text, |key, s| {
-        let slot = match key {
-            "files" => {
-                if s.peek()? == b'[' {
-                    b.plain_files = Some(s.files()?);
-                    b.files = None;
-                    return Some(());
-                }
-                b.plain_files = None;
-                &mut b.files
-            }
-            "session_id" => &mut b.session_id,
-            "stdout" => &mut b.stdout,
-            "stderr" => &mut b.stderr,
-            "code" => &mut b.code,
-            "error" => &mut b.error,
-            "error_type" => &mut b.error_type,
-            "message" => &mut b.message,
-            "details" => &mut b.details,
-            "retry_after_seconds" => &mut b.retry_after_seconds,
-            _ => {
-                s.raw_value()?;
+        if key == "files" {
+            // A list is read here and now; anything else is kept as text like every other value.
+            b.plain_files = None;
+            if s.peek()? == b'[' {
+                b.plain_files = Some(s.files()?);
+                b.files = None;
                 return Some(());
             }
-        };
-        *slot = Some(s.raw_value()?);
+        }
+        let value = s.raw_value()?;
+        if let Some(slot) = b.slot(key) {
+            *slot = Some(value);
+        }
         Some(())
     })?;
     Some(b)
