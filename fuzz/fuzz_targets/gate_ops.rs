@@ -53,6 +53,8 @@ mod op {
     pub const SNAPSHOT: u32 = 22;
     pub const RESTORE: u32 = 23;
     pub const EXPLAIN: u32 = 24;
+    pub const SANDBOX_REQUEST: u32 = 25;
+    pub const SANDBOX_ANSWER: u32 = 26;
 }
 
 /// Which operations, how often.
@@ -69,6 +71,8 @@ const WEIGHTS: &[(u32, u8)] = &[
     (op::SEED_RUN, 3),
     (op::SET_SESSIONS, 3),
     (op::RESTORE, 3),
+    (op::SANDBOX_REQUEST, 3),
+    (op::SANDBOX_ANSWER, 4),
     (op::SEED_AGENTS, 2),
     (op::ABANDON, 2),
     (op::VERDICT, 1),
@@ -628,6 +632,80 @@ fn arguments(
             let kind = g.pick(&[Kind::Direct, Kind::Event, Kind::Prestart]);
             vec![Some(batch_id(g, host, kind).0)]
         }
+        op::SANDBOX_REQUEST | op::SANDBOX_ANSWER => {
+            // The forwarding path: a dispatched call of a pending event batch (or not), and what came back.
+            let (id, batch) = batch_id(g, host, Kind::Event);
+            let call = match batch
+                .as_ref()
+                .filter(|b| !b.requests.is_empty() && !g.chance(1, 10))
+            {
+                Some(b) => b.requests[g.upto(b.requests.len() - 1)].0.to_string(),
+                None => g.junk(1).text(),
+            };
+            if which == op::SANDBOX_REQUEST {
+                let entries = vec![
+                    (
+                        "dialect",
+                        Some(g.str_from(&["codeapi", "librecodeinterpreter", "e2b"])),
+                    ),
+                    (
+                        "run",
+                        g.maybe(1, 3, |g| {
+                            let entries =
+                                vec![("lang", Some(J::s("py"))), ("code", Some(J::s("print(1)")))];
+                            g.obj(entries)
+                        }),
+                    ),
+                    ("userId", g.maybe(1, 3, |g| g.str_from(THREADS))),
+                    ("timeoutMs", g.maybe(1, 4, |g| g.number())),
+                    (
+                        "withFiles",
+                        g.maybe(1, 3, |g| {
+                            J::raw(if g.chance(1, 2) { "true" } else { "false" })
+                        }),
+                    ),
+                    ("junk", g.maybe(1, 30, |g| g.junk(1))),
+                ];
+                let options = g.obj(entries);
+                vec![Some(id), Some(call), Some(options.text())]
+            } else {
+                let status = match g.branch(5) {
+                    0 | 1 => "200".to_owned(),
+                    2 => "429".to_owned(),
+                    3 => "503".to_owned(),
+                    _ => g.number().text(),
+                };
+                let mut body = artifact(g, host).text();
+                // An answer carries the artifact's keys and the run's output; sometimes it is cut short.
+                if body.ends_with('}') && g.chance(3, 4) {
+                    body.pop();
+                    body.push_str(",\"stdout\":\"ok\\n\",\"stderr\":\"\"}");
+                }
+                if g.chance(1, 10) {
+                    let mut cut = g.upto(body.len());
+                    while !body.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    body.truncate(cut);
+                }
+                let entries = vec![
+                    ("status", Some(J::raw(status))),
+                    (
+                        "retryAfter",
+                        g.maybe(1, 6, |g| g.str_from(&["3", " 7 ", "soon"])),
+                    ),
+                    ("withArtifact", g.maybe(1, 4, |_| J::raw("true"))),
+                ];
+                let answer = g.obj(entries);
+                // The body as the JavaScript layer passes it: raw text after a space.
+                vec![
+                    Some(id),
+                    Some(call),
+                    Some(answer.text()),
+                    Some(format!(" {body}")),
+                ]
+            }
+        }
         op::RESTORE => {
             let mut doc = if g.chance(5, 6) {
                 s.gate.snapshot()
@@ -982,6 +1060,22 @@ fn step(
                 answer_json(name, &answer, false);
                 let id: Option<u32> = args[0].as_deref().and_then(|t| t.parse().ok());
                 host.batches.retain(|b| Some(b.id) != id);
+            }
+            op::SANDBOX_REQUEST => {
+                // The head's JSON, a line break, the body as sent: a JSON object.
+                let (head, body) = answer.split_once('\n').unwrap_or_else(|| {
+                    panic!("sandboxRequest: no line break between head and body: {answer}")
+                });
+                let head = answer_json(name, head, false);
+                assert!(
+                    head.as_ref().is_some_and(Value::is_object),
+                    "sandboxRequest head: {answer}"
+                );
+                let body = answer_json(name, body, false);
+                assert!(
+                    body.as_ref().is_some_and(Value::is_object),
+                    "sandboxRequest body: {answer}"
+                );
             }
             op::ABANDON => {
                 let v = answer_json(name, &answer, false);

@@ -336,21 +336,6 @@ operations! {
         /// requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
         prestartEager(calls: "ToolCallInput[]", #[optional] options: "BatchOptions", #[internal] list: "number") -> "EagerPrestart | null"
         => gate_ops::prestart_eager;
-        /// The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
-        /// `batch` in a sandbox dialect, built from what the batch planned for the call (tool, arguments,
-        /// session, files, runtime hint) and `options` (`{ dialect, run?, userId?, entityId?, timeoutMs?,
-        /// credential?, executionProfile?, requestId?, withFiles? }`), as `buildSandboxRequest` builds it,
-        /// with `body` as the JSON text to send. Changes nothing.
-        sandboxRequest(batch: "number", id: "string", #[unrooted] options: "ForwardRequestOptions") -> "ForwardedRequest"
-        => forward_ops::sandbox_request;
-        /// The forwarding path: reads the sandbox's answer to dispatched call `id` of event batch `batch`
-        /// (`{ status, body, retryAfter? }`, `body` a string or the response's bytes) and keeps its
-        /// artifact for `completeEventBatch`, which folds it. Returns what the host and the model need;
-        /// a failed call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
-        sandboxAnswer(
-            batch: "number", id: "string", #[unrooted] answer: "ForwardedAnswerInput", #[internal] body: "string"
-        ) -> "ForwardedAnswer"
-        => forward_ops::sandbox_answer;
         /// Records the host's handling of a prestart: `options.requests` as it left them, and
         /// `options.results` or `options.rejected: true`.
         settleEager(prestart: "number", options: "SettleEagerOptions") -> "void" => gate_ops::settle_eager;
@@ -388,6 +373,21 @@ operations! {
         => gate_ops::restore;
         /// Why `name` passes or fails every gate site for a call with `options`, with the rule of each.
         explain(name: "string", #[optional] options: "CallOptions") -> "GateExplanation" => gate_ops::explain;
+        /// The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
+        /// `batch` in a sandbox dialect, built from what the batch planned for the call (tool, arguments,
+        /// session, files, runtime hint) and `options` (`{ dialect, run?, userId?, entityId?, timeoutMs?,
+        /// credential?, executionProfile?, requestId?, withFiles? }`), as `buildSandboxRequest` builds it,
+        /// with `body` as the JSON text to send. Changes nothing.
+        sandboxRequest(batch: "number", id: "string", #[unrooted] options: "ForwardRequestOptions") -> "ForwardedRequest"
+        => forward_ops::sandbox_request;
+        /// The forwarding path: reads the sandbox's answer to dispatched call `id` of event batch `batch`
+        /// (`{ status, body, retryAfter? }`, `body` a string or the response's bytes) and keeps its
+        /// artifact for `completeEventBatch`, which folds it. Returns what the host and the model need;
+        /// a failed call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
+        sandboxAnswer(
+            batch: "number", id: "string", #[unrooted] answer: "ForwardedAnswerInput", #[internal] body: "string"
+        ) -> "ForwardedAnswer"
+        => forward_ops::sandbox_answer;
     }
     core {
         /// `toInjectedFileRef(file, execSessionId)`: narrows a stored file to the wire shape the sandbox

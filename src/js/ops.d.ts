@@ -98,21 +98,6 @@ export interface GateOperations {
    */
   prestartEager(calls: ToolCallInput[], options?: BatchOptions): EagerPrestart | null;
   /**
-   * The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
-   * `batch` in a sandbox dialect, built from what the batch planned for the call (tool, arguments,
-   * session, files, runtime hint) and `options` (`{ dialect, run?, userId?, entityId?, timeoutMs?,
-   * credential?, executionProfile?, requestId?, withFiles? }`), as `buildSandboxRequest` builds it,
-   * with `body` as the JSON text to send. Changes nothing.
-   */
-  sandboxRequest(batch: number, id: string, options: ForwardRequestOptions): ForwardedRequest;
-  /**
-   * The forwarding path: reads the sandbox's answer to dispatched call `id` of event batch `batch`
-   * (`{ status, body, retryAfter? }`, `body` a string or the response's bytes) and keeps its
-   * artifact for `completeEventBatch`, which folds it. Returns what the host and the model need;
-   * a failed call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
-   */
-  sandboxAnswer(batch: number, id: string, answer: ForwardedAnswerInput): ForwardedAnswer;
-  /**
    * Records the host's handling of a prestart: `options.requests` as it left them, and
    * `options.results` or `options.rejected: true`.
    */
@@ -146,6 +131,21 @@ export interface GateOperations {
   snapshot(): string;
   /** Why `name` passes or fails every gate site for a call with `options`, with the rule of each. */
   explain(name: string, options?: CallOptions): GateExplanation;
+  /**
+   * The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
+   * `batch` in a sandbox dialect, built from what the batch planned for the call (tool, arguments,
+   * session, files, runtime hint) and `options` (`{ dialect, run?, userId?, entityId?, timeoutMs?,
+   * credential?, executionProfile?, requestId?, withFiles? }`), as `buildSandboxRequest` builds it,
+   * with `body` as the JSON text to send. Changes nothing.
+   */
+  sandboxRequest(batch: number, id: string, options: ForwardRequestOptions): ForwardedRequest;
+  /**
+   * The forwarding path: reads the sandbox's answer to dispatched call `id` of event batch `batch`
+   * (`{ status, body, retryAfter? }`, `body` a string or the response's bytes) and keeps its
+   * artifact for `completeEventBatch`, which folds it. Returns what the host and the model need;
+   * a failed call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
+   */
+  sandboxAnswer(batch: number, id: string, answer: ForwardedAnswerInput): ForwardedAnswer;
 }
 
 /**
