@@ -9,6 +9,7 @@ use serde::Deserialize;
 use super::params::Params;
 use super::GateSession;
 use crate::core::error::{GateError, GateResult, Path};
+use crate::core::json::write::append_member;
 use crate::core::json::{self, Json, Obj, RawText, Str};
 use crate::core::sandbox::refs::{RefNote, SentRef};
 use crate::core::sandbox::{ArtifactOut, Dialect, SandboxRequest};
@@ -87,10 +88,9 @@ pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult
         ..RequestHead::of(&request)
     });
     if with_files {
-        out.pop();
-        out.push_str(",\"files\":");
-        SentRef::write_all(&request.body.files, &mut out);
-        out.push('}');
+        let mut files = String::new();
+        SentRef::write_all(&request.body.files, &mut files);
+        append_member(&mut out, "files", &files);
     }
     out.push('\n');
     out.push_str(&request.body.to_json());
@@ -123,7 +123,8 @@ pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<
         Dialect::parse(d, &Path::root("dialect"))?;
     }
     let body: &str = match (p.text(3), &input.body) {
-        (Some(raw), _) => raw,
+        // The JavaScript layer writes a space before the body (so that an empty one is not `undefined`).
+        (Some(raw), _) => raw.strip_prefix(' ').unwrap_or(raw),
         (None, Some(b)) => b,
         (None, None) => return Err(GateError::missing(&Path::root("body"))),
     };

@@ -10,6 +10,7 @@ use crate::core::config::Profile;
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::files::narrow::{self, to_injected_file_ref};
 use crate::core::files::{Field, FileRef};
+use crate::core::json::write::append_member;
 use crate::core::json::{self, Json, JsonMap, Obj, RawJson, RawText, Str};
 use crate::core::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
 use crate::core::sandbox::trusted::strip_trusted;
@@ -280,10 +281,7 @@ pub(super) fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
     let request = build_sandbox_request(&options)?;
     // The body is written by hand (it is hot on the forwarding path): the rest, then it, last.
     let mut out = json::to_text(&RequestHead::of(&request));
-    out.pop();
-    out.push_str(",\"body\":");
-    out.push_str(&request.body.to_json());
-    out.push('}');
+    append_member(&mut out, "body", &request.body.to_json());
     Ok(out)
 }
 

@@ -1177,8 +1177,8 @@ export class Gate {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxAnswer');
     if (!isRecord(answer)) return this.#call('sandboxAnswer', [batch, id, answer]);
     const body = read(answer, 'body', 'body');
-    // The body goes as it is, never as a JSON string: its text after a space (which the reader skips
-    // as it skips a keep-alive's), or its bytes.
+    // The body goes as it is, never as a JSON string: its text or its bytes, after a space (so that an
+    // empty body is not `undefined`), which the module takes off.
     let raw;
     if (typeof body === 'string') {
       if (!isWellFormed(body)) throw gateError('lone_surrogate', 'body', 'body: holds an unpaired UTF-16 surrogate, which no answer read as UTF-8 can');

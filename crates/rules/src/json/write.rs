@@ -55,9 +55,32 @@ pub fn push_key(out: &mut String, key: &str, first: bool) {
     out.push(':');
 }
 
+/// Adds member `key` with `value` (JSON text) to `object`, the JSON text of an object written by serde or
+/// by hand (it ends in `}`): how an answer gets a hand-written member after its serde-written ones.
+pub fn append_member(object: &mut String, key: &str, value: &str) {
+    if object.ends_with('}') {
+        object.pop();
+        if !object.ends_with('{') {
+            object.push(',');
+        }
+        push_str(object, key);
+        object.push(':');
+        object.push_str(value);
+        object.push('}');
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn members_are_appended_to_written_objects() {
+        let mut o = String::from("{}");
+        append_member(&mut o, "a", "1");
+        append_member(&mut o, "b", "\"x\"");
+        assert_eq!(o, r#"{"a":1,"b":"x"}"#);
+    }
 
     #[test]
     fn escapes_are_found_in_any_lane() {

@@ -149,8 +149,9 @@ impl<'v> Common<'v> {
     }
 }
 
-/// The options object, its keys checked against `known` (and `requestId`).
-fn options_object<'v>(options: &'v Json, known: &[&str]) -> GateResult<&'v JsonMap> {
+/// The options object, its keys checked against [`OPTION_KEYS`] (and `requestId`) but `planned` (the keys
+/// whose values a forwarded call's plan gives instead of the host).
+fn options_object<'v>(options: &'v Json, planned: &[&str]) -> GateResult<&'v JsonMap> {
     let o = options.as_object().ok_or_else(|| {
         GateError::expected(
             &Path::root(""),
@@ -158,17 +159,18 @@ fn options_object<'v>(options: &'v Json, known: &[&str]) -> GateResult<&'v JsonM
             json::type_name(options),
         )
     })?;
-    if let Some(k) = o
-        .keys()
-        .find(|k| !known.contains(&k.as_str()) && k.as_str() != REQUEST_ID_KEY)
-    {
+    let known =
+        |k: &str| (OPTION_KEYS.contains(&k) && !planned.contains(&k)) || k == REQUEST_ID_KEY;
+    if let Some(k) = o.keys().find(|k| !known(k)) {
+        let mut list = String::new();
+        for key in OPTION_KEYS.iter().filter(|k| !planned.contains(k)) {
+            list.push_str(key);
+            list.push_str(", ");
+        }
         return Err(GateError::new(
             ErrorCode::InvalidValue,
             &Path::root(k),
-            format!(
-                "unknown option (known: {}, {REQUEST_ID_KEY})",
-                known.join(", ")
-            ),
+            format!("unknown option (known: {list}{REQUEST_ID_KEY})"),
         ));
     }
     Ok(o)
@@ -200,7 +202,7 @@ fn model_args(args: Option<&Json>) -> GateResult<(Option<&JsonMap>, Vec<String>)
 ///   `runtimeSessionHint`); other keys of the request are ignored. No context: nothing is mounted.
 /// - The trusted fields of `modelArgs` are dropped and named in [`SandboxRequest::dropped_fields`].
 pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest<'_>> {
-    let o = options_object(options, &OPTION_KEYS)?;
+    let o = options_object(options, &[])?;
     let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
     let tool = required_str(o, "tool")?;
     let (args, dropped_fields) = model_args(o.get("modelArgs"))?;
@@ -224,16 +226,9 @@ pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest<'_>> {
     )
 }
 
-/// The options of a forwarded call's request (its tool, arguments and context are the batch's).
-const FORWARD_OPTION_KEYS: [&str; 7] = [
-    "dialect",
-    "run",
-    "userId",
-    "entityId",
-    "timeoutMs",
-    "credential",
-    "executionProfile",
-];
+/// The options whose values a forwarded call's plan gives (its tool, arguments and context are the
+/// batch's).
+const PLANNED_KEYS: [&str; 3] = ["tool", "modelArgs", "context"];
 
 /// The session a planned call was given, as [`build_forwarded_request`] reads it.
 pub struct PlannedSession<'v> {
@@ -255,7 +250,7 @@ pub fn build_forwarded_request<'v>(
     args: &'v JsonMap,
     session: PlannedSession<'v>,
 ) -> GateResult<SandboxRequest<'v>> {
-    let o = options_object(options, &FORWARD_OPTION_KEYS)?;
+    let o = options_object(options, &PLANNED_KEYS)?;
     let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
     let dropped_fields = trusted_keys(args);
     let run = read_run(dialect, tool, o.get("run"), Some(args))?;
