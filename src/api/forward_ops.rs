@@ -12,7 +12,7 @@ use crate::core::error::{GateError, GateResult, Path};
 use crate::core::json::write::append_member;
 use crate::core::json::{self, Json, Obj, RawText, Str};
 use crate::core::sandbox::refs::{RefNote, SentRef};
-use crate::core::sandbox::{ArtifactOut, Dialect, SandboxRequest};
+use crate::core::sandbox::{ArtifactOut, Dialect, RunReport, SandboxRequest};
 use crate::core::sessions::merge::Artifact;
 
 /// A sandbox request's answer without its body (and the refs sent as objects, which are written by
@@ -138,6 +138,8 @@ pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<
         stderr: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
         exit_code: Option<&'a RawText<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<&'a RunReport<'a>>,
         session_id: &'a str,
         files: usize,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -148,6 +150,7 @@ pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<
         stdout: &read.stdout,
         stderr: &read.stderr,
         exit_code: read.exit_code.as_ref(),
+        run: (!read.run.is_empty()).then_some(&read.run),
         session_id: &artifact.exec_session_id,
         files: artifact.files.len(),
         artifact: (input.with_artifact == Some(true)).then(|| ArtifactOut::of(artifact)),

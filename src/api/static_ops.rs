@@ -14,7 +14,9 @@ use crate::core::json::write::append_member;
 use crate::core::json::{self, Json, JsonMap, Obj, RawJson, RawText, Str};
 use crate::core::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
 use crate::core::sandbox::trusted::strip_trusted;
-use crate::core::sandbox::{build_sandbox_request, read_sandbox_response, ArtifactOut, Dialect};
+use crate::core::sandbox::{
+    build_sandbox_request, read_sandbox_response, ArtifactOut, Dialect, RunReport,
+};
 use crate::core::sessions::changes::session_changes;
 use crate::core::sessions::CodeSession;
 use crate::core::wire::{build_exec_request, read_exec_response, ExecOutcome};
@@ -313,12 +315,15 @@ pub(super) fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
         stderr: &'a str,
         #[serde(skip_serializing_if = "Option::is_none")]
         exit_code: Option<&'a RawText<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        run: Option<&'a RunReport<'a>>,
     }
     Ok(json::to_text(&Out {
         artifact: answer.artifact_out(),
         stdout: &answer.stdout,
         stderr: &answer.stderr,
         exit_code: answer.exit_code.as_ref(),
+        run: (!answer.run.is_empty()).then_some(&answer.run),
     }))
 }
 

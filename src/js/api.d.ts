@@ -385,6 +385,18 @@ export interface SandboxResponseOptions {
   retryAfter?: string | null;
 }
 
+/** How a run ended, in codeapi's (piston's) words; LibreCodeInterpreter reports none of it. */
+export interface SandboxRunReport {
+  /** `RE` (non-zero exit), `SG` (signal), `TO` (timeout), `OL` / `EL` (stdout / stderr past the limit), `XX`. */
+  status?: string;
+  signal?: string;
+  message?: string;
+  /** Wall-clock milliseconds. */
+  wallTime?: number;
+  /** Why the sandbox stopped the run, when it did: not the tool's success (a non-zero exit is not a stop). */
+  stopped?: "output_limit" | "timeout" | "signal" | "sandbox_failure";
+}
+
 /** A sandbox's successful answer. */
 export interface SandboxAnswer {
   /** `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`). */
@@ -392,6 +404,8 @@ export interface SandboxAnswer {
   stdout: string;
   stderr: string;
   exitCode?: number;
+  /** How the run ended, when the sandbox says (codeapi). */
+  run?: SandboxRunReport;
 }
 
 /** `Gate.sandboxRequest`'s options: `buildSandboxRequest`'s but what the batch planned (the tool, its arguments and
@@ -448,6 +462,8 @@ export interface ForwardedAnswer {
   stdout: string;
   stderr: string;
   exitCode?: number;
+  /** How the run ended, when the sandbox says (codeapi). */
+  run?: SandboxRunReport;
   /** The answer's exec session. */
   sessionId: string;
   /** How many files the artifact holds. */

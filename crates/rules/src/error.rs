@@ -65,6 +65,14 @@ error_codes! {
     ForbiddenFileRef = "forbidden_file_ref",
     /// The sandbox runs another execution profile than the request expects (HTTP 409).
     ProfileMismatch = "profile_mismatch",
+    /// The sandbox's runtime session is running another call (codeapi's 409 `runtime_session_busy`):
+    /// retry once it ends.
+    SandboxBusy = "sandbox_busy",
+    /// The call's input files are more than the sandbox delivers (HTTP 413, codeapi's
+    /// `session_input_too_large`).
+    InputTooLarge = "input_too_large",
+    /// One of the call's input files cannot be had (codeapi's 422 `session_input_unavailable`).
+    InputUnavailable = "input_unavailable",
     /// The sandbox asks the caller to slow down (HTTP 429), possibly saying for how long.
     RateLimited = "rate_limited",
     /// The sandbox is failing or unreachable for now (HTTP 5xx, or an error body after a keep-alive).

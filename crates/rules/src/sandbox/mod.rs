@@ -28,7 +28,7 @@ pub mod trusted;
 pub use request::{
     build_forwarded_request, build_sandbox_request, ExecBody, PlannedSession, SandboxRequest,
 };
-pub use response::{read_sandbox_response, ArtifactOut, SandboxAnswer};
+pub use response::{read_sandbox_response, ArtifactOut, RunReport, RunStop, SandboxAnswer};
 
 use super::error::{ErrorCode, GateError, GateResult, Path};
 

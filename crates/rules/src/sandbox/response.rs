@@ -31,6 +31,81 @@ pub struct SandboxAnswer<'a> {
     pub stderr: Str<'a>,
     /// The process's exit code (a JSON number as written), when the server says.
     pub exit_code: Option<RawText<'a>>,
+    /// How the run ended, as codeapi reports it (LibreCodeInterpreter says none of it).
+    pub run: RunReport<'a>,
+}
+
+/// How a run ended, in codeapi's (piston's) words: each field as the answer has it, `None` when absent
+/// or `null`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunReport<'a> {
+    /// Two letters: `RE` (non-zero exit), `SG` (killed by a signal), `TO` (timed out), `OL` / `EL`
+    /// (stdout / stderr past the limit), `XX` (the sandbox failed); `None` for a clean exit.
+    pub status: Option<Str<'a>>,
+    /// The signal that ended the process (`SIGKILL`, ...).
+    pub signal: Option<Str<'a>>,
+    /// The sandbox's sentence about the run.
+    pub message: Option<Str<'a>>,
+    /// Wall-clock time of the run in milliseconds (a JSON number as written).
+    pub wall_time: Option<RawText<'a>>,
+}
+
+/// Why a run did not finish on its own: what a host must not report as the tool's success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStop {
+    /// Its output passed the sandbox's limit and it was killed (`OL`, `EL`): the output is cut.
+    OutputLimit,
+    /// It ran past its time limit and was killed (`TO`).
+    Timeout,
+    /// A signal ended it (`SG`).
+    Signal,
+    /// The sandbox failed around it (`XX`).
+    SandboxFailure,
+}
+
+impl RunReport<'_> {
+    /// Whether the answer said nothing of how the run ended.
+    pub fn is_empty(&self) -> bool {
+        self.status.is_none()
+            && self.signal.is_none()
+            && self.message.is_none()
+            && self.wall_time.is_none()
+    }
+
+    /// Why the run was stopped, when it was: a non-zero exit (`RE`) is the program's own answer, not a stop.
+    pub fn stopped(&self) -> Option<RunStop> {
+        match self.status.as_deref()? {
+            "OL" | "EL" => Some(RunStop::OutputLimit),
+            "TO" => Some(RunStop::Timeout),
+            "SG" => Some(RunStop::Signal),
+            "XX" => Some(RunStop::SandboxFailure),
+            _ => None,
+        }
+    }
+}
+
+/// A run's report as the host reads it: `{ status?, signal?, message?, wallTime?, stopped? }`.
+impl Serialize for RunReport<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Some(v) = &self.status {
+            m.serialize_entry("status", v)?;
+        }
+        if let Some(v) = &self.signal {
+            m.serialize_entry("signal", v)?;
+        }
+        if let Some(v) = &self.message {
+            m.serialize_entry("message", v)?;
+        }
+        if let Some(v) = &self.wall_time {
+            m.serialize_entry("wallTime", v)?;
+        }
+        if let Some(v) = self.stopped() {
+            m.serialize_entry("stopped", &v)?;
+        }
+        m.end()
+    }
 }
 
 impl SandboxAnswer<'_> {
@@ -81,6 +156,9 @@ struct Body<'a> {
     message: Option<&'a RawJson>,
     details: Option<&'a RawJson>,
     retry_after_seconds: Option<&'a RawJson>,
+    status: Option<&'a RawJson>,
+    signal: Option<&'a RawJson>,
+    wall_time: Option<&'a RawJson>,
 }
 
 impl<'de> Deserialize<'de> for Body<'de> {
@@ -122,6 +200,9 @@ impl<'a> Body<'a> {
             "message" => &mut self.message,
             "details" => &mut self.details,
             "retry_after_seconds" => &mut self.retry_after_seconds,
+            "status" => &mut self.status,
+            "signal" => &mut self.signal,
+            "wall_time" => &mut self.wall_time,
             _ => return None,
         })
     }
@@ -276,6 +357,14 @@ fn read_answer<'a>(
     };
     if !(200..300).contains(&status) {
         let (code, what) = match status {
+            422 if object.and_then(|b| Body::string(b.error)).as_deref()
+                == Some("session_input_unavailable") =>
+            {
+                (
+                    ErrorCode::InputUnavailable,
+                    "one of the call's input files cannot be had",
+                )
+            }
             400 | 422 => (ErrorCode::InvalidRequest, "the sandbox refused the request"),
             401 => (
                 ErrorCode::Unauthorized,
@@ -285,9 +374,22 @@ fn read_answer<'a>(
                 ErrorCode::ForbiddenFileRef,
                 "the sandbox refused a file reference",
             ),
+            // codeapi answers 409 for two things, told apart by the body's `error`.
+            409 if object.and_then(|b| Body::string(b.error)).as_deref()
+                == Some("runtime_session_busy") =>
+            {
+                (
+                    ErrorCode::SandboxBusy,
+                    "the sandbox's runtime session is busy with another call",
+                )
+            }
             409 => (
                 ErrorCode::ProfileMismatch,
                 "the sandbox runs another execution profile",
+            ),
+            413 => (
+                ErrorCode::InputTooLarge,
+                "the call's input files are more than the sandbox delivers",
             ),
             429 => (ErrorCode::RateLimited, "the sandbox is rate limiting"),
             500..=599 => (ErrorCode::Unavailable, "the sandbox failed"),
@@ -296,7 +398,7 @@ fn read_answer<'a>(
                 "the sandbox answered an unexpected status",
             ),
         };
-        let retry = (status == 429)
+        let retry = matches!(code, ErrorCode::RateLimited | ErrorCode::SandboxBusy)
             .then(|| retry_seconds(object, retry_after))
             .flatten();
         return Err(fail(code, what, retry));
@@ -388,6 +490,15 @@ fn read_answer<'a>(
             exec_session_id: session_id,
             files,
             deleted_files: Vec::new(),
+        },
+        run: RunReport {
+            status: Body::string(r.status).filter(|s| !s.is_empty()),
+            signal: Body::string(r.signal).filter(|s| !s.is_empty()),
+            message: Body::string(r.message).filter(|s| !s.is_empty()),
+            wall_time: r
+                .wall_time
+                .filter(|c| json::raw_type_name(c) == "number")
+                .map(RawText::Borrowed),
         },
     })
 }
@@ -495,9 +606,11 @@ mod tests {
             r#"{}"#,
             r#"[]"#,
             r#"{"error":"x","message":"y","details":"x"}"#,
+            r#"{"session_id":"s","files":[],"code":137,"signal":"SIGKILL","message":"cut","status":"OL","wall_time":3}"#,
+            r#"{"error":"runtime_session_busy","message":"busy"}"#,
         ];
         for body in bodies {
-            for status in [200, 429, 503] {
+            for status in [200, 409, 413, 422, 429, 503] {
                 let plain = read_answer(status, body, Some("3"), true);
                 let checked = read_answer(status, body, Some("3"), false);
                 match (plain, checked) {

@@ -291,7 +291,43 @@ fn an_answer_becomes_an_artifact_to_fold() -> GateResult<()> {
 #[test]
 fn failures_are_typed_with_their_status() {
     type Case<'a> = (u16, &'a str, Option<&'a str>, ErrorCode, Option<u64>);
-    let cases: [Case<'_>; 14] = [
+    let cases: [Case<'_>; 19] = [
+        // codeapi's 409s, told apart by their body; only "busy" is worth retrying.
+        (
+            409,
+            r#"{"error":"runtime_session_busy","message":"Runtime session is busy"}"#,
+            Some("2"),
+            ErrorCode::SandboxBusy,
+            Some(2),
+        ),
+        (
+            409,
+            r#"{"error":"execution_profile_mismatch"}"#,
+            Some("2"),
+            ErrorCode::ProfileMismatch,
+            None,
+        ),
+        (
+            413,
+            r#"{"error":"session_input_too_large","message":"Input files exceed the delivery limit"}"#,
+            None,
+            ErrorCode::InputTooLarge,
+            None,
+        ),
+        (
+            422,
+            r#"{"error":"session_input_unavailable","message":"One or more input files are unavailable"}"#,
+            None,
+            ErrorCode::InputUnavailable,
+            None,
+        ),
+        (
+            504,
+            r#"{"error":"execution_timeout","message":"Execution timed out"}"#,
+            None,
+            ErrorCode::Unavailable,
+            None,
+        ),
         (
             400,
             r#"{"error":"files[0].version must be absent"}"#,
@@ -377,6 +413,46 @@ fn failures_are_typed_with_their_status() {
             "{status} {body}"
         );
     }
+}
+
+#[test]
+fn codeapi_run_reports_say_how_the_run_ended() {
+    fn read(body: &str) -> RunReport<'_> {
+        answer(200, body, None).unwrap().run
+    }
+    let stopped = |body: &str| read(body).stopped();
+    let body = |status: &str| {
+        format!(
+            r#"{{"session_id":"s","stdout":"x","code":137,"signal":"SIGKILL","message":"m","status":{status},"wall_time":12.5}}"#
+        )
+    };
+    assert_eq!(stopped(&body(r#""OL""#)), Some(RunStop::OutputLimit));
+    assert_eq!(stopped(&body(r#""EL""#)), Some(RunStop::OutputLimit));
+    assert_eq!(stopped(&body(r#""TO""#)), Some(RunStop::Timeout));
+    assert_eq!(stopped(&body(r#""SG""#)), Some(RunStop::Signal));
+    assert_eq!(stopped(&body(r#""XX""#)), Some(RunStop::SandboxFailure));
+    // A non-zero exit is the program's own answer; a clean one has no status at all.
+    assert_eq!(stopped(&body(r#""RE""#)), None);
+    assert_eq!(stopped(&body("null")), None);
+    let killed = body(r#""OL""#);
+    let report = read(&killed);
+    assert_eq!(report.signal.as_deref(), Some("SIGKILL"));
+    assert_eq!(report.message.as_deref(), Some("m"));
+    assert_eq!(
+        report.wall_time.as_ref().map(|w| w.get().to_owned()),
+        Some("12.5".to_owned())
+    );
+    assert_eq!(
+        json::to_text(&report),
+        r#"{"status":"OL","signal":"SIGKILL","message":"m","wallTime":12.5,"stopped":"output_limit"}"#
+    );
+    // LibreCodeInterpreter says none of it: nothing to report.
+    assert!(read(r#"{"session_id":"s","stdout":"","stderr":"","files":[]}"#).is_empty());
+    // Values of the wrong type are not a report (a numeric status, a string wall time).
+    assert!(
+        read(r#"{"session_id":"s","status":5,"wall_time":"1","signal":null,"message":""}"#)
+            .is_empty()
+    );
 }
 
 #[test]

@@ -14,7 +14,7 @@ use crate::error::{ErrorCode, GateError, GateResult, Path};
 use crate::files::StoredFile;
 use crate::json::{Json, RawText, Str};
 use crate::sandbox::{
-    build_forwarded_request, read_sandbox_response, PlannedSession, SandboxRequest,
+    build_forwarded_request, read_sandbox_response, PlannedSession, RunReport, SandboxRequest,
 };
 use crate::sessions::merge::Artifact;
 
@@ -27,6 +27,8 @@ pub struct AnswerRead<'b> {
     pub stderr: Str<'b>,
     /// The exit code (a JSON number as written), when the server says.
     pub exit_code: Option<RawText<'b>>,
+    /// How the run ended, as the sandbox reports it.
+    pub run: RunReport<'b>,
     /// The artifact kept for the fold.
     pub artifact: Rc<Artifact<'static>>,
 }
@@ -167,6 +169,7 @@ impl Gate {
             stdout: answer.stdout,
             stderr: answer.stderr,
             exit_code: answer.exit_code,
+            run: answer.run,
             artifact,
         })
     }
