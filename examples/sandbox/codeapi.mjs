@@ -170,8 +170,9 @@ function resolveDestinations(files) {
  * @param {string} ctx.scratchRoot
  * @param {Set<() => void>} ctx.active  kill switches of running jobs
  * @param {(msg: string) => void} ctx.log
+ * @param {ReturnType<typeof import('./jwt.mjs').jwtVerifier>} [ctx.jwt]  codeapi's production auth, when asked for
  */
-export function createCodeapi({ store, execRoot, scratchRoot, active, log }) {
+export function createCodeapi({ store, execRoot, scratchRoot, active, log, jwt }) {
   const headers = { 'x-codeapi-execution-profile': PROFILE };
   const send = (/** @type {import('node:http').ServerResponse} */ res, /** @type {number} */ status, /** @type {unknown} */ body) => sendJson(res, status, body, headers);
 
@@ -181,6 +182,14 @@ export function createCodeapi({ store, execRoot, scratchRoot, active, log }) {
     const bearer = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1]?.trim();
     if ([apiKey, bearer].filter(Boolean).length > 1) throw new HttpFailure(400, { error: 'Ambiguous authentication headers' });
     if (apiKey || !bearer) throw new HttpFailure(401, { error: 'Bearer token is required' });
+    if (jwt) {
+      try {
+        const claims = jwt.check(bearer);
+        return { userId: claims.sub, ns: typeof claims.tenant_id === 'string' && claims.tenant_id ? claims.tenant_id : NAMESPACE };
+      } catch (e) {
+        throw new HttpFailure(401, /** @type {any} */ (e).body ?? { error: 'Unauthorized' });
+      }
+    }
     return identityFromToken(bearer);
   }
 

@@ -114,6 +114,14 @@ export class Stats {
     this.exec = { codeapi: 0, librecodeinterpreter: 0 };
     /** @type {Array<{ dialect: string, at: string, headers: Record<string, unknown>, body: unknown }>} */
     this.execRequests = [];
+    /** @type {string[]} every request's method and path as sent (`GET /codeapi/download/…`), last ones */
+    this.paths = [];
+  }
+
+  /** @param {string} method @param {string} url the request line's target, unresolved */
+  recordPath(method, url) {
+    this.paths.push(`${method} ${url}`);
+    if (this.paths.length > 10 * MAX_RECORDED) this.paths.splice(0, this.paths.length - 10 * MAX_RECORDED);
   }
 
   /** @param {'codeapi'|'librecodeinterpreter'} dialect */
@@ -137,7 +145,7 @@ export class Stats {
   }
 
   toJSON() {
-    return { requests: this.requests, exec: this.exec, execRequests: this.execRequests };
+    return { requests: this.requests, exec: this.exec, execRequests: this.execRequests, paths: this.paths };
   }
 }
 

@@ -16,6 +16,7 @@ import { readBody, sendJson } from './http.mjs';
 import { FaultQueue, Stats, applyFault, handleControl } from './faults.mjs';
 import { createCodeapi } from './codeapi.mjs';
 import { createLci } from './lci.mjs';
+import { jwtVerifier } from './jwt.mjs';
 
 const BASES = /** @type {const} */ ({ codeapi: 'codeapi', lci: 'librecodeinterpreter' });
 
@@ -26,6 +27,8 @@ const BASES = /** @type {const} */ ({ codeapi: 'codeapi', lci: 'librecodeinterpr
  * @property {number} [keepaliveMs]  LCI keep-alive interval, default 3000
  * @property {string} [apiKey]       LCI API key, default "test-key"
  * @property {(msg: string) => void} [log]  warnings; default: stderr
+ * @property {import('./jwt.mjs').JwtSettings} [codeapiJwt]  codeapi's production auth: verify every
+ *   codeapi request's token as the real server does (the default reads any bearer as the user)
  */
 
 /**
@@ -35,6 +38,7 @@ const BASES = /** @type {const} */ ({ codeapi: 'codeapi', lci: 'librecodeinterpr
  * @property {string} lciUrl      base URL for the librecodeinterpreter dialect
  * @property {number} port
  * @property {string} dataDir
+ * @property {{ header: any, claims: any }[]} codeapiTokens  the codeapi tokens accepted (with `codeapiJwt`)
  * @property {() => Promise<void>} close
  */
 
@@ -60,8 +64,9 @@ export async function startSandbox(options = {}) {
   const store = new ObjectStore(join(dataDir, 'objects'));
   const faults = new FaultQueue();
   const stats = new Stats();
+  const jwt = options.codeapiJwt ? jwtVerifier(options.codeapiJwt) : undefined;
   const dialects = {
-    codeapi: createCodeapi({ store, execRoot, scratchRoot, active, log }),
+    codeapi: createCodeapi({ store, execRoot, scratchRoot, active, log, jwt }),
     librecodeinterpreter: createLci({ store, execRoot, scratchRoot, active, apiKey, keepaliveMs, log }),
   };
 
@@ -74,6 +79,7 @@ export async function startSandbox(options = {}) {
     const segments = url.pathname.split('/').filter(Boolean).map((s) => { try { return decodeURIComponent(s); } catch { return s; } });
     const dialectName = BASES[/** @type {keyof typeof BASES} */ (segments[0])] ?? null;
     const rest = dialectName ? segments.slice(1) : segments;
+    if (rest[0] !== '__control') stats.recordPath(req.method ?? '', req.url ?? '');
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
     let body = Buffer.alloc(0);
     if (hasBody) {
@@ -133,6 +139,7 @@ export async function startSandbox(options = {}) {
     lciUrl: `${url}/lci`,
     port: address.port,
     dataDir,
+    codeapiTokens: jwt?.accepted ?? [],
     close() {
       closing ??= (async () => {
         // Running jobs would otherwise outlive the server until their timeout.
