@@ -120,7 +120,8 @@ try {
     console.log(`\n${bold(`── ${i + 1}. ${step.name}`)} ${dim(describeArgs(step.args))}`);
     console.log(`   gate     session tool: ${yes(v.participates)} · gets the session: ${yes(v.eventContext)} · its answer moves the session: ${yes(v.eventFold)} · runtime hint: ${yes(v.eventRuntimeHint)}`);
     if (r.sent) {
-      const files = r.sent.files.length ? r.sent.files.map((f) => `${f.name} (${f.kind}${f.version !== undefined ? ` v${f.version}` : ''}, storage ${short(f.storage_session_id)})`).join(', ') : '(none)';
+      // The refs a batch sent are listed once per request (`answer.sent`), the count per call.
+      const files = r.sent.files ? answer.sent.files.map((f) => `${f.name} (${f.kind}${f.version !== undefined ? ` v${f.version}` : ''}, storage ${short(f.storage_session_id)})`).join(', ') : '(none)';
       const session = r.sent.session_id
         ? short(r.sent.session_id)
         : opts.dialect === 'codeapi'
@@ -128,7 +129,7 @@ try {
           : '(none)';
       console.log(`   sent     session_id: ${session} · hint: ${r.sent.runtime_session_hint ?? '(none)'} · files: ${files}`);
       if (r.sent.droppedFields.length) console.log(`            dropped from the model's args: ${r.sent.droppedFields.join(', ')}`);
-      for (const n of r.sent.refs) console.log(`            ref ${n.name}: ${n.action} (${n.reason})`);
+      for (const n of answer.sent.refs) console.log(`            ref ${n.name}: ${n.action} (${n.reason})`);
     }
     if (r.output) {
       const exit = r.output.exitCode ?? 0;

@@ -113,6 +113,7 @@ function writeConfig({ port, env, stateDir, pkgDir }) {
   const bindings = [
     ...Object.entries(env).map(([k, v]) => `(name = ${text(k)}, text = ${text(v)})`),
     `(name = "CONVERSATIONS", durableObjectNamespace = "Conversation")`,
+    `(name = "USERS", durableObjectNamespace = "User")`,
   ];
   const disk = join(stateDir, 'durable-objects');
   mkdirSync(disk, { recursive: true });
@@ -135,6 +136,7 @@ const worker :Workerd.Worker = (
   ],
   durableObjectNamespaces = [
     (className = "Conversation", uniqueKey = "code-session-gate-conversation", enableSql = true),
+    (className = "User", uniqueKey = "code-session-gate-user", enableSql = true),
   ],
   durableObjectStorage = (localDisk = "do-disk"),
   globalOutbound = "net",

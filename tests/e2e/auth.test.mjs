@@ -2,6 +2,7 @@
 // runs or is stored (issue 23), and a worker without its secret refuses everything. In workerd, against
 // the local sandbox in both dialects.
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { DECLARED } from '../../examples/worker/scenario.js';
 import { DIALECTS, SECRET, USER, api, forge, one, useSandbox, sandboxRequests, snapshotText, tokenFor, worker } from './harness.mjs';
@@ -33,7 +34,8 @@ async function cases() {
     ['a malformed JWT', `Bearer ${h}.${p}`, 'invalid_token'],
     ['a bad signature (another token\'s)', `Bearer ${h}.${p}.${other}`, 'invalid_token'],
     ['a changed payload', `Bearer ${h}.${b64({ sub: 'admin', exp: now() + 600 })}.${sig}`, 'invalid_token'],
-    ['another secret', `Bearer ${await forge({ sub: USER, secret: 'another-secret-of-at-least-32-bytes!!' })}`, 'invalid_token'],
+    ['another secret', `Bearer ${await forge({ sub: USER, secret: Buffer.from('another-secret-of-at-least-32-bytes!!').toString('base64') })}`, 'invalid_token'],
+    ['the secret\'s text as the key (not the bytes it stands for)', `Bearer ${await forge({ sub: USER, secret: `not base64: ${SECRET}` })}`, 'invalid_token'],
     ['alg none', `Bearer ${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: USER, exp: now() + 600 })}.`, 'invalid_token'],
     ['alg HS512 with the right secret', `Bearer ${await forge({ sub: USER, alg: 'HS512' })}`, 'invalid_token'],
     ['expired past the 60 s skew', `Bearer ${await forge({ sub: USER, nowSeconds: now() - 3600, ttlSeconds: 3600 - 90 })}`, 'token_expired'],
@@ -121,8 +123,9 @@ describe('a worker configured for an audience, or without its secret', () => {
     }
   });
 
-  test('no WORKER_AUTH_SECRET (or a short one): every route answers 500 naming the setting', async () => {
-    for (const secret of ['', 'short']) {
+  test('no WORKER_AUTH_SECRET, or one that is no key: every route answers 500 naming the setting', async () => {
+    // Empty; too short; 32 spaces (text, not a key); 16 bytes as hex; 32 zero bytes as base64.
+    for (const secret of ['', 'short', ' '.repeat(32), 'ab'.repeat(16), 'A'.repeat(43)]) {
       const w = await worker(box.sb, 'codeapi', DECLARED, undefined, { WORKER_AUTH_SECRET: secret });
       try {
         const requestsBefore = await sandboxRequests(box.sb);
@@ -141,5 +144,82 @@ describe('a worker configured for an audience, or without its secret', () => {
       }
     }
     assert.ok(SECRET.length >= 32);
+  });
+});
+
+describe('callers\' tokens as a deployment issues them: public keys, a JWKS, an issuer', () => {
+  /** A key pair of `type`, its public half as a JWK with `kid`. */
+  const pair = (type, kid, options = {}) => {
+    const { privateKey, publicKey } = generateKeyPairSync(type, options);
+    return { privateKey, publicKey, jwk: { ...publicKey.export({ format: 'jwk' }), kid } };
+  };
+
+  test('EdDSA and RS256 tokens against WORKER_AUTH_JWKS, picked by kid; ES256 against WORKER_AUTH_PUBLIC_KEY; AUTH_ISSUER checked', async () => {
+    const ed = pair('ed25519', 'ed-1');
+    const rsa = pair('rsa', 'rsa-1', { modulusLength: 2048 });
+    const stranger = pair('ed25519', 'ed-1');
+    const env = { WORKER_AUTH_SECRET: '', WORKER_AUTH_JWKS: JSON.stringify({ keys: [ed.jwk, rsa.jwk] }), AUTH_ISSUER: 'https://auth.example/', AUTH_AUDIENCE: 'gate-worker' };
+    const sign = (key, alg, kid, claims = {}) => forge({ privateKey: key, alg, kid, sub: USER, issuer: 'https://auth.example/', audience: 'gate-worker', ...claims });
+    const w = await worker(box.sb, 'codeapi', DECLARED, undefined, env);
+    try {
+      const cases = [
+        ['EdDSA, its kid', await sign(ed.privateKey, 'EdDSA', 'ed-1'), 200],
+        ['RS256, its kid', await sign(rsa.privateKey, 'RS256', 'rsa-1'), 200],
+        ['EdDSA under the RSA key\'s kid', await sign(ed.privateKey, 'EdDSA', 'rsa-1'), 'invalid_token'],
+        ['a key not in the set, same kid', await sign(stranger.privateKey, 'EdDSA', 'ed-1'), 'invalid_token'],
+        ['an unknown kid', await sign(ed.privateKey, 'EdDSA', 'nobody'), 'invalid_token'],
+        ['another issuer', await sign(ed.privateKey, 'EdDSA', 'ed-1', { issuer: 'https://evil.example/' }), 'wrong_issuer'],
+        ['no issuer', await sign(ed.privateKey, 'EdDSA', 'ed-1', { issuer: undefined }), 'invalid_claims'],
+        ['HS256 with the old secret (no secret configured)', await forge({ sub: USER, issuer: 'https://auth.example/', audience: 'gate-worker' }), 'invalid_token'],
+      ];
+      for (const [what, token, expected] of cases) {
+        const res = await api(w, '/conversations/keys/files', { headers: { authorization: `Bearer ${token}` } }, null);
+        const body = await res.json();
+        if (expected === 200) assert.equal(res.status, 200, `${what}: ${JSON.stringify(body)}`);
+        else assert.deepEqual([res.status, body.error.code], [401, expected], `${what}: ${JSON.stringify(body)}`);
+      }
+    } finally {
+      await w.stop();
+    }
+    const ec = pair('ec', undefined, { namedCurve: 'P-256' });
+    const single = await worker(box.sb, 'codeapi', DECLARED, undefined, { WORKER_AUTH_SECRET: '', WORKER_AUTH_PUBLIC_KEY: ec.publicKey.export({ type: 'spki', format: 'pem' }).toString() });
+    try {
+      const good = await forge({ privateKey: ec.privateKey, alg: 'ES256', sub: USER });
+      assert.equal((await api(single, '/conversations/ec/files', { headers: { authorization: `Bearer ${good}` } }, null)).status, 200);
+      const other = await forge({ privateKey: pair('ec', undefined, { namedCurve: 'P-256' }).privateKey, alg: 'ES256', sub: USER });
+      assert.equal((await api(single, '/conversations/ec/files', { headers: { authorization: `Bearer ${other}` } }, null)).status, 401);
+    } finally {
+      await single.stop();
+    }
+  });
+
+  test('an unusable key setting is a 500 naming it', async () => {
+    for (const [env, name] of [
+      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_JWKS: 'not json' }, /WORKER_AUTH_JWKS/],
+      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_JWKS: '{"keys":[]}' }, /WORKER_AUTH_JWKS/],
+      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----' }, /WORKER_AUTH_PUBLIC_KEY/],
+    ]) {
+      const w = await worker(box.sb, 'codeapi', DECLARED, undefined, env);
+      try {
+        const res = await api(w, '/conversations/x/files');
+        const body = await res.json();
+        assert.equal(res.status, 500, JSON.stringify(body));
+        assert.equal(body.error.code, 'auth_not_configured');
+        assert.match(body.error.message, name);
+      } finally {
+        await w.stop();
+      }
+    }
+  });
+
+  test('a hex secret is its bytes', async () => {
+    const hex = Buffer.from('0123456789abcdef0123456789abcdef').toString('hex');
+    const w = await worker(box.sb, 'codeapi', DECLARED, undefined, { WORKER_AUTH_SECRET: hex });
+    try {
+      const token = await forge({ secret: hex, sub: USER });
+      assert.equal((await api(w, '/conversations/hex/files', { headers: { authorization: `Bearer ${token}` } }, null)).status, 200);
+    } finally {
+      await w.stop();
+    }
   });
 });

@@ -31,7 +31,10 @@ after(async () => {
 /** Runs the seed scenario on `conversation`, one request per step. */
 async function seed(w, conversation) {
   const outcomes = [];
-  for (const step of SEED_STEPS) outcomes.push((await call(w, conversation, [step])).results[0]);
+  for (const step of SEED_STEPS) {
+    const answer = await call(w, conversation, [step]);
+    outcomes.push({ ...answer.results[0], answer });
+  }
   return outcomes;
 }
 
@@ -53,7 +56,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(judgeSeed(outcomes), { created: true, listed: true, edited: true, ranEdited: true }, JSON.stringify(outcomes, null, 1));
       const [create, ls] = outcomes;
       assert.equal(create.verdict.eventFold, true, 'a declared create_file moves the session on');
-      assert.ok(ls.sent.files.some((f) => f.name === 'mandelbrot.py'), 'the gate sent the file to the bash_tool call');
+      assert.equal(ls.sent.files, 1, 'the bash_tool call was sent one file');
+      assert.ok(ls.answer.sent.files.some((f) => f.name === 'mandelbrot.py'), 'the gate sent the file to the bash_tool call');
       assert.deepEqual(partitionNames(await snapshotText(declared, 'seed')), ['mandelbrot.py']);
     });
 
@@ -65,7 +69,8 @@ for (const dialect of DIALECTS) {
       assert.equal(judged.ranEdited, false);
       assert.match(outcomes[3].output.stderr, /No such file or directory/);
       assert.equal(outcomes[0].verdict.eventFold, false, 'an undeclared create_file does not move the session on');
-      assert.deepEqual(outcomes[1].sent.files, []);
+      assert.equal(outcomes[1].sent.files, 0);
+      assert.deepEqual(outcomes[1].answer.sent.files, []);
     });
 
     test('3. the session survives requests and a restart of workerd', async () => {
@@ -99,9 +104,9 @@ for (const dialect of DIALECTS) {
       const lsOther = await one(declared, 'parts-other', 'bash_tool', { command: 'ls /mnt/data/' }, a);
       assert.match(lsA.output.stdout, /secret-a\.txt/);
       assert.doesNotMatch(lsB.output.stdout, /secret-a\.txt/);
-      assert.deepEqual(lsB.sent.files, []);
+      assert.deepEqual(lsB.answer.sent.files, []);
       assert.doesNotMatch(lsOther.output.stdout, /secret-a\.txt/);
-      assert.deepEqual(lsOther.sent.files, []);
+      assert.deepEqual(lsOther.answer.sent.files, []);
       const snap = await snapshotText(declared, 'parts');
       assert.deepEqual(partitionNames(snap, 'agent-a'), ['secret-a.txt']);
       assert.deepEqual(partitionNames(snap, 'agent-b'), []);
@@ -116,7 +121,7 @@ for (const dialect of DIALECTS) {
       );
       assert.ok(answers.every((a) => a.status === 'success'));
       // One at a time: each request was built from the session the previous one left (0, 1, … files sent).
-      const sent = answers.map((a) => a.sent.files.length).sort((x, y) => x - y);
+      const sent = answers.map((a) => a.sent.files).sort((x, y) => x - y);
       assert.deepEqual(sent, Array.from({ length: n }, (_, i) => i));
       assert.deepEqual(partitionNames(await snapshotText(declared, 'busy')), Array.from({ length: n }, (_, i) => `f${i}.txt`).sort());
     });
@@ -126,12 +131,13 @@ for (const dialect of DIALECTS) {
       const up = await upload(sb, dialect, 'SKILL.md', '# Mandelbrot skill\n', fields);
       const fileId = up.files[0].fileId;
       const skillRef = { id: fileId, resource_id: 'skill_mandel', name: 'SKILL.md', storage_session_id: up.storage_session_id, kind: 'skill', version: 3 };
-      await prime(declared, 'skill', [skillRef]);
+      // Skill files are the host's to prime: a token with scope files:prime.
+      await prime(declared, 'skill', [skillRef], undefined, USER, { host: true });
       for (let round = 0; round < 2; round++) {
         const cat = await one(declared, 'skill', 'bash_tool', { command: 'cat /mnt/data/SKILL.md' });
         assert.equal(cat.status, 'success', JSON.stringify(cat.error));
         assert.equal(cat.output.stdout, '# Mandelbrot skill\n');
-        const sentSkill = cat.sent.files.find((f) => f.name === 'SKILL.md');
+        const sentSkill = cat.answer.sent.files.find((f) => f.name === 'SKILL.md');
         assert.deepEqual(sentSkill, { name: 'SKILL.md', id: fileId, storage_session_id: up.storage_session_id, kind: 'skill', version: 3 }, `round ${round}`);
       }
       const stored = JSON.parse(await snapshotText(declared, 'skill')).partitions[0][1].files.find((f) => f.name === 'SKILL.md');

@@ -135,7 +135,7 @@ for (const dialect of DIALECTS) {
 
       const bobLs = await one(w, 'shared-id', 'bash_tool', { command: 'ls /mnt/data/' }, undefined, bob);
       assert.equal(bobLs.status, 'success');
-      assert.deepEqual(bobLs.sent.files, [], 'no file of alice sent for bob');
+      assert.deepEqual(bobLs.answer.sent.files, [], 'no file of alice sent for bob');
       assert.doesNotMatch(bobLs.output.stdout, /alice/);
       const bobSnap = JSON.parse(await snapshotText(w, 'shared-id', bob));
       assert.ok(!JSON.stringify(bobSnap).includes('alice'), 'bob\'s snapshot knows nothing of alice');

@@ -14,8 +14,8 @@ export const DIALECTS = ['codeapi', 'librecodeinterpreter'];
 /** The sandbox's LibreCodeInterpreter key, and the codeapi user (its Bearer token is the user). */
 export const LCI_KEY = 'test-key';
 export const USER = 'user-e2e';
-/** The worker's WORKER_AUTH_SECRET in the tests. */
-export const SECRET = 'e2e-secret-of-at-least-thirty-two-bytes';
+/** The worker's WORKER_AUTH_SECRET in the tests: 39 bytes of key, written as base64url. */
+export const SECRET = Buffer.from('e2e-secret-of-at-least-thirty-two-bytes').toString('base64url');
 /** How long a worker waits for the sandbox (the timeout test makes the sandbox slower than this). */
 export const DEADLINE_MS = 2500;
 
@@ -60,11 +60,15 @@ export async function worker(sb, dialect, config, stateDir, env = {}) {
 }
 
 const tokens = new Map();
-/** A valid token for `user` (one per user, for the tests' hour). */
-export async function tokenFor(user = USER) {
-  if (!tokens.has(user)) tokens.set(user, await mintToken({ secret: SECRET, sub: user }));
-  return tokens.get(user);
+/** A valid token for `user` (one per user and scope, for the tests' hour); `scope`: a host's token. */
+export async function tokenFor(user = USER, scope = undefined) {
+  const key = JSON.stringify([user, scope]);
+  if (!tokens.has(key)) tokens.set(key, await mintToken({ secret: SECRET, sub: user, scope }));
+  return tokens.get(key);
 }
+
+/** The scope of a host's token, which primes skill and agent refs. */
+export const PRIME_SCOPE = 'files:prime';
 
 /** Another token: `mintToken`'s options with the tests' secret unless given. */
 export const forge = (options) => mintToken({ secret: SECRET, ...options });
@@ -106,12 +110,13 @@ export async function snapshotText(w, conversation, user = USER) {
   return res.text();
 }
 
-/** Primes uploaded files into a conversation. */
-export async function prime(w, conversation, files, agent, user = USER) {
-  const res = await api(w, `/conversations/${conversation}/files`, {
+/** Primes uploaded files into a conversation (`host: true`: with a host's token, scope files:prime). */
+export async function prime(w, conversation, files, agent, user = USER, { host = false } = {}) {
+  const res = await fetch(`${w.url}/conversations/${conversation}/files`, {
     method: 'POST',
+    headers: { authorization: `Bearer ${await tokenFor(user, host ? PRIME_SCOPE : undefined)}` },
     body: JSON.stringify(agent === undefined ? { files } : { files, agent }),
-  }, user);
+  });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`POST files: ${res.status} ${text}`);
   return JSON.parse(text);
@@ -127,6 +132,12 @@ export async function fault(sb, spec) {
 export async function sandboxRequests(sb) {
   const res = await fetch(`${sb.url}/__control/stats`);
   return (await res.json()).requests;
+}
+
+/** Every request the sandbox received, as `METHOD /path?query` exactly as sent (last 1,000). */
+export async function sandboxPaths(sb) {
+  const res = await fetch(`${sb.url}/__control/stats`);
+  return (await res.json()).paths;
 }
 
 /** The exec requests the sandbox received (last 100). */

@@ -9,9 +9,9 @@ import { api, one, useSandbox, sandboxRequests, snapshotText, tempDir, worker } 
 
 const box = useSandbox();
 
-/** Sends `init` to `path` and checks the typed refusal; returns the response. */
-async function refusedWith(w, path, init, status, code) {
-  const res = await api(w, path, init);
+/** Sends `init` to `path` (as `user`) and checks the typed refusal; returns the response. */
+async function refusedWith(w, path, init, status, code, user = undefined) {
+  const res = await api(w, path, init, user);
   const body = await res.json();
   assert.equal(res.status, status, `${path}: ${JSON.stringify(body)}`);
   assert.equal(body.error.code, code);
@@ -25,11 +25,18 @@ test('the defaults a host would expect, and an unusable setting is a 500 naming 
     MAX_CALLS_PER_REQUEST: 64,
     MAX_FILE_BYTES: 25 * 1024 * 1024,
     RATE_LIMIT_PER_MINUTE: 120,
+    RUNS_PER_MINUTE: 120,
+    MAX_CONCURRENT_RUNS: 8,
+    MAX_FILES_PER_PARTITION: 1000,
+    MAX_REFS_PER_PRIME: 100,
+    MAX_ANSWER_BYTES: 16 * 1024 * 1024,
   });
   assert.deepEqual(limitsFrom({}), { ...LIMIT_DEFAULTS });
   assert.equal(limitsFrom({ MAX_FILE_BYTES: '10' }).MAX_FILE_BYTES, 10);
   assert.throws(() => limitsFrom({ RATE_LIMIT_PER_MINUTE: 'lots' }), (e) => e.status === 500 && /RATE_LIMIT_PER_MINUTE/.test(e.message));
   assert.throws(() => limitsFrom({ MAX_BODY_BYTES: '0' }), (e) => e.status === 500);
+  // A request the run window could never hold is a setting error, not a request refused forever.
+  assert.throws(() => limitsFrom({ RUNS_PER_MINUTE: '10' }), (e) => e.status === 500 && /MAX_CALLS_PER_REQUEST/.test(e.message));
 });
 
 test('body, calls, file size and rate: typed refusals that store nothing', async () => {
@@ -57,13 +64,19 @@ test('body, calls, file size and rate: typed refusals that store nothing', async
     assert.equal(fits.status, 200, 'a file of exactly the limit is accepted');
     await w.stop();
 
-    // The rate: 4 a minute here; the fifth request of any kind is 429 with Retry-After.
-    w = await worker(box.sb, 'codeapi', DECLARED, state.dir, { RATE_LIMIT_PER_MINUTE: '4' });
-    assert.equal((await api(w, '/conversations/lim/files')).status, 200); // 1
-    assert.equal((await api(w, '/conversations/other/files')).status, 200, 'another conversation has its own count');
-    assert.equal((await api(w, '/conversations/lim/files/kept.txt')).status, 200); // 2
-    assert.equal((await one(w, 'lim', 'bash_tool', { command: 'ls' })).status, 'success'); // 3
-    const stored = await snapshotText(w, 'lim'); // 4: what the refused requests must leave on disk
+    // The rate: 5 a minute per user here, whatever the conversation; the sixth request of any kind is
+    // 429 with Retry-After, and another user has a count of their own. The window is the user's object's,
+    // kept in its storage: the user above, who sent more than 5 in the last minute, is still over it after
+    // the restart.
+    w = await worker(box.sb, 'codeapi', DECLARED, state.dir, { RATE_LIMIT_PER_MINUTE: '5' });
+    assert.equal((await api(w, '/conversations/lim/files')).status, 429, 'the window survived the restart');
+    const RATE = 'rate-user';
+    assert.equal((await api(w, '/conversations/lim/files', {}, RATE)).status, 200); // 1
+    assert.equal((await api(w, '/conversations/other/files', {}, RATE)).status, 200); // 2: the same user's count
+    assert.equal((await one(w, 'lim', 'create_file', { file_path: '/mnt/data/kept.txt', content: 'k\n' }, undefined, RATE)).status, 'success'); // 3
+    assert.equal((await api(w, '/conversations/lim/files/kept.txt', {}, RATE)).status, 200); // 4
+    const stored = await snapshotText(w, 'lim', RATE); // 5: what the refused requests must leave on disk
+    assert.equal((await api(w, '/conversations/lim/files', {}, 'someone-else')).status, 200, 'another user counts apart');
     const limited = [
       ['/conversations/lim', {}],
       ['/conversations/lim/tool-calls', json({ calls: [call(1)] })],
@@ -72,7 +85,7 @@ test('body, calls, file size and rate: typed refusals that store nothing', async
     ];
     const sandboxBefore = await sandboxRequests(box.sb);
     for (const [path, init] of limited) {
-      const res = await refusedWith(w, path, init, 429, 'rate_limited');
+      const res = await refusedWith(w, path, init, 429, 'rate_limited', RATE);
       const retry = Number(res.headers.get('retry-after'));
       assert.ok(retry >= 1 && retry <= 60, `Retry-After ${res.headers.get('retry-after')}`);
     }
@@ -80,7 +93,7 @@ test('body, calls, file size and rate: typed refusals that store nothing', async
     await w.stop();
     // The disk holds what it held before the refused requests.
     w = await worker(box.sb, 'codeapi', DECLARED, state.dir);
-    assert.equal(await snapshotText(w, 'lim'), stored);
+    assert.equal(await snapshotText(w, 'lim', RATE), stored);
   } finally {
     await w.stop();
     state.cleanup();

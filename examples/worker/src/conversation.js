@@ -5,14 +5,24 @@ import { Gate } from 'code-session-gate';
 import { runBatch } from './batch.js';
 import { Refusal, problem, refused } from './errors.js';
 import { download, partitionFiles, upload } from './files.js';
-import { RateWindow, checkCalls } from './limits.js';
+import { PRIME_SCOPE } from './auth.js';
+import { checkCalls } from './limits.js';
 import { TRACE_KEY, recordBatch, recording, startTrace } from './record.js';
 import { routeOf } from './routes.js';
 import { settings } from './settings.js';
+import { sandboxCredential } from './sandbox-auth.js';
 import { load, save } from './store.js';
+import { userCall } from './user.js';
 
 /** The authenticated user, set by the worker on the request it forwards (never the caller's own header). */
 export const USER_HEADER = 'x-code-session-gate-user';
+/** The token's scopes (space-separated), set by the worker likewise. */
+export const SCOPE_HEADER = 'x-code-session-gate-scope';
+/** How long past its deadline a run's slot is held if the conversation never releases it. */
+const LEASE_MARGIN_MS = 30_000;
+
+/** The refs' identities a prime or an answer names, for the user's object. @param {any[]} files */
+const identities = (files) => files.map((f) => ({ id: f.id, storage_session_id: f.storage_session_id }));
 
 /** The request's JSON body. @param {Request} request */
 async function jsonOf(request) {
@@ -30,8 +40,6 @@ export class Conversation {
     this.env = env;
     /** @type {ReturnType<typeof settings> | undefined} */
     this.settings = undefined;
-    /** @type {RateWindow | undefined} */
-    this.window = undefined;
     /** @type {Gate | undefined} */
     this.gate = undefined;
     /** The snapshot text last written (nothing to write when it is unchanged). */
@@ -81,18 +89,18 @@ export class Conversation {
   async handle(request) {
     try {
       this.settings ??= settings(this.env);
-      this.window ??= new RateWindow(this.settings.limits.RATE_LIMIT_PER_MINUTE);
       const user = request.headers.get(USER_HEADER);
       if (!user) throw new Refusal(500, 'internal', 'a request reached the conversation without its user');
+      const scopes = (request.headers.get(SCOPE_HEADER) ?? '').split(' ').filter(Boolean);
       const route = routeOf(request);
-      // Counted before anything is read or run; a refused request stores nothing.
-      this.window.take(Date.now());
       const gate = await this.open();
       const agent = new URL(request.url).searchParams.get('agent');
+      const { auth, ...sandbox } = this.settings.sandbox;
       const ctx = {
         gate,
-        // The caller is the sandbox's user in both dialects.
-        sandbox: { ...this.settings.sandbox, userId: user },
+        user,
+        // The caller is the sandbox's user in both dialects; under codeapi-jwt each request gets its token.
+        sandbox: { ...sandbox, userId: user, credentialFor: () => sandboxCredential(auth, user), maxAnswerBytes: this.settings.limits.MAX_ANSWER_BYTES },
         partition: agent ?? this.settings.config.codeSessionKey ?? 'execute_code',
       };
       switch (route.action) {
@@ -103,14 +111,18 @@ export class Conversation {
         case 'download':
           return await download(ctx, /** @type {string} */ (route.name));
         case 'upload': {
+          const name = /** @type {string} */ (route.name);
+          const held = partitionFiles(ctx);
+          if (!held.some((f) => f.name === name)) this.checkRoom(held.length + 1, ctx.partition);
           const bytes = new Uint8Array(await request.arrayBuffer());
-          const file = await upload(ctx, /** @type {string} */ (route.name), bytes, request.headers.get('content-type') ?? 'application/octet-stream', Date.now());
+          const file = await upload(ctx, name, bytes, request.headers.get('content-type') ?? 'application/octet-stream', Date.now());
+          await userCall(this.env, user, 'remember', { refs: identities([file]) });
           const persisted = await this.persist();
           await this.restartTrace(gate, 'upload');
           return Response.json({ partition: ctx.partition, file, persisted, session: gate.session(ctx.partition) ?? null });
         }
         case 'prime':
-          return await this.prime(gate, await jsonOf(request));
+          return await this.prime(gate, user, scopes, await jsonOf(request));
         case 'trace':
           if (!recording(this.env)) throw new Refusal(404, 'not_recording', 'this worker records no traces (RECORD_TRACE is off)');
           return Response.json(await this.openTrace(gate.sessions()));
@@ -124,6 +136,14 @@ export class Conversation {
     }
   }
 
+  /** A partition may not grow past MAX_FILES_PER_PARTITION by a caller's doing. */
+  checkRoom(count, partition) {
+    const max = this.settings.limits.MAX_FILES_PER_PARTITION;
+    if (count > max) {
+      throw new Refusal(413, 'too_many_files', `the partition ${JSON.stringify(partition)} would hold ${count} files; at most ${max} (MAX_FILES_PER_PARTITION)`);
+    }
+  }
+
   /** One event batch of tool calls, forwarded to the sandbox, folded and persisted. */
   async toolCalls(gate, ctx, conversation, input) {
     const calls = input?.calls;
@@ -133,16 +153,32 @@ export class Conversation {
     checkCalls(calls, this.settings.limits.MAX_CALLS_PER_REQUEST);
     const codeSessionKey = input?.agent?.codeSessionKey;
     const partition = codeSessionKey ?? this.settings.config.codeSessionKey ?? 'execute_code';
+    // Every call sends the whole partition: past the cap (reachable only through the model's own
+    // outputs, which are never dropped) the conversation sends no more.
+    this.checkRoom(gate.session(partition)?.files?.length ?? 0, partition);
     // The runtime hint is this object's id: unique per (user, conversation), so two users' conversations
     // of one id never share a runtime session on the sandbox, and it fits codeapi's hint alphabet.
     const options = { threadId: this.state.id.toString(), ...(codeSessionKey !== undefined ? { codeSessionKey } : {}) };
     const before = recording(this.env) ? gate.sessions() : undefined;
     let outcome;
+    let lease;
+    // The user's runs, across conversations, are reserved once the batch knows how many go out.
+    const admit = async (runs) => {
+      const leaseMs = this.settings.sandbox.deadlineMs * Math.ceil(runs / this.settings.limits.MAX_CONCURRENT_RUNS) + LEASE_MARGIN_MS;
+      const granted = await userCall(this.env, ctx.user, 'reserve', { runs, leaseMs });
+      lease = granted.lease;
+      return granted.slots;
+    };
     try {
-      outcome = await runBatch(gate, ctx.sandbox, calls, options);
+      outcome = await runBatch(gate, ctx.sandbox, calls, options, { admit });
     } catch (e) {
+      if (e instanceof Refusal) throw e;
       throw new Refusal(400, e.code ?? 'invalid_request', e.message);
+    } finally {
+      if (lease !== undefined) await userCall(this.env, ctx.user, 'release', { lease });
     }
+    // What the sandbox gave this user is what this user may prime later.
+    if (outcome.given.length > 0) await userCall(this.env, ctx.user, 'remember', { refs: identities(outcome.given) });
     const persisted = await this.persist();
     if (before !== undefined) {
       const trace = await this.openTrace(before);
@@ -153,6 +189,7 @@ export class Conversation {
       conversation,
       batch: outcome.end,
       persisted,
+      sent: outcome.sent,
       results: outcome.results,
       partition,
       session: gate.session(partition) ?? null,
@@ -177,16 +214,52 @@ export class Conversation {
     await this.state.storage.put(TRACE_KEY, this.trace);
   }
 
-  /** Seeds refs of files the host uploaded itself (a skill's bundle) into the body's agent's partition. */
-  async prime(gate, input) {
+  /**
+   * Seeds refs into the body's agent's partition: only refs the worker gave this user (in a sandbox
+   * answer or an upload), and skill or agent refs when the token is a host's (scope `files:prime`).
+   * The partition's exec session is never the caller's to choose. A refused prime stores nothing.
+   */
+  async prime(gate, user, scopes, input) {
     const files = input?.files;
     if (!Array.isArray(files) || files.length === 0) {
       throw new Refusal(400, 'invalid_request', 'files must be a non-empty array of file refs');
     }
+    if (input.session_id !== undefined) {
+      throw new Refusal(403, 'forbidden_session', 'session_id is not the caller\'s to choose: the partition keeps the session the sandbox gave it');
+    }
+    const limits = this.settings.limits;
+    if (files.length > limits.MAX_REFS_PER_PRIME) {
+      throw new Refusal(413, 'too_many_files', `${files.length} refs in one prime; at most ${limits.MAX_REFS_PER_PRIME} (MAX_REFS_PER_PRIME)`);
+    }
+    files.forEach((f, i) => {
+      if (typeof f?.id !== 'string' || typeof f?.storage_session_id !== 'string' || typeof f?.name !== 'string') {
+        throw new Refusal(400, 'invalid_request', `files[${i}] needs string id, name and storage_session_id`);
+      }
+    });
     const partition = input?.agent?.codeSessionKey ?? this.settings.config.codeSessionKey ?? 'execute_code';
-    const session_id = input.session_id ?? files[0]?.storage_session_id;
+    const shared = (f) => f.kind === 'skill' || f.kind === 'agent';
+    const hostToken = scopes.includes(PRIME_SCOPE);
+    const own = files.map((f, i) => [f, i]).filter(([f]) => !shared(f));
+    // A ref already in this conversation was given to this user; any other must be in the user's record.
+    const held = new Set(gate.sessions().flatMap(([, e]) => e?.files ?? []).map((f) => `${f.storage_session_id}\u0000${f.id}`));
+    const unheld = own.filter(([f]) => !held.has(`${f.storage_session_id}\u0000${f.id}`));
+    const known = unheld.length > 0 ? (await userCall(this.env, user, 'known', { refs: identities(unheld.map(([f]) => f)) })).known : [];
+    const strange = unheld.filter((_, k) => !known[k]).map(([, i]) => i);
+    if (strange.length > 0) {
+      throw new Refusal(403, 'forbidden_file_ref', `files[${strange[0]}] is not a file this worker gave you (${strange.length} such ref(s)): prime only refs from your own answers and uploads`);
+    }
+    const foreign = files.findIndex(shared);
+    if (foreign !== -1 && !hostToken) {
+      throw new Refusal(403, 'forbidden_file_ref', `files[${foreign}] is a ${files[foreign].kind} ref: only a host's token (scope ${PRIME_SCOPE}) primes skill and agent files`);
+    }
+    const current = gate.session(partition);
+    const names = new Set((current?.files ?? []).map((f) => f.name));
+    this.checkRoom(names.size + new Set(files.map((f) => f.name).filter((n) => !names.has(n))).size, partition);
+    // A new partition's exec session is the storage session of the user's own first file, never a
+    // shared (skill, agent) one: LibreCodeInterpreter would run every user of a skill in one session.
+    const session_id = current?.session_id ?? own[0]?.[0].storage_session_id;
     try {
-      gate.seedRun([[partition, { session_id, files }]]);
+      gate.seedRun([[partition, session_id === undefined ? { files } : { session_id, files }]]);
     } catch (e) {
       throw new Refusal(400, e.code ?? 'invalid_request', e.message);
     }

@@ -1,16 +1,21 @@
 // One tool call to the sandbox on the gate's forwarding path: the gate builds the request body (text)
 // from what the batch planned for the call, the worker sends it, and the gate reads the answer (bytes)
 // and keeps its artifact for the batch's fold. A failure of any kind is a typed error and folds nothing.
+import { readBody } from './limits.js';
+import { credentialOf } from './sandbox-files.js';
 import { runFor } from './tools.js';
 
 /**
  * @typedef {object} SandboxSettings
  * @property {string} url          base URL, e.g. https://code.example/v1 (the request goes to `${url}/exec`)
  * @property {'codeapi' | 'librecodeinterpreter'} dialect
- * @property {string | undefined} credential  Bearer token (codeapi) or API key (librecodeinterpreter)
+ * @property {string | undefined} [credential]  a static Bearer token (codeapi) or API key (librecodeinterpreter)
+ * @property {() => Promise<string | undefined>} [credentialFor]  the credential of one request, minted for it
  * @property {string | undefined} userId
  * @property {number} timeoutMs    the run's timeout, sent to the sandbox
+ * @property {number} [runLimitMs] the run's own limit at the sandbox (codeapi's JOB_TIMEOUT; LCI: timeoutMs)
  * @property {number} deadlineMs   how long the worker waits for an answer
+ * @property {number} [maxAnswerBytes]  the largest answer read (MAX_ANSWER_BYTES)
  */
 
 /** An error the caller sees, typed like the gate's. */
@@ -35,7 +40,7 @@ export async function forward(gate, batch, sandbox, request) {
       run: runFor(name, args),
       userId: sandbox.userId,
       timeoutMs: sandbox.timeoutMs,
-      credential: sandbox.credential,
+      credential: await credentialOf(sandbox),
       // The worker tells its caller which refs it sent.
       withFiles: true,
     });
@@ -61,13 +66,17 @@ export async function forward(gate, batch, sandbox, request) {
     });
     status = res.status;
     retryAfter = res.headers.get('retry-after');
-    bytes = await res.arrayBuffer();
+    bytes = await readBody(res, sandbox.maxAnswerBytes ?? Infinity, 'a sandbox answer (MAX_ANSWER_BYTES)');
   } catch (e) {
+    if (e?.code === 'payload_too_large') {
+      // The run happened; its answer is not read, so its files are not folded: said, not hidden.
+      return { status: 'error', sent, error: failure('answer_too_large', `${e.message}: the run's output and files were not read into the session`) };
+    }
     const timedOut = e?.name === 'TimeoutError' || e?.name === 'AbortError';
     const error = failure(
       'unavailable',
       timedOut
-        ? `the sandbox did not answer within ${sandbox.deadlineMs} ms`
+        ? `the sandbox did not answer within ${sandbox.deadlineMs} ms (SANDBOX_DEADLINE_MS): the run may still finish there, and the files it writes are not in the session`
         : `the sandbox could not be reached: ${e?.message ?? e}`,
       { reason: timedOut ? 'timeout' : 'connection' },
     );
@@ -77,8 +86,15 @@ export async function forward(gate, batch, sandbox, request) {
     // The artifact is asked for only because the worker reports it (the devtools page's live mode
     // folds it too); the gate folds its own copy when the batch completes.
     const answer = gate.sandboxAnswer(batch, id, { status, body: bytes, retryAfter, withArtifact: true });
-    const output = { stdout: answer.stdout, stderr: answer.stderr, exitCode: answer.exitCode };
+    const output = { stdout: answer.stdout, stderr: answer.stderr, exitCode: answer.exitCode, ...(answer.run ? { run: answer.run } : {}) };
     // A run that exits non-zero is still the tool's answer (the model reads stderr); its files fold.
+    // One the sandbox stopped (output limit, timeout, signal) is not a success, though what it wrote
+    // before the stop is folded all the same: a file is never lost for how the run ended.
+    const stopped = answer.run?.stopped;
+    if (stopped !== undefined) {
+      const message = `the sandbox stopped the run (${answer.run.status}${answer.run.message ? `: ${answer.run.message}` : ''}); its output may be cut, the files it wrote are in the session`;
+      return { status: 'error', sent, output, artifact: answer.artifact, error: failure(`run_${stopped}`, message) };
+    }
     return { status: 'success', sent, output, artifact: answer.artifact };
   } catch (e) {
     const extra = { status: e.status };

@@ -1,25 +1,28 @@
 // An edge worker that gates an LLM's tool calls and forwards them to a code sandbox, as a service:
-// every route needs a caller's token, each user's conversations are their own Durable Objects, and
-// files go in and out through the worker (which alone holds the sandbox's credential).
+// every route needs a caller's token, each user's conversations are their own Durable Objects, the
+// user's own object holds their limits and the refs they were given, and files go in and out through
+// the worker (which alone holds the sandbox's credential, or mints one per request and user).
 //
 //   GET  /conversations/:id                  the conversation's gate snapshot
 //   POST /conversations/:id/tool-calls       { calls: [{ id, name, args }], agent?: { codeSessionKey? } }
 //   GET  /conversations/:id/files            the partition's files            (?agent=<codeSessionKey>)
 //   PUT  /conversations/:id/files/:name      upload (raw body), primed into the partition (?agent=…)
 //   GET  /conversations/:id/files/:name      download the partition's current version (?agent=…)
-//   POST /conversations/:id/files            { files: [FileRef], session_id?, agent? }: prime refs the
-//                                            host uploaded itself (a skill's bundle)
+//   POST /conversations/:id/files            { files: [FileRef], agent? }: prime refs the worker gave
+//                                            this user (a host's token: skill and agent refs too)
 //
 // examples/worker/README.md documents the token's claims, the limits and every error. Calls of one
 // request form one event batch, as the SDK's ToolNode dispatches them: every call sees the session as it
 // was before the batch, and the answers are folded together once all are back.
 import { authenticate } from './auth.js';
-import { USER_HEADER } from './conversation.js';
+import { SCOPE_HEADER, USER_HEADER } from './conversation.js';
 import { Refusal, problem, refused } from './errors.js';
 import { limitsFrom, readBody } from './limits.js';
 import { conversationName, routeOf } from './routes.js';
+import { userCall } from './user.js';
 
 export { Conversation } from './conversation.js';
+export { User } from './user.js';
 
 /**
  * The request the conversation's object gets: the caller's body (read within its limit), its content
@@ -27,10 +30,10 @@ export { Conversation } from './conversation.js';
  * @param {Request} request
  * @param {import('./routes.js').Route} route
  * @param {ReturnType<typeof limitsFrom>} limits
- * @param {string} user
+ * @param {{ user: string, scopes: string[] }} caller
  */
-async function inward(request, route, limits, user) {
-  const headers = { [USER_HEADER]: user };
+async function inward(request, route, limits, { user, scopes }) {
+  const headers = { [USER_HEADER]: user, [SCOPE_HEADER]: scopes.join(' ') };
   const type = request.headers.get('content-type');
   if (type !== null) headers['content-type'] = type;
   if (request.method === 'GET') return new Request(request.url, { method: 'GET', headers });
@@ -46,11 +49,13 @@ export default {
   async fetch(request, env) {
     try {
       // Who is asking comes first: an unauthenticated caller learns nothing, not even which routes exist.
-      const user = await authenticate(request, env);
+      const caller = await authenticate(request, env);
       const route = routeOf(request);
       const limits = limitsFrom(env);
-      const forwarded = await inward(request, route, limits, user);
-      const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(conversationName(user, route.conversation)));
+      // The user's own limits, across all their conversations, before a byte of the body is read.
+      await userCall(env, caller.user, 'admit', { runs: route.action === 'tool-calls' });
+      const forwarded = await inward(request, route, limits, caller);
+      const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(conversationName(caller.user, route.conversation)));
       return await stub.fetch(forwarded);
     } catch (e) {
       if (e instanceof Refusal) return refused(e);

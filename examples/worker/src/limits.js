@@ -2,7 +2,7 @@
 // each refusal a typed error, and each is checked before anything runs or is stored.
 import { Refusal } from './errors.js';
 
-/** The settings and their defaults. */
+/** The settings and their defaults (examples/worker/README.md says which are per user, per conversation). */
 export const LIMIT_DEFAULTS = Object.freeze({
   /** JSON bodies (tool calls, primed refs): 1 MiB. */
   MAX_BODY_BYTES: 1024 * 1024,
@@ -10,8 +10,18 @@ export const LIMIT_DEFAULTS = Object.freeze({
   MAX_CALLS_PER_REQUEST: 64,
   /** One uploaded file: 25 MiB. */
   MAX_FILE_BYTES: 25 * 1024 * 1024,
-  /** Requests per conversation (per user) in any 60 s. */
+  /** Requests of one user, all conversations together, in any 60 s. */
   RATE_LIMIT_PER_MINUTE: 120,
+  /** Sandbox runs (tool calls sent to the sandbox) of one user, all conversations together, in any 60 s. */
+  RUNS_PER_MINUTE: 120,
+  /** Sandbox runs of one user in flight at once; a batch runs its calls through the slots it gets. */
+  MAX_CONCURRENT_RUNS: 8,
+  /** Files one partition may hold: primes and uploads past it are refused, and so is a batch once past it. */
+  MAX_FILES_PER_PARTITION: 1000,
+  /** File refs in one prime request. */
+  MAX_REFS_PER_PRIME: 100,
+  /** One sandbox answer (an /exec body) the worker reads: 16 MiB. */
+  MAX_ANSWER_BYTES: 16 * 1024 * 1024,
 });
 
 /**
@@ -29,6 +39,10 @@ export function limitsFrom(env) {
       throw new Refusal(500, 'worker_settings', `${name} must be a positive integer, not ${JSON.stringify(raw)}`);
     }
     out[name] = value;
+  }
+  // A request the run window could never hold would be refused forever.
+  if (out.MAX_CALLS_PER_REQUEST > out.RUNS_PER_MINUTE) {
+    throw new Refusal(500, 'worker_settings', `MAX_CALLS_PER_REQUEST (${out.MAX_CALLS_PER_REQUEST}) must not be above RUNS_PER_MINUTE (${out.RUNS_PER_MINUTE})`);
   }
   return out;
 }
@@ -72,30 +86,5 @@ export async function readBody(request, max, what) {
 export function checkCalls(calls, max) {
   if (calls.length > max) {
     throw new Refusal(413, 'too_many_calls', `${calls.length} tool calls in one request; at most ${max} (MAX_CALLS_PER_REQUEST)`);
-  }
-}
-
-/**
- * A sliding one-minute window of accepted requests, held by one conversation's Durable Object. In memory
- * on purpose: a limit is not session state, and a refused request must leave storage as it was.
- */
-export class RateWindow {
-  /** @param {number} perMinute */
-  constructor(perMinute) {
-    this.perMinute = perMinute;
-    /** @type {number[]} times (ms) of the accepted requests in the last minute, oldest first */
-    this.times = [];
-  }
-
-  /** Counts a request at `now`, or throws a 429 saying when the next one is accepted. @param {number} now */
-  take(now) {
-    while (this.times.length > 0 && this.times[0] <= now - 60_000) this.times.shift();
-    if (this.times.length >= this.perMinute) {
-      const retryAfter = Math.max(1, Math.ceil((this.times[0] + 60_000 - now) / 1000));
-      throw new Refusal(429, 'rate_limited', `more than ${this.perMinute} requests to this conversation in a minute (RATE_LIMIT_PER_MINUTE); retry in ${retryAfter} s`, {
-        'retry-after': String(retryAfter),
-      });
-    }
-    this.times.push(now);
   }
 }

@@ -4,19 +4,37 @@
 import { Refusal } from './errors.js';
 
 /**
- * The credential header of each dialect: codeapi takes a Bearer token, LibreCodeInterpreter an API key.
- * @param {import('./forward.js').SandboxSettings} sandbox
- * @returns {Record<string, string>}
+ * What an id must be before it goes into a sandbox URL: both servers mint URL-safe ids (nanoids), and
+ * nothing else — no `.`, `/` or `%` — may become a path segment, so no ref can steer a request to
+ * another route of the sandbox.
  */
-function credentialHeaders(sandbox) {
-  if (!sandbox.credential) return {};
-  return sandbox.dialect === 'codeapi' ? { authorization: `Bearer ${sandbox.credential}` } : { 'x-api-key': sandbox.credential };
+export const URL_SAFE_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/**
+ * The credential header of each dialect, for a request made for `sandbox.userId`: codeapi takes a
+ * Bearer token (minted per request under `SANDBOX_AUTH = "codeapi-jwt"`), LibreCodeInterpreter an API key.
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ * @returns {Promise<Record<string, string>>}
+ */
+export async function credentialHeaders(sandbox) {
+  const credential = await credentialOf(sandbox);
+  if (!credential) return {};
+  return sandbox.dialect === 'codeapi' ? { authorization: `Bearer ${credential}` } : { 'x-api-key': credential };
+}
+
+/**
+ * The credential of one request: minted for it when the settings can (`credentialFor`), else the static one.
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ */
+export function credentialOf(sandbox) {
+  return sandbox.credentialFor ? sandbox.credentialFor() : Promise.resolve(sandbox.credential);
 }
 
 /** A sandbox answer that is not what was asked for → the worker's refusal, the status kept in the message. */
 async function fromSandbox(res, what) {
   const detail = `${what}: the sandbox answered ${res.status}`;
   await res.body?.cancel();
+  if (res.status === 403) return new Refusal(403, 'forbidden_file_ref', `${detail} (the sandbox does not let this user read the file)`);
   if (res.status === 404) return new Refusal(404, 'file_gone', `${detail} (the file has expired or was removed there)`);
   if (res.status === 413) return new Refusal(413, 'payload_too_large', `${detail} (over the sandbox's own file size limit)`);
   if (res.status === 429) {
@@ -34,6 +52,27 @@ async function send(sandbox, url, init, what) {
     const timedOut = e?.name === 'TimeoutError' || e?.name === 'AbortError';
     throw new Refusal(timedOut ? 504 : 502, 'sandbox_unavailable', timedOut ? `${what}: no answer within ${sandbox.deadlineMs} ms` : `${what}: the sandbox could not be reached`);
   }
+}
+
+/**
+ * `${sandbox.url}/<route>/<ids…>`, each id checked to be URL-safe first and the URL built checked to
+ * stay under that route: a ref (from a sandbox answer or a caller) never chooses another route.
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ * @param {string} route
+ * @param {unknown[]} ids
+ */
+export function sandboxUrl(sandbox, route, ids) {
+  for (const id of ids) {
+    if (typeof id !== 'string' || !URL_SAFE_ID.test(id)) {
+      throw new Refusal(400, 'invalid_file_ref', `the file's ref holds an id the sandbox never mints (${JSON.stringify(id)}): nothing was sent`);
+    }
+  }
+  const base = `${sandbox.url}/${route}/`;
+  const url = new URL(base + ids.join('/'));
+  if (!url.href.startsWith(base) || url.pathname.split('/').length !== new URL(base).pathname.split('/').length + ids.length - 1) {
+    throw new Refusal(400, 'invalid_file_ref', `the file's ref leads out of the sandbox's ${route} route: nothing was sent`);
+  }
+  return url;
 }
 
 /**
@@ -55,7 +94,7 @@ export async function uploadFile(sandbox, user, name, bytes, contentType) {
   form.append('file', new Blob([bytes], { type: contentType }), name);
   const res = await send(sandbox, `${sandbox.url}/upload`, {
     method: 'POST',
-    headers: { ...credentialHeaders(sandbox), 'user-id': user },
+    headers: { ...(await credentialHeaders(sandbox)), 'user-id': user },
     body: form,
   }, 'upload');
   if (res.status !== 200) throw await fromSandbox(res, 'upload');
@@ -73,27 +112,36 @@ export async function uploadFile(sandbox, user, name, bytes, contentType) {
   return { id: file.fileId, resource_id: file.fileId, name: file.filename, storage_session_id: storage, kind: 'user' };
 }
 
+/** A file name as an RFC 6266 `filename*` value (its last path segment). @param {string} name */
+const dispositionName = (name) => encodeURIComponent(name.split('/').pop() ?? name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
 /**
  * The sandbox's answer for a file of the caller's partition: its bytes as a stream, with the sandbox's
- * content type and length.
+ * content type and length — served as an attachment that no browser renders in the worker's origin
+ * (`Content-Disposition: attachment`, `nosniff`, `Content-Security-Policy: sandbox`).
  * @param {import('./forward.js').SandboxSettings} sandbox
  * @param {string} user
- * @param {{ id: string, storage_session_id?: string, kind?: string, resource_id?: string, version?: number }} ref
+ * @param {{ id: string, name: string, storage_session_id?: string, kind?: string, resource_id?: string, version?: number }} ref
  * @returns {Promise<Response>}
  */
 export async function downloadFile(sandbox, user, ref) {
-  const path = `${sandbox.url}/download/${encodeURIComponent(ref.storage_session_id ?? '')}/${encodeURIComponent(ref.id)}`;
-  let query = '';
+  const url = sandboxUrl(sandbox, 'download', [ref.storage_session_id, ref.id]);
   if (sandbox.dialect === 'codeapi') {
     // codeapi authorizes a read by the identity that owns the storage session.
     const kind = ref.kind === 'skill' || ref.kind === 'agent' ? ref.kind : 'user';
-    const params = new URLSearchParams({ kind, id: kind === 'user' ? user : (ref.resource_id ?? ref.id) });
-    if (kind === 'skill' && ref.version !== undefined) params.set('version', String(ref.version));
-    query = `?${params}`;
+    url.searchParams.set('kind', kind);
+    url.searchParams.set('id', kind === 'user' ? user : (ref.resource_id ?? ref.id));
+    if (kind === 'skill' && ref.version !== undefined) url.searchParams.set('version', String(ref.version));
   }
-  const res = await send(sandbox, path + query, { headers: { ...credentialHeaders(sandbox), 'user-id': user } }, 'download');
+  const res = await send(sandbox, url, { headers: { ...(await credentialHeaders(sandbox)), 'user-id': user } }, 'download');
   if (res.status !== 200) throw await fromSandbox(res, 'download');
-  const headers = { 'content-type': res.headers.get('content-type') ?? 'application/octet-stream' };
+  const headers = {
+    'content-type': res.headers.get('content-type') ?? 'application/octet-stream',
+    'content-disposition': `attachment; filename*=UTF-8''${dispositionName(ref.name)}`,
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': 'sandbox',
+    'cache-control': 'private, no-store',
+  };
   const length = res.headers.get('content-length');
   if (length !== null) headers['content-length'] = length;
   return new Response(res.body, { headers });

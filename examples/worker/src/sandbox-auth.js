@@ -1,0 +1,123 @@
+// How the worker proves to the sandbox who is asking. Two modes (`SANDBOX_AUTH`):
+//
+// - `static` (the default): one credential for every request, `SANDBOX_CREDENTIAL`, sent as
+//   LibreCodeInterpreter's `x-api-key` or as a Bearer token (codeapi's unauthenticated modes). The
+//   sandbox then sees one identity for every user: the worker alone keeps users apart.
+// - `codeapi-jwt`: codeapi's production auth. Per sandbox request the worker mints a short-lived token
+//   for the caller, as LibreChat's own host does (`sub` the caller, a fresh `jti`, `exp` at most 300 s
+//   after `iat`, `principal_source`, `auth_context_hash`), signed with `SANDBOX_JWT_PRIVATE_KEY` (PKCS#8
+//   PEM: Ed25519 → EdDSA, RSA → RS256) under `SANDBOX_JWT_KID`. codeapi then keeps each user's files,
+//   rate limits and quotas apart itself. Signing is `jose`'s, never ours.
+import { SignJWT, importPKCS8 } from 'jose';
+import { Refusal } from './errors.js';
+import { pemAlgorithm } from './keys.js';
+
+/** codeapi refuses a token whose `exp` is more than 300 s after its `iat`. */
+export const MAX_SANDBOX_JWT_TTL_S = 300;
+/** The algorithms codeapi verifies. */
+const SIGNING_ALGS = ['EdDSA', 'RS256'];
+
+const unusable = (message) => new Refusal(500, 'worker_settings', message);
+
+/**
+ * @typedef {{ mode: 'static', credential: string | undefined }
+ *   | { mode: 'codeapi-jwt', privateKeyPem: string, kid: string, ttlSeconds: number, issuer: string, audience: string }} SandboxAuth
+ */
+
+/**
+ * The sandbox auth the environment configures; a 500 naming the setting that is wrong.
+ * @param {Record<string, any>} env
+ * @param {'codeapi' | 'librecodeinterpreter'} dialect
+ * @returns {SandboxAuth}
+ */
+export function sandboxAuthFrom(env, dialect) {
+  const mode = env.SANDBOX_AUTH || 'static';
+  if (mode === 'static') return { mode, credential: env.SANDBOX_CREDENTIAL || undefined };
+  if (mode !== 'codeapi-jwt') throw unusable(`SANDBOX_AUTH must be static or codeapi-jwt, not ${JSON.stringify(mode)}`);
+  if (dialect !== 'codeapi') throw unusable('SANDBOX_AUTH = "codeapi-jwt" needs SANDBOX_DIALECT = "codeapi"');
+  if (env.SANDBOX_CREDENTIAL) throw unusable('SANDBOX_CREDENTIAL is not used with SANDBOX_AUTH = "codeapi-jwt": unset it (the worker mints a token per request)');
+  const privateKeyPem = env.SANDBOX_JWT_PRIVATE_KEY;
+  if (typeof privateKeyPem !== 'string' || !privateKeyPem.includes('PRIVATE KEY')) {
+    throw unusable('SANDBOX_JWT_PRIVATE_KEY (secret) must be a PKCS#8 PEM private key (Ed25519 or RSA)');
+  }
+  const kid = env.SANDBOX_JWT_KID;
+  if (typeof kid !== 'string' || kid.trim() === '') throw unusable('SANDBOX_JWT_KID must name the key codeapi verifies the tokens with');
+  const ttlSeconds = Number(env.SANDBOX_JWT_TTL_S ?? MAX_SANDBOX_JWT_TTL_S);
+  if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_SANDBOX_JWT_TTL_S) {
+    throw unusable(`SANDBOX_JWT_TTL_S must be a whole number of seconds from 1 to ${MAX_SANDBOX_JWT_TTL_S}, not ${JSON.stringify(env.SANDBOX_JWT_TTL_S)}`);
+  }
+  return {
+    mode,
+    privateKeyPem,
+    kid,
+    ttlSeconds,
+    issuer: env.SANDBOX_JWT_ISSUER || 'librechat',
+    audience: env.SANDBOX_JWT_AUDIENCE || 'codeapi',
+  };
+}
+
+/** @type {Map<string, Promise<{ alg: string, key: CryptoKey }>>} one import per key, per isolate */
+const signingKeys = new Map();
+
+/** @param {string} pem */
+function signingKey(pem) {
+  let found = signingKeys.get(pem);
+  if (found === undefined) {
+    found = (async () => {
+      const text = pem.replace(/\\n/g, '\n').trim();
+      const alg = pemAlgorithm(text);
+      if (alg === undefined || !SIGNING_ALGS.includes(alg)) {
+        throw unusable(`SANDBOX_JWT_PRIVATE_KEY is not a PKCS#8 private key of ${SIGNING_ALGS.join(' or ')} (Ed25519 or RSA)`);
+      }
+      try {
+        return { alg, key: await importPKCS8(text, alg) };
+      } catch (e) {
+        throw unusable(`SANDBOX_JWT_PRIVATE_KEY cannot be read as a ${alg} key: ${e.message}`);
+      }
+    })();
+    found.catch(() => signingKeys.delete(pem));
+    signingKeys.set(pem, found);
+  }
+  return found;
+}
+
+/**
+ * `auth_context_hash`: names the worker's identity provider and the user, stably and without any
+ * secret (SHA-256, hex), so that codeapi's logs can group one user's requests.
+ * @param {{ issuer: string, audience: string }} auth @param {string} user
+ */
+async function contextHash(auth, user) {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(['code-session-gate-worker', auth.issuer, auth.audience, user])));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * A codeapi token for `user`, valid from `nowMs` for the configured lifetime.
+ * @param {Extract<SandboxAuth, { mode: 'codeapi-jwt' }>} auth
+ * @param {string} user
+ * @param {number} [nowMs]
+ */
+export async function mintSandboxToken(auth, user, nowMs = Date.now()) {
+  const { alg, key } = await signingKey(auth.privateKeyPem);
+  const now = Math.floor(nowMs / 1000);
+  return new SignJWT({ principal_source: 'librechat_jwt', auth_context_hash: await contextHash(auth, user) })
+    .setProtectedHeader({ alg, kid: auth.kid, typ: 'JWT' })
+    .setIssuer(auth.issuer)
+    .setAudience(auth.audience)
+    .setSubject(user)
+    .setJti(crypto.randomUUID())
+    .setIssuedAt(now)
+    .setNotBefore(now)
+    .setExpirationTime(now + auth.ttlSeconds)
+    .sign(key);
+}
+
+/**
+ * The credential for one sandbox request made for `user`: the static one, or a token minted now.
+ * @param {SandboxAuth} auth
+ * @param {string} user
+ * @returns {Promise<string | undefined>}
+ */
+export function sandboxCredential(auth, user) {
+  return auth.mode === 'static' ? Promise.resolve(auth.credential) : mintSandboxToken(auth, user);
+}
