@@ -2,7 +2,10 @@
 // Serves the devtools page (www/devtools/) and the built package (pkg/, as `./pkg/`) on 127.0.0.1, as
 // static files; with a worker URL, also proxies `live/*` to that worker so the page can send calls to it
 // (live mode) without leaving its origin. The worker wants a caller's token: the proxy adds it, so the
-// token stays in this process and never reaches the page, its URL or its share links. Used by
+// token stays in this process and never reaches the page, its URL or its share links. Because the proxy
+// lends that token (and the local sandbox runs what it is sent), it answers its own page only: `Host`
+// must be this server's own address, a proxied request must come from this page's origin (`Origin`, or
+// `Sec-Fetch-Site: same-origin`), carry JSON, and ask for a route live mode uses. Used by
 // examples/demo.mjs (scripts/run.sh) and the page's tests.
 //
 //   WORKER_TOKEN=… node www/serve.mjs [--port N] [--worker http://127.0.0.1:PORT]
@@ -75,10 +78,48 @@ async function serveFile(req, res, pathname) {
   createReadStream(file).pipe(res);
 }
 
+/** The worker routes live mode uses (method, path under `live/`): nothing else is proxied. */
+const PROXIED = [['POST', /^conversations\/[A-Za-z0-9._:-]{1,128}\/tool-calls$/]];
+/** The largest body the proxy forwards: live mode sends one call at a time. */
+const MAX_PROXIED_BYTES = 1024 * 1024;
+
+/** Whether `host` (a Host header) names this server: its loopback address or `localhost`, and its port. */
+export function isOwnHost(host, port) {
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}` || host === `[::1]:${port}`;
+}
+
+/**
+ * Why a proxied request is refused, or `null`: it must come from this page (its origin, as the browser
+ * says it: `Origin`, or `Sec-Fetch-Site` when the browser sends no `Origin`), carry JSON, and ask for a
+ * route live mode uses. A cross-site form or `text/plain` POST, and any other route, never reach the worker.
+ * @param {import('node:http').IncomingMessage} req
+ * @param {string} rest the path under `live/`
+ */
+export function proxyRefusal(req, rest) {
+  const origin = req.headers.origin;
+  const own = `http://${req.headers.host}`;
+  if (origin !== undefined ? origin !== own : req.headers['sec-fetch-site'] !== 'same-origin') {
+    return ['cross_origin', 'live mode answers its own page only (Origin or Sec-Fetch-Site)'];
+  }
+  if (!PROXIED.some(([method, path]) => method === req.method && path.test(rest))) {
+    return ['not_proxied', `${req.method} live/${rest} is not a route live mode uses`];
+  }
+  const type = String(req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') return ['json_only', 'live mode sends JSON (content-type: application/json)'];
+  return null;
+}
+
 /** Forwards `live/<rest>` to the worker: same method, body and content type, and the token if any. */
 async function proxy(req, res, worker, token, rest) {
+  const refusal = proxyRefusal(req, rest);
+  if (refusal) return problem(res, 403, refusal[0], refusal[1]);
   const chunks = [];
-  for await (const c of req) chunks.push(c);
+  let size = 0;
+  for await (const c of req) {
+    size += c.length;
+    if (size > MAX_PROXIED_BYTES) return problem(res, 413, 'payload_too_large', `live mode sends at most ${MAX_PROXIED_BYTES} bytes`);
+    chunks.push(c);
+  }
   try {
     const answer = await fetch(`${worker}/${rest}`, {
       method: req.method,
@@ -103,13 +144,19 @@ async function proxy(req, res, worker, token, rest) {
 export function startDevtools({ port = 0, worker, token } = {}) {
   const base = worker?.replace(/\/+$/, '');
   const server = createServer((req, res) => {
+    // A page of another site that rebinds its own name to 127.0.0.1 sends its own name as Host.
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : undefined;
+    if (!isOwnHost(req.headers.host, port)) return problem(res, 421, 'wrong_host', 'this server answers its own address only (Host)');
     const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (pathname === '/live/status') {
       return send(res, 200, 'application/json', JSON.stringify(base ? { live: true, worker: base } : { live: false }));
     }
     if (pathname.startsWith('/live/')) {
       if (!base) return problem(res, 503, 'no_worker', 'no worker: start the page with scripts/run.sh for live mode');
-      return proxy(req, res, base, token, pathname.slice('/live/'.length));
+      // The path as sent, not as URL parsing resolved it (`a/../b` is not a route live mode uses).
+      const sent = (req.url ?? '/').replace(/[?#].*$/s, '');
+      return proxy(req, res, base, token, sent.startsWith('/live/') ? sent.slice('/live/'.length) : '');
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return problem(res, 405, 'method_not_allowed', `${req.method} ${pathname}`);
     serveFile(req, res, pathname).catch((e) => problem(res, 500, 'read_failed', e.message));
