@@ -10,7 +10,7 @@
 # vectors inside headless Chromium and Firefox (wasm-pack test --headless), node --test
 # tests/js/, check-sdk against cached SDK releases (tests/check-sdk/), tsc on tests/types (also with lib es2022 alone), the packaging matrix (tests/packaging/),
 # the local sandbox's tests, the edge worker end to end in workerd
-# (tests/e2e/), the demo replay (examples/demo.mjs --once), the devtools page in headless Chromium
+# (tests/e2e/), the worker against the real sandbox servers (scripts/sandboxes/test-real.sh), the demo replay (examples/demo.mjs --once), the devtools page in headless Chromium
 # (tests/devtools/), a 5-second fuzz smoke run of every target
 # (scripts/fuzz-smoke.sh), the benchmark in quick mode (bench/run.mjs --quick, after bench/setup.sh
 # installs the SDK it compares with), and the .wasm size (fails above its ceiling; budget reported).
@@ -134,6 +134,8 @@ step packaging node tests/packaging/run.mjs
 # wrangler's bundle), then the main command's replay as a check.
 step sandbox node --test tests/sandbox/
 step edge-e2e node --test --test-concurrency=1 tests/e2e/
+# The worker against the real codeapi (JWT auth) and LibreCodeInterpreter, from their sources.
+step real-sandboxes scripts/sandboxes/test-real.sh
 step demo node examples/demo.mjs --once
 # The devtools page: its replay in Node, then the page itself in headless Chromium (playwright-core
 # driving Debian's /usr/bin/chromium), live mode through a local worker and sandbox included.

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds NsJail (with its Kafel submodule) from the tarballs in shared/sandboxes into
+# .cache/sandboxes/nsjail/bin/nsjail, once. Shared by the sandbox scripts (librecodeinterpreter.sh,
+# codeapi): they call it and then use the path it prints on stdout.
+#
+#   scripts/sandboxes/nsjail.sh          build if needed, print the binary's path
+#   scripts/sandboxes/nsjail.sh --path   print the path only (no build)
+#
+# Env: SANDBOX_SOURCES (default: <repo>/../shared/sandboxes, else /work/shared/sandboxes).
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lib.sh"
+
+NSJAIL_TARBALL_NAME=nsjail-66ad78d.tar.gz
+KAFEL_TARBALL_NAME=kafel-76d0f41.tar.gz
+DIR="$ROOT/.cache/sandboxes/nsjail"
+BIN="$DIR/bin/nsjail"
+# The stamp names the tarballs: a new pinned commit means a rebuild, an existing binary alone does not.
+STAMP="$DIR/.built-${NSJAIL_TARBALL_NAME%.tar.gz}-${KAFEL_TARBALL_NAME%.tar.gz}"
+
+if [[ "${1:-}" == "--path" ]]; then echo "$BIN"; exit 0; fi
+
+find_sources() {
+  local c
+  for c in "${SANDBOX_SOURCES:-}" "$ROOT/../shared/sandboxes" /work/shared/sandboxes; do
+    [[ -n "$c" && -f "$c/$NSJAIL_TARBALL_NAME" ]] && { (cd "$c" && pwd); return 0; }
+  done
+  die "cannot find $NSJAIL_TARBALL_NAME (set SANDBOX_SOURCES to the shared/sandboxes folder)"
+}
+
+built() { [[ -x "$BIN" && -f "$STAMP" ]]; }
+
+# Fast path without the lock: most calls find it built.
+if built; then echo "$BIN"; exit 0; fi
+
+mkdir -p "$DIR"
+# Two sandbox scripts may start at once (e.g. codeapi and LibreCodeInterpreter setups run in parallel):
+# the second waits on this lock and then finds the binary built, instead of building it a second time
+# into the same folder.
+exec 9>"$DIR/.lock"
+log "nsjail: waiting for the build lock" 
+flock 9
+if built; then echo "$BIN"; exit 0; fi
+
+SRC="$(find_sources)"
+log "nsjail: installing build dependencies (apt)"
+PKGS=(build-essential pkg-config protobuf-compiler libprotobuf-dev libnl-route-3-dev bison flex)
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  # The lock timeout lets this wait for another apt run (a parallel setup) instead of failing at once.
+  apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}" \
+    || { apt-get -o DPkg::Lock::Timeout=600 update && \
+         apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"; }
+fi
+
+log "nsjail: building from $SRC/$NSJAIL_TARBALL_NAME (a few minutes)"
+BUILD="$DIR/build"
+rm -rf "$BUILD"
+mkdir -p "$BUILD"
+tar -xzf "$SRC/$NSJAIL_TARBALL_NAME" -C "$BUILD"
+# git archive leaves the submodule folder empty: Kafel's own tarball fills it.
+rm -rf "$BUILD/nsjail/kafel"
+mkdir -p "$BUILD/nsjail/kafel"
+tar -xzf "$SRC/$KAFEL_TARBALL_NAME" -C "$BUILD/nsjail/kafel" --strip-components=1
+make -C "$BUILD/nsjail" -j"$(nproc)" nsjail >"$DIR/build.log" 2>&1 \
+  || { tail -n 40 "$DIR/build.log" >&2; die "nsjail build failed (full log: $DIR/build.log)"; }
+mkdir -p "$DIR/bin"
+install -m 0755 "$BUILD/nsjail/nsjail" "$BIN.tmp"
+mv -f "$BIN.tmp" "$BIN"
+rm -rf "$BUILD"
+touch "$STAMP"
+log "nsjail: built $BIN"
+echo "$BIN"

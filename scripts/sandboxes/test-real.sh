@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The worker against the REAL sandbox servers: sets up (once) and starts codeapi (production JWT auth)
+# and LibreCodeInterpreter (API key) from their sources in shared/sandboxes, runs tests/real/ through
+# the worker in workerd against each, and stops them again, whatever the tests did.
+#
+#   scripts/sandboxes/test-real.sh [codeapi] [librecodeinterpreter]     (default: both)
+#
+# A fresh machine spends about 10 minutes on the first setup (apt packages, NsJail, Bun, each server's
+# dependencies; README "Testing against the real servers"); afterwards setup is a few stamp checks and
+# each server starts in seconds.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lib.sh"
+cd "$ROOT"
+
+servers=("$@")
+[ "${#servers[@]}" -gt 0 ] || servers=(codeapi librecodeinterpreter)
+started=()
+stop_all() {
+  local s
+  for s in "${started[@]}"; do scripts/sandboxes/"$s".sh stop || true; done
+}
+trap stop_all EXIT
+
+for s in "${servers[@]}"; do
+  case "$s" in
+    codeapi | librecodeinterpreter) ;;
+    *) die "unknown server: $s (codeapi or librecodeinterpreter)" ;;
+  esac
+  log "scripts/sandboxes/$s.sh setup"
+  scripts/sandboxes/"$s".sh setup
+  log "scripts/sandboxes/$s.sh start"
+  started+=("$s")
+  scripts/sandboxes/"$s".sh start
+  # The server itself first, without the worker: a failure here is the server's set-up, not ours.
+  case "$s" in
+    codeapi) node scripts/sandboxes/smoke-codeapi.mjs --quiet ;;
+    librecodeinterpreter) node scripts/sandboxes/smoke-lci.mjs ;;
+  esac
+done
+
+CSG_REAL_SANDBOXES="$(IFS=,; echo "${servers[*]}")" node --test --test-concurrency=1 tests/real/
