@@ -821,9 +821,10 @@ const worker :Workerd.Worker = (
  * of `/inline` (what esbuild, tsup, `bun build`, Rollup and edge runtimes need without any asset: 357 kB
  * packed), so 400 kB is out of reach while both forms ship and the modules are this size; the ESM and
  * CommonJS inline entries share the one base64 copy. Raised once with the modules (issue 21's forwarding path
- * put the sandbox dialects into the core module: +67 KB of .wasm, each held twice): 864.1 kB.
+ * put the sandbox dialects into the core module: +67 KB of .wasm, each held twice): 864.1 kB; issue 30's
+ * run report of codeapi's answers: 868.6 kB.
  */
-const PACKED_CEILING = 866_000;
+const PACKED_CEILING = 869_000;
 
 /** Files the package's command reads by name beside itself (check-sdk.js), and its documentation. */
 const READ_BY_THE_COMMAND = ['conformance-vectors.json', 'conformance-vectors-own.json', 'TRACE.md'];
