@@ -320,7 +320,12 @@ describe('the devtools page', () => {
     const tokenless = await startDevtools({ port: 0, worker: w.url });
     try {
       // The page's server holds the token: without one the worker refuses the proxied calls.
-      const refused = await fetch(new URL('live/conversations/probe/files', tokenless.url));
+      const origin = new URL(tokenless.url).origin;
+      const refused = await fetch(new URL('live/conversations/probe/tool-calls', tokenless.url), {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/json' },
+        body: JSON.stringify({ calls: [{ id: 'p', name: 'bash_tool', args: { command: 'true' } }] }),
+      });
       assert.equal(refused.status, 401);
       assert.equal((await refused.json()).error.code, 'missing_token');
       const { page, close } = await open(page0.url);
