@@ -397,6 +397,12 @@ export function createCodeapi({ store, execRoot, scratchRoot, active, log, jwt }
           sendBytes(res, await store.read(record), { ...headers, 'content-type': record.mime });
           return;
         }
+        if (route === 'DELETE files' && segments.length === 3) {
+          const record = authorizeRead(who, segments[1], segments[2], query);
+          store.remove(record);
+          send(res, 200, { message: 'File deleted successfully' });
+          return;
+        }
         if (route === 'GET sessions' && segments[2] === 'objects' && segments.length === 4) {
           const record = authorizeRead(who, segments[1], segments[3], query);
           send(res, 200, { id: record.id, name: record.name, storage_session_id: record.sessionId, size: record.size, lastModified: record.lastModified.toISOString(), contentType: record.mime });

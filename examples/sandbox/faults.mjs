@@ -266,7 +266,7 @@ export async function applyFault(fault, { req, res, dialect, segments, keepalive
  * @param {FaultQueue} ctx.faults
  * @param {Stats} ctx.stats
  */
-export function handleControl({ req, res, segments, body, dialect, faults, stats }) {
+export function handleControl({ req, res, segments, body, dialect, faults, stats, store }) {
   const peer = req.socket.remoteAddress ?? '';
   if (!['127.0.0.1', '::ffff:127.0.0.1', '::1'].includes(peer)) {
     sendJson(res, 403, { error: 'control API is only available from 127.0.0.1' });
@@ -286,9 +286,14 @@ export function handleControl({ req, res, segments, body, dialect, faults, stats
     faults.clear();
     stats.reset();
     sendJson(res, 200, { ok: true });
+  } else if (route === 'POST expire') {
+    // `{ storage_session_id? }`: that storage session's files expire now (every session's without one).
+    let input = {};
+    try { input = body.length ? JSON.parse(body.toString('utf8')) : {}; } catch { sendJson(res, 400, { error: 'body must be JSON' }); return; }
+    sendJson(res, 200, { expired: store.expire(input.storage_session_id) });
   } else if (route === 'GET stats') {
     sendJson(res, 200, stats.toJSON());
   } else {
-    sendJson(res, 404, { error: 'unknown control route; use POST faults, GET faults, POST reset, GET stats' });
+    sendJson(res, 404, { error: 'unknown control route; use POST faults, GET faults, POST reset, POST expire, GET stats' });
   }
 }

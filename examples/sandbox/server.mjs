@@ -27,6 +27,8 @@ const BASES = /** @type {const} */ ({ codeapi: 'codeapi', lci: 'librecodeinterpr
  * @property {number} [keepaliveMs]  LCI keep-alive interval, default 3000
  * @property {string} [apiKey]       LCI API key, default "test-key"
  * @property {(msg: string) => void} [log]  warnings; default: stderr
+ * @property {number} [fileTtlMs]  how long a storage session's files live (default: forever); the real
+ *   servers keep them about a day. `POST /__control/expire` drops them at once.
  * @property {import('./jwt.mjs').JwtSettings} [codeapiJwt]  codeapi's production auth: verify every
  *   codeapi request's token as the real server does (the default reads any bearer as the user)
  */
@@ -61,7 +63,7 @@ export async function startSandbox(options = {}) {
 
   /** @type {Set<() => void>} */
   const active = new Set();
-  const store = new ObjectStore(join(dataDir, 'objects'));
+  const store = new ObjectStore(join(dataDir, 'objects'), { ttlMs: options.fileTtlMs });
   const faults = new FaultQueue();
   const stats = new Stats();
   const jwt = options.codeapiJwt ? jwtVerifier(options.codeapiJwt) : undefined;
@@ -92,7 +94,7 @@ export async function startSandbox(options = {}) {
       }
     }
     if (rest[0] === '__control') {
-      handleControl({ req, res, segments: rest.slice(1), body, dialect: dialectName, faults, stats });
+      handleControl({ req, res, segments: rest.slice(1), body, dialect: dialectName, faults, stats, store });
       return;
     }
     if (!dialectName) {
@@ -180,8 +182,9 @@ function parseArgs(argv) {
     else if (flag === '--data-dir') options.dataDir = value();
     else if (flag === '--keepalive-ms') options.keepaliveMs = Math.max(1, int());
     else if (flag === '--api-key') options.apiKey = value();
+    else if (flag === '--file-ttl-ms') options.fileTtlMs = Math.max(1, int());
     else if (flag === '--help' || flag === '-h') {
-      process.stdout.write('usage: node examples/sandbox/server.mjs [--port N] [--data-dir DIR] [--keepalive-ms N] [--api-key KEY]\n');
+      process.stdout.write('usage: node examples/sandbox/server.mjs [--port N] [--data-dir DIR] [--keepalive-ms N] [--api-key KEY] [--file-ttl-ms N]\n');
       process.exit(0);
     } else throw new Error(`unknown argument: ${arg}`);
   }

@@ -3,7 +3,7 @@
 // metadata (owner sessionKey, names, hashes) lives in memory, because the
 // sandbox is a per-test or per-demo process and never needs to outlive it.
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile, copyFile, readFile } from 'node:fs/promises';
+import { mkdir, writeFile, copyFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { newId } from './ids.mjs';
 
@@ -37,11 +37,48 @@ export function sha256(bytes) {
 }
 
 export class ObjectStore {
-  /** @param {string} root */
-  constructor(root) {
+  /**
+   * @param {string} root
+   * @param {{ ttlMs?: number }} [options] how long a storage session lives (both real servers drop a
+   *   session's files after about a day); by default forever
+   */
+  constructor(root, { ttlMs } = {}) {
     this.root = root;
+    this.ttlMs = ttlMs;
     /** @type {Map<string, StorageSession>} */
     this.sessions = new Map();
+  }
+
+  /**
+   * Drops storage session `sid` (every one when omitted) as the real servers do when it expires: its
+   * files and its owner are gone, so a read is refused (codeapi: 403; LibreCodeInterpreter: 404) and an
+   * exec naming its files runs without them (LibreCodeInterpreter) or is refused (codeapi).
+   * @param {string} [sid]
+   * @returns {number} how many sessions were dropped
+   */
+  expire(sid) {
+    const ids = sid === undefined ? [...this.sessions.keys()] : this.sessions.has(sid) ? [sid] : [];
+    for (const id of ids) {
+      this.sessions.delete(id);
+      rm(join(this.root, id), { recursive: true, force: true }).catch(() => {});
+    }
+    return ids.length;
+  }
+
+  /** Removes one object (codeapi's DELETE /files/:session/:file). @param {FileRecord} record */
+  remove(record) {
+    this.sessions.get(record.sessionId)?.files.delete(record.id);
+    rm(this.pathOf(record), { force: true }).catch(() => {});
+  }
+
+  /** The session, unless its lifetime has passed (then it is dropped now). @param {string} sid */
+  live(sid) {
+    const session = this.sessions.get(sid);
+    if (session && this.ttlMs !== undefined && Date.now() - session.createdAt.getTime() > this.ttlMs) {
+      this.expire(sid);
+      return undefined;
+    }
+    return session;
   }
 
   /**
@@ -49,7 +86,7 @@ export class ObjectStore {
    * @returns {StorageSession}
    */
   ensureSession(sid) {
-    let session = this.sessions.get(sid);
+    let session = this.live(sid);
     if (!session) {
       session = { id: sid, owner: null, files: new Map(), createdAt: new Date() };
       this.sessions.set(sid, session);
@@ -70,7 +107,7 @@ export class ObjectStore {
    * @returns {string|null}
    */
   owner(sid) {
-    return this.sessions.get(sid)?.owner ?? null;
+    return this.live(sid)?.owner ?? null;
   }
 
   /**
@@ -79,7 +116,7 @@ export class ObjectStore {
    * @returns {FileRecord|undefined}
    */
   get(sid, fid) {
-    return this.sessions.get(sid)?.files.get(fid);
+    return this.live(sid)?.files.get(fid);
   }
 
   /**
@@ -87,7 +124,7 @@ export class ObjectStore {
    * @returns {FileRecord[]}
    */
   list(sid) {
-    return [...(this.sessions.get(sid)?.files.values() ?? [])];
+    return [...(this.live(sid)?.files.values() ?? [])];
   }
 
   /**

@@ -1,7 +1,8 @@
 // Runs the worker in workerd (the npm `workerd` binary, no wrangler), the way Cloudflare runs it: ES
 // modules, the package imported by its name through its `workerd` entry with the `.wasm` as a compiled
-// module, one Durable Object namespace with SQLite storage on local disk, outbound fetch allowed to
-// 127.0.0.1 (where the test sandbox listens). Used by the end-to-end tests and by scripts/run.sh.
+// module, the Durable Object namespaces with SQLite storage on local disk, an R2 bucket `FILES` on local
+// disk (plain workerd has none: `local-r2.js`, a wrapped binding over a disk service), outbound fetch
+// allowed to 127.0.0.1 (where the test sandbox listens). Used by the end-to-end tests and by scripts/run.sh.
 //
 //   const w = await startWorker({ env: { SANDBOX_URL, SANDBOX_DIALECT, GATE_CONFIG }, stateDir });
 //   await fetch(`${w.url}/conversations/c1/tool-calls`, …); await w.stop();
@@ -114,15 +115,22 @@ function writeConfig({ port, env, stateDir, pkgDir }) {
     ...Object.entries(env).map(([k, v]) => `(name = ${text(k)}, text = ${text(v)})`),
     `(name = "CONVERSATIONS", durableObjectNamespace = "Conversation")`,
     `(name = "USERS", durableObjectNamespace = "User")`,
+    `(name = "FILES", wrapped = (moduleName = "code-session-gate-local:r2", innerBindings = [(name = "disk", service = "r2-disk")]))`,
   ];
   const disk = join(stateDir, 'durable-objects');
   mkdirSync(disk, { recursive: true });
+  const r2 = join(stateDir, 'r2');
+  mkdirSync(r2, { recursive: true });
   const config = `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
     (name = "main", worker = .worker),
     (name = "net", network = (allow = ["public", "private", "local"])),
     (name = "do-disk", disk = (path = ${text(disk)}, writable = true)),
+    (name = "r2-disk", disk = (path = ${text(r2)}, writable = true)),
+  ],
+  extensions = [
+    (modules = [(name = "code-session-gate-local:r2", esModule = embed ${emb(join(HERE, 'local-r2.js'))}, internal = true)]),
   ],
   sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
 );

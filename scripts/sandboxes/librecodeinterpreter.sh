@@ -6,6 +6,7 @@
 #   scripts/sandboxes/librecodeinterpreter.sh start        start (idempotent); prints endpoint.json
 #   scripts/sandboxes/librecodeinterpreter.sh stop         stop everything start started
 #   scripts/sandboxes/librecodeinterpreter.sh status       print endpoint.json if healthy, else exit 1
+#   scripts/sandboxes/librecodeinterpreter.sh expire       every session and file expires now (Redis emptied)
 #
 # Env: LCI_PORT (8812), LCI_PYTHON (interpreter for the server's venv), SANDBOX_SOURCES (the folder
 # holding the upstream tarballs, default ../shared/sandboxes or /work/shared/sandboxes).
@@ -246,6 +247,19 @@ cmd_status() {
   if running && healthy; then cat "$LCI/endpoint.json"; else echo "lci: not running" >&2; return 1; fi
 }
 
+# What a day does to the server's files, now: its sessions and file metadata live in Redis with a
+# 24-hour TTL, so emptying Redis makes every session and file unknown to it (downloads and object checks
+# answer 404, an /exec naming a file runs without it), as after expiry. For the worker's tests of files
+# that outlive the sandbox; LibreCodeInterpreter has no route that deletes a file.
+cmd_expire() {
+  running || die "lci: not running"
+  local inside
+  inside="$(pgrep -P "$(cat "$RUN/ns.pid")" | head -n 1)"
+  [[ -n "$inside" ]] || die "lci: the namespace has no process to enter"
+  nsenter --target "$inside" --net redis-cli -p "$REDIS_PORT" FLUSHALL >/dev/null
+  log "lci: every session and file expired (Redis emptied)"
+}
+
 # --- inside the namespaces (PID 1 of the new PID namespace) ---------------------------------------
 
 # Mirrors host directory $1 into $R$1 as a tmpfs holding bind mounts of each of its entries, so that
@@ -389,6 +403,7 @@ case "${1:-}" in
   start) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
+  expire) cmd_expire ;;
   __inner) inner ;;
-  *) echo "usage: $0 setup|start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 setup|start|stop|status|expire" >&2; exit 2 ;;
 esac

@@ -4,9 +4,12 @@
 // scripts/sandboxes/test-real.sh, which starts the servers and writes each one's endpoint.json; the
 // servers it names are the ones tested (CSG_REAL_SANDBOXES=codeapi,librecodeinterpreter).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { DECLARED, SEED_STEPS, judgeSeed } from '../../examples/worker/scenario.js';
 import { api, call, one, partitionNames, snapshotText, tokenFor, worker } from '../e2e/harness.mjs';
@@ -37,6 +40,23 @@ function sandboxEnv(name) {
     };
   }
   return { ...env, SANDBOX_AUTH: 'static', SANDBOX_CREDENTIAL: endpoint.apiKey };
+}
+
+/**
+ * The file `ref` of `user` is gone from the server, standing in for its expiry: codeapi deletes it
+ * (`DELETE /files/:session/:file`, with a token for the user); LibreCodeInterpreter, which has no delete
+ * route, forgets every session and file (its start script empties its Redis).
+ */
+async function expireFile(name, user, ref) {
+  if (name === 'librecodeinterpreter') {
+    execFileSync(join(ROOT, 'scripts', 'sandboxes', 'librecodeinterpreter.sh'), ['expire'], { stdio: 'ignore' });
+    return;
+  }
+  const env = sandboxEnv(name);
+  const { mintSandboxToken } = await import('../../examples/worker/src/sandbox-auth.js');
+  const token = await mintSandboxToken({ mode: 'codeapi-jwt', privateKeyPem: env.SANDBOX_JWT_PRIVATE_KEY, kid: env.SANDBOX_JWT_KID, ttlSeconds: 300, issuer: env.SANDBOX_JWT_ISSUER, audience: env.SANDBOX_JWT_AUDIENCE }, user);
+  const res = await fetch(`${env.SANDBOX_URL}/files/${ref.storage_session_id}/${ref.id}?kind=user&id=${encodeURIComponent(user)}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+  assert.equal(res.status, 200, await res.text());
 }
 
 /** A fake `sb` for the harness's worker(): only the base URL is read, and it is overridden by env. */
@@ -70,7 +90,6 @@ for (const name of SERVERS) {
       const uploaded = (await up.json()).file;
       const sum = await one(w, 'files', 'execute_code', { lang: 'py', code: `import hashlib;print(hashlib.sha256(open('/mnt/data/${uploaded.name}','rb').read()).hexdigest())` }, undefined, ALICE);
       assert.equal(sum.status, 'success', JSON.stringify(sum));
-      const { createHash } = await import('node:crypto');
       assert.equal(sum.output.stdout.trim(), createHash('sha256').update(bytes).digest('hex'));
       const made = await one(w, 'files', 'execute_code', { lang: 'py', code: "open('/mnt/data/out.txt','wb').write(bytes(range(255,-1,-1)))" }, undefined, ALICE);
       assert.equal(made.status, 'success', JSON.stringify(made));
@@ -103,6 +122,24 @@ for (const name of SERVERS) {
       assert.equal(own.status, 200, await own.clone().text());
       const cat = await one(w, 'two-b', 'bash_tool', { command: 'cat /mnt/data/alice.txt' }, undefined, ALICE);
       assert.equal(cat.output.stdout, 'secret\n');
+    });
+
+    test('a file the server dropped is given again from the worker\'s copy: the next call reads its exact bytes', async () => {
+      const fresh = await worker(NO_LOCAL_SANDBOX, name, DECLARED, undefined, { ...sandboxEnv(name), FILE_FRESH_S: '1' });
+      try {
+        const bytes = Buffer.from([...Array(256).keys(), ...Array(256).keys()].reverse());
+        const up = await api(fresh, '/conversations/kept/files/kept.csv', { method: 'PUT', body: bytes }, ALICE);
+        assert.equal(up.status, 200, await up.clone().text());
+        const ref = (await up.json()).file;
+        await expireFile(name, ALICE, ref);
+        await sleep(1100);
+        const sum = await one(fresh, 'kept', 'execute_code', { lang: 'py', code: `import hashlib;print(hashlib.sha256(open('/mnt/data/${ref.name}','rb').read()).hexdigest())` }, undefined, ALICE);
+        assert.equal(sum.status, 'success', JSON.stringify(sum));
+        assert.equal(sum.output.stdout.trim(), createHash('sha256').update(bytes).digest('hex'));
+        assert.deepEqual(sum.answer.refreshed.map((r) => r.name), [ref.name]);
+      } finally {
+        await fresh.stop();
+      }
     });
   });
 }

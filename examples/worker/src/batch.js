@@ -52,9 +52,10 @@ function sentOnce(settled) {
  * @param {import('./forward.js').SandboxSettings} sandbox
  * @param {import('code-session-gate').ToolCallInput[]} calls
  * @param {{ threadId: string, codeSessionKey?: string }} options
- * @param {{ concurrency?: number, admit?: (runs: number) => Promise<number> }} [run] how many calls go to the
- *   sandbox at once (all by default); `admit` is asked, once the batch is planned, for the dispatched
- *   count and answers the concurrency (it throws to refuse the batch, which is then abandoned)
+ * @param {{ concurrency?: number, admit?: (runs: number) => Promise<number>, blocked?: Map<string, string> }} [run]
+ *   how many calls go to the sandbox at once (all by default); `admit` is asked, once the batch is planned,
+ *   for the dispatched count and answers the concurrency (it throws to refuse the batch, which is then
+ *   abandoned); `blocked`: expired files no call may be sent without
  * @returns {Promise<{ end: string, results: object[], sent: { files: object[], refs: object[] }, given: object[] }>}
  *   throws the gate's error when the batch cannot be planned; `given`: the file refs the answers gave
  */
@@ -68,7 +69,7 @@ export async function runBatch(gate, sandbox, calls, options, run = {}) {
   let settled;
   try {
     const concurrency = run.admit && batch.dispatch.length > 0 ? await run.admit(batch.dispatch.length) : (run.concurrency ?? batch.dispatch.length);
-    settled = await pooled(batch.dispatch.map((request) => () => forward(gate, batch.id, sandbox, request)), concurrency);
+    settled = await pooled(batch.dispatch.map((request) => () => forward(gate, batch.id, sandbox, request, run.blocked)), concurrency);
   } catch (e) {
     gate.abandon(batch.id);
     throw e;

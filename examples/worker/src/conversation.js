@@ -5,12 +5,14 @@ import { Gate } from 'code-session-gate';
 import { runBatch } from './batch.js';
 import { Refusal, problem, refused } from './errors.js';
 import { download, partitionFiles, upload } from './files.js';
+import { KeptFiles, identity, keepingFrom } from './kept.js';
 import { PRIME_SCOPE } from './auth.js';
 import { checkCalls } from './limits.js';
 import { TRACE_KEY, recordBatch, recording, startTrace } from './record.js';
 import { routeOf } from './routes.js';
 import { settings } from './settings.js';
 import { sandboxCredential } from './sandbox-auth.js';
+import { deleteFile, fetchFile } from './sandbox-files.js';
 import { load, save } from './store.js';
 import { userCall } from './user.js';
 
@@ -102,8 +104,11 @@ export class Conversation {
         // The caller is the sandbox's user in both dialects; under codeapi-jwt each request gets its token.
         sandbox: { ...sandbox, userId: user, credentialFor: () => sandboxCredential(auth, user), maxAnswerBytes: this.settings.limits.MAX_ANSWER_BYTES },
         partition: agent ?? this.settings.config.codeSessionKey ?? 'execute_code',
+        kept: new KeptFiles(this.state.storage, keepingFrom(this.env), user, route.conversation),
       };
       switch (route.action) {
+        case 'delete':
+          return await this.remove(gate, ctx, route.conversation);
         case 'snapshot':
           return new Response(gate.snapshot(), { headers: { 'content-type': 'application/json' } });
         case 'list':
@@ -115,8 +120,12 @@ export class Conversation {
           const held = partitionFiles(ctx);
           if (!held.some((f) => f.name === name)) this.checkRoom(held.length + 1, ctx.partition);
           const bytes = new Uint8Array(await request.arrayBuffer());
-          const file = await upload(ctx, name, bytes, request.headers.get('content-type') ?? 'application/octet-stream', Date.now());
+          const type = request.headers.get('content-type') ?? 'application/octet-stream';
+          const now = Date.now();
+          const file = await upload(ctx, name, bytes, type, now);
           await userCall(this.env, user, 'remember', { refs: identities([file]) });
+          // The bytes outlive the sandbox's copy (FILES); without a bucket the ledger still knows its age.
+          if (!(await ctx.kept.keep(file, bytes, type, now))) await ctx.kept.received([file], now);
           const persisted = await this.persist();
           await this.restartTrace(gate, 'upload');
           return Response.json({ partition: ctx.partition, file, persisted, session: gate.session(ctx.partition) ?? null });
@@ -159,6 +168,16 @@ export class Conversation {
     // The runtime hint is this object's id: unique per (user, conversation), so two users' conversations
     // of one id never share a runtime session on the sandbox, and it fits codeapi's hint alphabet.
     const options = { threadId: this.state.id.toString(), ...(codeSessionKey !== undefined ? { codeSessionKey } : {}) };
+    // Files the sandbox may have dropped (older than FILE_FRESH_S) are checked, and given again from
+    // their kept bytes, before anything is planned: the calls then run with them.
+    const now = Date.now();
+    const refresh = await ctx.kept.refresh(ctx.sandbox, gate.session(partition)?.files ?? [], now);
+    if (refresh.replaced.length > 0) {
+      const current = gate.session(partition);
+      gate.updateSession(partition, { session_id: current?.session_id || refresh.replaced[0].to.storage_session_id, files: refresh.replaced.map((r) => r.to) }, { now });
+      await userCall(this.env, ctx.user, 'remember', { refs: identities(refresh.replaced.map((r) => r.to)) });
+      await this.persist();
+    }
     const before = recording(this.env) ? gate.sessions() : undefined;
     let outcome;
     let lease;
@@ -170,7 +189,7 @@ export class Conversation {
       return granted.slots;
     };
     try {
-      outcome = await runBatch(gate, ctx.sandbox, calls, options, { admit });
+      outcome = await runBatch(gate, ctx.sandbox, calls, options, { admit, blocked: refresh.expired });
     } catch (e) {
       if (e instanceof Refusal) throw e;
       throw new Refusal(400, e.code ?? 'invalid_request', e.message);
@@ -178,7 +197,11 @@ export class Conversation {
       if (lease !== undefined) await userCall(this.env, ctx.user, 'release', { lease });
     }
     // What the sandbox gave this user is what this user may prime later.
-    if (outcome.given.length > 0) await userCall(this.env, ctx.user, 'remember', { refs: identities(outcome.given) });
+    if (outcome.given.length > 0) {
+      await userCall(this.env, ctx.user, 'remember', { refs: identities(outcome.given) });
+      const fresh = await ctx.kept.received(outcome.given, Date.now());
+      if (ctx.kept.keeping.keepOutputs) await this.keepOutputs(ctx, fresh);
+    }
     const persisted = await this.persist();
     if (before !== undefined) {
       const trace = await this.openTrace(before);
@@ -190,10 +213,49 @@ export class Conversation {
       batch: outcome.end,
       persisted,
       sent: outcome.sent,
+      refreshed: refresh.replaced.map(({ from, to }) => ({ name: to.name, from: { id: from.id, storage_session_id: from.storage_session_id }, to: { id: to.id, storage_session_id: to.storage_session_id } })),
       results: outcome.results,
       partition,
       session: gate.session(partition) ?? null,
     });
+  }
+
+  /**
+   * KEEP_OUTPUTS: the bytes of the files the model wrote, fetched once after the call that produced them
+   * (up to MAX_FILE_BYTES; a larger one, or one the sandbox will not give, is not kept).
+   * @param {any} ctx @param {any[]} files new to this conversation
+   */
+  async keepOutputs(ctx, files) {
+    for (const f of files) {
+      const got = await fetchFile(ctx.sandbox, ctx.user, f, this.settings.limits.MAX_FILE_BYTES).catch(() => null);
+      if (got) await ctx.kept.keep(f, got.bytes, got.contentType, Date.now());
+    }
+  }
+
+  /**
+   * `DELETE /conversations/:id`: the conversation's files in the sandbox (best effort: LibreCodeInterpreter
+   * has no delete route), its kept bytes, then its snapshot, trace and ledger. A later request starts
+   * empty. Only its owner reaches it (the object is named by the pair): another user's request for the
+   * same id finds their own, empty conversation (404).
+   */
+  async remove(gate, ctx, conversation) {
+    const stored = (await this.state.storage.list({ limit: 1 })).size > 0;
+    const files = gate.sessions().flatMap(([, e]) => e?.files ?? []);
+    const keptCount = await ctx.kept.forget();
+    if (!stored && keptCount === 0) throw new Refusal(404, 'not_found', `no conversation ${JSON.stringify(conversation)} of yours`);
+    const sandbox = { deleted: 0, failed: 0, unsupported: 0 };
+    const seen = new Set();
+    for (const f of files) {
+      if (seen.has(identity(f))) continue;
+      seen.add(identity(f));
+      sandbox[await deleteFile(ctx.sandbox, ctx.user, f)] += 1;
+    }
+    const trace = (await this.state.storage.get(TRACE_KEY)) !== undefined;
+    await this.state.storage.deleteAll();
+    this.gate = undefined;
+    this.saved = undefined;
+    this.trace = undefined;
+    return Response.json({ conversation, deleted: { snapshot: stored, trace, keptFiles: keptCount, sandbox } });
   }
 
   /** The recorded trace: the stored one, else a new one starting from `sessions`. @param {any} sessions */

@@ -29,9 +29,11 @@ function failure(code, message, extra = {}) {
  * @param {number} batch
  * @param {SandboxSettings} sandbox
  * @param {import('code-session-gate').ToolCallRequest} request
+ * @param {Map<string, string>} [blocked] files (identity → name) the sandbox no longer has and the worker
+ *   cannot give it again: a call that would send one is not sent (`file_expired`)
  * @returns {Promise<{ status: 'success' | 'error', sent?: object, output?: object, error?: object, artifact?: object }>}
  */
-export async function forward(gate, batch, sandbox, request) {
+export async function forward(gate, batch, sandbox, request, blocked = new Map()) {
   const { id, name, args } = request;
   let built;
   try {
@@ -54,6 +56,11 @@ export async function forward(gate, batch, sandbox, request) {
     droppedFields: built.droppedFields,
     refs: built.refs,
   };
+  const gone = sent.files.filter((f) => blocked.has(`${f.storage_session_id}\u0000${f.id}`)).map((f) => f.name);
+  if (gone.length > 0) {
+    const message = `the sandbox no longer has ${gone.map((n) => JSON.stringify(n)).join(', ')} and the worker keeps no copy: upload ${gone.length > 1 ? 'them' : 'it'} again (PUT …/files/<name>); the call was not run without ${gone.length > 1 ? 'them' : 'it'}`;
+    return { status: 'error', sent, error: failure('file_expired', message, { files: gone }) };
+  }
   let status;
   let bytes;
   let retryAfter;

@@ -9,12 +9,12 @@ const CONVERSATION = /^[A-Za-z0-9._:-]{1,128}$/;
 const MAX_NAME = 255;
 
 /**
- * @typedef {{ conversation: string, action: 'snapshot' | 'tool-calls' | 'prime' | 'list' | 'upload' | 'download' | 'trace', name?: string }} Route
+ * @typedef {{ conversation: string, action: 'snapshot' | 'delete' | 'tool-calls' | 'prime' | 'list' | 'upload' | 'download' | 'trace', name?: string }} Route
  */
 
 /** The methods each kind of path answers, for 405's `Allow`. */
 const METHODS = {
-  snapshot: { GET: 'snapshot' },
+  snapshot: { GET: 'snapshot', DELETE: 'delete' },
   'tool-calls': { POST: 'tool-calls' },
   files: { GET: 'list', POST: 'prime' },
   file: { GET: 'download', PUT: 'upload' },

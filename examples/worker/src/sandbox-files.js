@@ -2,6 +2,7 @@
 // (the project's spec, hosts-and-wire.md §1.4 and §3): the worker holds the sandbox credential, so a host
 // never needs it. The gate speaks `/exec` only; these two requests are the host's, as LibreChat's are.
 import { Refusal } from './errors.js';
+import { readBody } from './limits.js';
 
 /**
  * What an id must be before it goes into a sandbox URL: both servers mint URL-safe ids (nanoids), and
@@ -112,6 +113,102 @@ export async function uploadFile(sandbox, user, name, bytes, contentType) {
   return { id: file.fileId, resource_id: file.fileId, name: file.filename, storage_session_id: storage, kind: 'user' };
 }
 
+/**
+ * codeapi authorizes a read by the identity that owns the storage session: `?kind=&id=` (and `version`
+ * for a skill) of the ref's owner. LibreCodeInterpreter reads nothing of it.
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ * @param {URL} url
+ * @param {string} user
+ * @param {{ id: string, kind?: string, resource_id?: string, version?: number }} ref
+ */
+function ownerQuery(sandbox, url, user, ref) {
+  if (sandbox.dialect === 'codeapi') {
+    const kind = ref.kind === 'skill' || ref.kind === 'agent' ? ref.kind : 'user';
+    url.searchParams.set('kind', kind);
+    url.searchParams.set('id', kind === 'user' ? user : (ref.resource_id ?? ref.id));
+    if (kind === 'skill' && ref.version !== undefined) url.searchParams.set('version', String(ref.version));
+  }
+  return url;
+}
+
+/**
+ * Whether the sandbox still has a file: `{ state: 'present', lastModified? }`, `{ state: 'missing' }` —
+ * 404, or codeapi's 403 once the session's key has expired (the same answer as for a ref that was never
+ * the user's, which the worker never sends) — or `{ state: 'unknown', detail }` when the sandbox could
+ * not say (another status, no answer): the caller decides.
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ * @param {string} user
+ * @param {{ id: string, storage_session_id: string, kind?: string, resource_id?: string, version?: number }} ref
+ * @returns {Promise<{ state: 'present', lastModified?: number } | { state: 'missing' } | { state: 'unknown', detail: string }>}
+ */
+export async function probeFile(sandbox, user, ref) {
+  let url;
+  try {
+    url = ownerQuery(sandbox, sandboxUrl(sandbox, 'sessions', [ref.storage_session_id, 'objects', ref.id]), user, ref);
+  } catch {
+    return { state: 'missing' };
+  }
+  let res;
+  try {
+    res = await send(sandbox, url, { headers: { ...(await credentialHeaders(sandbox)), 'user-id': user } }, 'file check');
+  } catch (e) {
+    return { state: 'unknown', detail: e.message };
+  }
+  if (res.status === 404 || res.status === 403) {
+    await res.body?.cancel();
+    return { state: 'missing' };
+  }
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    return { state: 'unknown', detail: `the sandbox answered ${res.status}` };
+  }
+  const answer = await res.json().catch(() => ({}));
+  const lastModified = Date.parse(answer?.lastModified ?? '');
+  return Number.isFinite(lastModified) ? { state: 'present', lastModified } : { state: 'present' };
+}
+
+/**
+ * Deletes a file in the sandbox, best effort: `'deleted'`, `'unsupported'` (LibreCodeInterpreter has no
+ * delete route), or `'failed'`.
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ * @param {string} user
+ * @param {{ id: string, storage_session_id: string, kind?: string, resource_id?: string, version?: number }} ref
+ * @returns {Promise<'deleted' | 'unsupported' | 'failed'>}
+ */
+export async function deleteFile(sandbox, user, ref) {
+  if (sandbox.dialect !== 'codeapi') return 'unsupported';
+  try {
+    const url = ownerQuery(sandbox, sandboxUrl(sandbox, 'files', [ref.storage_session_id, ref.id]), user, ref);
+    const res = await send(sandbox, url, { method: 'DELETE', headers: { ...(await credentialHeaders(sandbox)), 'user-id': user } }, 'delete');
+    await res.body?.cancel();
+    return res.status === 200 || res.status === 404 ? 'deleted' : 'failed';
+  } catch {
+    return 'failed';
+  }
+}
+
+/**
+ * A file's bytes from the sandbox, up to `max` (a longer one is `null`: not kept), for the worker's own copy.
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ * @param {string} user
+ * @param {{ id: string, storage_session_id: string, kind?: string, resource_id?: string, version?: number }} ref
+ * @param {number} max
+ * @returns {Promise<{ bytes: Uint8Array, contentType: string } | null>}
+ */
+export async function fetchFile(sandbox, user, ref, max) {
+  const url = ownerQuery(sandbox, sandboxUrl(sandbox, 'download', [ref.storage_session_id, ref.id]), user, ref);
+  const res = await send(sandbox, url, { headers: { ...(await credentialHeaders(sandbox)), 'user-id': user } }, 'download');
+  if (res.status !== 200) {
+    await res.body?.cancel();
+    return null;
+  }
+  try {
+    return { bytes: await readBody(res, max, 'a kept file (MAX_FILE_BYTES)'), contentType: res.headers.get('content-type') ?? 'application/octet-stream' };
+  } catch {
+    return null;
+  }
+}
+
 /** A file name as an RFC 6266 `filename*` value (its last path segment). @param {string} name */
 const dispositionName = (name) => encodeURIComponent(name.split('/').pop() ?? name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
@@ -125,14 +222,7 @@ const dispositionName = (name) => encodeURIComponent(name.split('/').pop() ?? na
  * @returns {Promise<Response>}
  */
 export async function downloadFile(sandbox, user, ref) {
-  const url = sandboxUrl(sandbox, 'download', [ref.storage_session_id, ref.id]);
-  if (sandbox.dialect === 'codeapi') {
-    // codeapi authorizes a read by the identity that owns the storage session.
-    const kind = ref.kind === 'skill' || ref.kind === 'agent' ? ref.kind : 'user';
-    url.searchParams.set('kind', kind);
-    url.searchParams.set('id', kind === 'user' ? user : (ref.resource_id ?? ref.id));
-    if (kind === 'skill' && ref.version !== undefined) url.searchParams.set('version', String(ref.version));
-  }
+  const url = ownerQuery(sandbox, sandboxUrl(sandbox, 'download', [ref.storage_session_id, ref.id]), user, ref);
   const res = await send(sandbox, url, { headers: { ...(await credentialHeaders(sandbox)), 'user-id': user } }, 'download');
   if (res.status !== 200) throw await fromSandbox(res, 'download');
   const headers = {
