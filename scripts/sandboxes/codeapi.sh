@@ -22,7 +22,7 @@
 #
 # One instance per checkout (its pid files live in .cache/sandboxes/codeapi/run).
 # Env: CODEAPI_PORT (default 8811), SANDBOX_SOURCES (folder with codeapi-18bf002.tar.gz; default
-# <repo>/../shared/sandboxes, else /work/shared/sandboxes), CODEAPI_START_TIMEOUT (seconds, default 120).
+# <repo>/../shared/sandboxes), CODEAPI_START_TIMEOUT (seconds, default 120).
 # codeapi's own limits keep codeapi's defaults unless set here, for `start` (see PASSTHROUGH_ENV):
 # MAX_REQUESTS / RATE_LIMIT_WINDOW (exec, 20 per 30000 ms per user), UPLOAD_MAX_REQUESTS /
 # UPLOAD_LIMIT_WINDOW (30 per 300000 ms), DOWNLOAD_*, FETCH_*, MAX_FILE_SIZE (25 MiB), JOB_TIMEOUT
@@ -31,6 +31,8 @@ set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lib.sh"
+# shellcheck source=scripts/sandboxes/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 CODEAPI_TARBALL_NAME=codeapi-18bf002.tar.gz
 # The versions codeapi's own Dockerfiles pin (oven/bun:1.3.14); moto and waitress are ours.
@@ -62,26 +64,7 @@ RUNNER_PORT=2000
 API_PORT=3112
 WORKER_HEALTH_PORT=3113
 
-find_sources() {
-  local c
-  for c in "${SANDBOX_SOURCES:-}" "$ROOT/../shared/sandboxes" /work/shared/sandboxes; do
-    [[ -n "$c" && -f "$c/$CODEAPI_TARBALL_NAME" ]] && { (cd "$c" && pwd); return 0; }
-  done
-  die "cannot find $CODEAPI_TARBALL_NAME (set SANDBOX_SOURCES to the shared/sandboxes folder)"
-}
 
-apt_install() {
-  local missing=() p
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-  done
-  ((${#missing[@]})) || return 0
-  log "codeapi: apt-get install ${missing[*]}"
-  # The lock timeout waits for a parallel apt run (another sandbox's setup) instead of failing.
-  apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}" \
-    || { apt-get -o DPkg::Lock::Timeout=600 update \
-         && apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"; }
-}
 
 nsjail_bin() {
   # NsJail is shared with the other sandbox scripts: nsjail.sh builds it once from the tarballs.
@@ -95,13 +78,13 @@ nsjail_bin() {
 setup_apt() {
   # redis-server: codeapi's queues; socat: the one port out of the namespace; iproute2: `ip netns`;
   # gcc + libc6-dev: the static spec-guard; openssl: the JWT key pair; python3-venv: moto's venv.
-  apt_install redis-server socat iproute2 gcc libc6-dev openssl python3 python3-venv ca-certificates curl
+  apt_install_missing redis-server socat iproute2 gcc libc6-dev openssl python3 python3-venv ca-certificates curl
 }
 
 setup_source() {
   local src_dir stamp="$DIR/.src-${CODEAPI_TARBALL_NAME%.tar.gz}"
   [[ -f "$stamp" && -d "$SRC/service/src" ]] && return 0
-  src_dir="$(find_sources)"
+  src_dir="$(sandbox_sources "$CODEAPI_TARBALL_NAME")"
   log "codeapi: extracting $CODEAPI_TARBALL_NAME"
   rm -rf "$SRC" "$DIR"/.deps-* "$DIR"/.build-*
   mkdir -p "$SRC"

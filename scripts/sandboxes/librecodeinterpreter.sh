@@ -9,7 +9,7 @@
 #   scripts/sandboxes/librecodeinterpreter.sh expire       every session and file expires now (Redis emptied)
 #
 # Env: LCI_PORT (8812), LCI_PYTHON (interpreter for the server's venv), SANDBOX_SOURCES (the folder
-# holding the upstream tarballs, default ../shared/sandboxes or /work/shared/sandboxes).
+# holding the upstream tarballs, default ../shared/sandboxes).
 #
 # Layout (all under .cache/sandboxes/lci/, gitignored): src/ (extracted tarball, never modified),
 # venv/ (server), s3venv/ (moto S3 server), jail-py/ (cloudpickle+lz4 for the jailed Python),
@@ -33,6 +33,8 @@ set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lib.sh"
+# shellcheck source=scripts/sandboxes/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 SELF="$ROOT/scripts/sandboxes/librecodeinterpreter.sh"
 LCI_TARBALL_NAME=librecodeinterpreter-16474a4.tar.gz
@@ -55,33 +57,14 @@ S3_ACCESS_KEY=lci-test-access-key
 S3_SECRET_KEY=lci-test-secret-key
 S3_BUCKET=code-interpreter-files
 
-find_sources() {
-  local c
-  for c in "${SANDBOX_SOURCES:-}" "$ROOT/../shared/sandboxes" /work/shared/sandboxes; do
-    [[ -n "$c" && -f "$c/$LCI_TARBALL_NAME" ]] && { (cd "$c" && pwd); return 0; }
-  done
-  die "cannot find $LCI_TARBALL_NAME (set SANDBOX_SOURCES to the shared/sandboxes folder)"
-}
 
-apt_install() {
-  local missing=() p
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-  done
-  ((${#missing[@]})) || return 0
-  log "apt: ${missing[*]}"
-  # Another setup (codeapi's) may hold the dpkg lock: wait for it rather than fail.
-  apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}" >&2 \
-    || { apt-get -o DPkg::Lock::Timeout=600 update >&2 &&
-         apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}" >&2; }
-}
 
 # The server's interpreter. Upstream's image has 3.12, but its code runs on 3.11 (what a fresh machine
 # of this kind has, via pyenv), so 3.11 comes first; LCI_PYTHON overrides.
 find_python() {
   local c
-  for c in "${LCI_PYTHON:-}" python3.11 /root/.pyenv/versions/3.11*/bin/python3.11 python3.12 \
-           /root/.pyenv/versions/3.12*/bin/python3.12; do
+  for c in "${LCI_PYTHON:-}" python3.11 "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.11*/bin/python3.11 python3.12 \
+           "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.12*/bin/python3.12; do
     [[ -n "$c" ]] || continue
     if command -v "$c" >/dev/null 2>&1 && "$c" -c 'import sys, venv; assert sys.version_info >= (3, 11)' 2>/dev/null; then
       # Resolve pyenv shims to the real interpreter so the venv does not depend on the shim's state.
@@ -96,13 +79,13 @@ cmd_setup() {
   mkdir -p "$LCI" "$LOGS"
   # redis-server: sessions; socat: the one TCP pass-through; util-linux: unshare/nsenter/pivot_root;
   # iproute2: lo up in the namespace; python3: the interpreter the jail runs (/usr/bin/python3).
-  apt_install redis-server socat util-linux iproute2 python3 curl ca-certificates
+  apt_install_missing redis-server socat util-linux iproute2 python3 curl ca-certificates
 
   # NsJail, shared with the codeapi script (built once, under a lock).
   "$ROOT/scripts/sandboxes/nsjail.sh" >/dev/null
 
   local srcdir tarball stamp
-  srcdir="$(find_sources)"
+  srcdir="$(sandbox_sources "$LCI_TARBALL_NAME")"
   tarball="$srcdir/$LCI_TARBALL_NAME"
   stamp="$LCI/.stamp-src-${LCI_TARBALL_NAME%.tar.gz}"
   if [[ ! -f "$stamp" ]]; then

@@ -6,11 +6,13 @@
 #   scripts/sandboxes/nsjail.sh          build if needed, print the binary's path
 #   scripts/sandboxes/nsjail.sh --path   print the path only (no build)
 #
-# Env: SANDBOX_SOURCES (default: <repo>/../shared/sandboxes, else /work/shared/sandboxes).
+# Env: SANDBOX_SOURCES (default: <repo>/../shared/sandboxes).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lib.sh"
+# shellcheck source=scripts/sandboxes/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 NSJAIL_TARBALL_NAME=nsjail-66ad78d.tar.gz
 KAFEL_TARBALL_NAME=kafel-76d0f41.tar.gz
@@ -21,13 +23,6 @@ STAMP="$DIR/.built-${NSJAIL_TARBALL_NAME%.tar.gz}-${KAFEL_TARBALL_NAME%.tar.gz}"
 
 if [[ "${1:-}" == "--path" ]]; then echo "$BIN"; exit 0; fi
 
-find_sources() {
-  local c
-  for c in "${SANDBOX_SOURCES:-}" "$ROOT/../shared/sandboxes" /work/shared/sandboxes; do
-    [[ -n "$c" && -f "$c/$NSJAIL_TARBALL_NAME" ]] && { (cd "$c" && pwd); return 0; }
-  done
-  die "cannot find $NSJAIL_TARBALL_NAME (set SANDBOX_SOURCES to the shared/sandboxes folder)"
-}
 
 built() { [[ -x "$BIN" && -f "$STAMP" ]]; }
 
@@ -43,19 +38,8 @@ log "nsjail: waiting for the build lock"
 flock 9
 if built; then echo "$BIN"; exit 0; fi
 
-SRC="$(find_sources)"
-log "nsjail: installing build dependencies (apt)"
-PKGS=(build-essential pkg-config protobuf-compiler libprotobuf-dev libnl-route-3-dev bison flex)
-missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  # The lock timeout lets this wait for another apt run (a parallel setup) instead of failing at once.
-  apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}" \
-    || { apt-get -o DPkg::Lock::Timeout=600 update && \
-         apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}"; }
-fi
+SRC="$(sandbox_sources "$NSJAIL_TARBALL_NAME")"
+apt_install_missing build-essential pkg-config protobuf-compiler libprotobuf-dev libnl-route-3-dev bison flex
 
 log "nsjail: building from $SRC/$NSJAIL_TARBALL_NAME (a few minutes)"
 BUILD="$DIR/build"
