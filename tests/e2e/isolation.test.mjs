@@ -37,7 +37,10 @@ async function primeAs(w, conversation, body, user, host = false) {
 }
 
 /** The routes a sandbox serves the worker: anything else in its request log is a request steered elsewhere. */
-const SANDBOX_ROUTES = /^(POST \/(codeapi|lci)\/(exec|upload)|GET \/(codeapi|lci)\/download\/[A-Za-z0-9_-]+\/[A-Za-z0-9_-]+(\?[^/]*)?)$/;
+const ID = '[A-Za-z0-9_-]+';
+const SANDBOX_ROUTES = new RegExp(
+  `^(POST /(codeapi|lci)/(exec|upload)|GET /(codeapi|lci)/download/${ID}/${ID}|GET /(codeapi|lci)/sessions/${ID}/objects/${ID}|DELETE /codeapi/files/${ID}/${ID})(\\?[^/]*)?$`,
+);
 
 const box = useSandbox();
 
