@@ -16,8 +16,10 @@ pub mod bindings;
 /// The rules (the `code-session-gate-rules` crate, `crates/rules`).
 pub use code_session_gate_rules as core;
 
-/// The module's allocator: talc instead of the default dlmalloc, measured smaller (6.6 KB less `.wasm`) and
-/// faster on the gate's allocation-heavy paths (a fresh context 9.4 -> 8.3 us, a 6-file fold 7.0 -> 6.6 us).
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+mod allocator;
+
+/// The module's allocator (`src/allocator.rs`: talc, its memory grown geometrically).
 #[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
 #[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+static ALLOCATOR: allocator::ModuleAllocator = allocator::new_module_allocator();
