@@ -1,20 +1,24 @@
 #!/usr/bin/env node
 // Assembles the npm package from the optimised module and the hand-written files of src/js/:
 //
-//   node scripts/assemble-pkg.mjs <dir of the two .wasm> <package dir to create>
+//   node scripts/assemble-pkg.mjs <dir of the two .wasm> <package dir to create> <check-sdk package dir to create>
+//
+// Two packages: the runtime one (code-session-gate: the entries, their modules and types) and the drift
+// command's (code-session-gate-check-sdk: src/check-sdk/ bundled, with the vectors it replays), which
+// depends on the runtime one at the same version.
 //
 // - each module must import nothing and export what src/js/engine.js needs;
 // - the package.json template gets the crate's version from Cargo.toml;
 // - `files` of the template must list exactly the files produced (checked both ways).
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const NAME = 'code_session_gate';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const [moduleDir, outDir] = process.argv.slice(2).map((p) => resolve(p));
-if (!moduleDir || !outDir) {
-  console.error('usage: assemble-pkg.mjs <module dir> <package dir>');
+const [moduleDir, outDir, checkSdkDir] = process.argv.slice(2).map((p) => resolve(p));
+if (!moduleDir || !outDir || !checkSdkDir) {
+  console.error('usage: assemble-pkg.mjs <module dir> <package dir> <check-sdk package dir>');
   process.exit(2);
 }
 const fail = (msg) => {
@@ -132,14 +136,16 @@ for (const name of MODULES) {
   }
 }
 
-// 3d. The check-sdk command (src/js/bin/, the package's `bin`) bundled into one file, check-sdk.js (the
-// package itself stays a dependency: the command imports `code-session-gate` by name), the conformance
-// vectors it ships (the shared vectors' copy and the project's own) and the trace format it replays.
+// 4. The check-sdk package: the command (src/check-sdk/) bundled into one file, check-sdk.js (the
+// runtime package stays a dependency: the command imports `code-session-gate` by name), the conformance
+// vectors it replays (the shared vectors' copy and the project's own), its README and the trace format.
+const checkSdkSrc = join(root, 'src', 'check-sdk');
+mkdirSync(checkSdkDir, { recursive: true });
 {
   const { build } = await import('esbuild');
   await build({
-    entryPoints: [join(src, 'bin', 'code-session-gate.js')],
-    outfile: join(outDir, 'check-sdk.js'),
+    entryPoints: [join(checkSdkSrc, 'bin.js')],
+    outfile: join(checkSdkDir, 'check-sdk.js'),
     bundle: true,
     format: 'esm',
     platform: 'node',
@@ -148,37 +154,50 @@ for (const name of MODULES) {
     logLevel: 'warning',
     legalComments: 'none',
   });
-  copyFileSync(join(root, 'tests', 'conformance', 'upstream', 'vectors.json'), join(outDir, 'conformance-vectors.json'));
-  copyFileSync(join(root, 'tests', 'conformance', 'vectors.json'), join(outDir, 'conformance-vectors-own.json'));
-  copyFileSync(join(src, 'TRACE.md'), join(outDir, 'TRACE.md'));
+  copyFileSync(join(root, 'tests', 'conformance', 'upstream', 'vectors.json'), join(checkSdkDir, 'conformance-vectors.json'));
+  copyFileSync(join(root, 'tests', 'conformance', 'vectors.json'), join(checkSdkDir, 'conformance-vectors-own.json'));
+  for (const f of ['README.md', 'TRACE.md']) copyFileSync(join(checkSdkSrc, f), join(checkSdkDir, f));
+  copyFileSync(join(root, 'LICENSE'), join(checkSdkDir, 'LICENSE'));
 }
 
-// 4. package.json, with the crate's version.
+// 5. Each package.json, with the crate's version (the check-sdk package depends on the runtime one at
+// that version), `files` listing exactly what is there, every path the manifest names built.
 const cargo = readFileSync(join(root, 'Cargo.toml'), 'utf8');
 const version = /^version\s*=\s*"([^"]+)"/m.exec(cargo)?.[1];
 if (!version) fail('no version in Cargo.toml');
-const pkg = JSON.parse(readFileSync(join(src, 'package.json'), 'utf8'));
-pkg.version = version;
 const repository = /^repository\s*=\s*"([^"]+)"/m.exec(cargo)?.[1];
 if (!repository) fail('no repository in Cargo.toml');
-pkg.repository = { type: 'git', url: `git+${repository}.git` };
-pkg.homepage = `${repository}#readme`;
-pkg.bugs = { url: `${repository}/issues` };
 
-// 5. `files` lists exactly what is there; every path the manifest names exists.
-const present = readdirSync(outDir).filter((f) => f !== 'package.json').sort();
-const listed = [...pkg.files].sort();
-const missing = listed.filter((f) => !present.includes(f));
-const unlisted = present.filter((f) => !listed.includes(f));
-if (missing.length || unlisted.length) {
-  fail(`src/js/package.json "files" is out of date: missing ${JSON.stringify(missing)}, unlisted ${JSON.stringify(unlisted)}`);
+/**
+ * Writes `dir`/package.json from the template `template` with the crate's version and repository.
+ * @param {string} template @param {string} dir
+ * @returns {{ name: string, dependencies?: Record<string, string> }}
+ */
+function manifest(template, dir) {
+  const pkg = JSON.parse(readFileSync(template, 'utf8'));
+  pkg.version = version;
+  if (pkg.dependencies?.['code-session-gate']) pkg.dependencies['code-session-gate'] = version;
+  pkg.repository = { type: 'git', url: `git+${repository}.git` };
+  pkg.homepage = `${repository}#readme`;
+  pkg.bugs = { url: `${repository}/issues` };
+  const present = readdirSync(dir).filter((f) => f !== 'package.json' && f !== 'node_modules').sort();
+  const listed = [...pkg.files].sort();
+  const missing = listed.filter((f) => !present.includes(f));
+  const unlisted = present.filter((f) => !listed.includes(f));
+  if (missing.length || unlisted.length) {
+    fail(`${relative(root, template)} "files" is out of date: missing ${JSON.stringify(missing)}, unlisted ${JSON.stringify(unlisted)}`);
+  }
+  const targets = [];
+  const collect = (v) => (typeof v === 'string' ? targets.push(v) : Object.values(v).forEach(collect));
+  collect(pkg.exports ?? {});
+  targets.push(...[pkg.types, pkg.main, pkg.module, pkg.browser].filter(Boolean), ...(pkg.sideEffects || []), ...Object.values(pkg.bin ?? {}));
+  for (const t of targets) {
+    if (t !== './package.json' && !existsSync(join(dir, t))) fail(`${relative(root, template)} names ${t}, which is not built`);
+  }
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
+  console.log(`assembled ${basename(dir)}/: ${pkg.name}@${version}`);
+  return pkg;
 }
-const targets = [];
-const collect = (v) => (typeof v === 'string' ? targets.push(v) : Object.values(v).forEach(collect));
-collect(pkg.exports);
-targets.push(pkg.types, ...pkg.sideEffects, ...Object.values(pkg.bin ?? {}));
-for (const t of targets) {
-  if (t !== './package.json' && !existsSync(join(outDir, t))) fail(`package.json names ${t}, which is not built`);
-}
-writeFileSync(join(outDir, 'package.json'), `${JSON.stringify(pkg, null, 2)}\n`);
-console.log(`assembled ${basename(outDir)}/: ${pkg.name}@${version}`);
+
+manifest(join(src, 'package.json'), outDir);
+manifest(join(checkSdkSrc, 'package.json'), checkSdkDir);

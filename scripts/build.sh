@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds the npm package into pkg/ (generated only, git-ignored):
+# Builds the npm packages into pkg/ (code-session-gate) and pkg-check-sdk/ (code-session-gate-check-sdk),
+# generated only, git-ignored:
 #   1. cargo build --release --target wasm32-unknown-unknown of the two module crates (crates/: the core
 #      module every host loads, the sandbox module loaded on demand; registry source paths remapped)
 #   2. wasm-opt -Oz --converge from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
 #   3. scripts/assemble-pkg.mjs: the module, the entries and types of src/js/ (their own loader,
-#      src/js/engine.js: the module imports nothing and needs no generated glue), package.json
+#      src/js/engine.js: the module imports nothing and needs no generated glue), package.json; the
+#      check-sdk command (src/check-sdk/) bundled with the vectors it replays into pkg-check-sdk/, whose
+#      node_modules/code-session-gate links to ../pkg (as its dependency would be installed)
 # Skips all of it when no input changed since the last build (pass --force, or set
 # CSG_FORCE_BUILD=1, to rebuild anyway). Prints the .wasm size, raw and gzip -9.
 #
@@ -34,7 +37,7 @@ inputs_hash() {
   } | sha256sum | cut -d' ' -f1
 }
 pkg_hash() {
-  find pkg -type f -print0 2>/dev/null | LC_ALL=C sort -z | xargs -0 -r sha256sum | sha256sum | cut -d' ' -f1
+  find pkg pkg-check-sdk -type f -print0 2>/dev/null | LC_ALL=C sort -z | xargs -0 -r sha256sum | sha256sum | cut -d' ' -f1
 }
 
 print_sizes() {
@@ -46,9 +49,9 @@ print_sizes() {
 }
 
 want="$(inputs_hash)"
-if [ "$force" != 1 ] && [ -f "$STAMP" ] && [ -f "pkg/package.json" ] \
+if [ "$force" != 1 ] && [ -f "$STAMP" ] && [ -f "pkg/package.json" ] && [ -f "pkg-check-sdk/package.json" ] \
   && [ "$(cat "$STAMP")" = "$want $(pkg_hash)" ]; then
-  log "build: pkg/ is up to date (scripts/build.sh --force rebuilds)"
+  log "build: pkg/ and pkg-check-sdk/ are up to date (scripts/build.sh --force rebuilds)"
   print_sizes
   exit 0
 fi
@@ -87,10 +90,13 @@ for m in "${MODULES[@]}"; do
     "$wasm_in" -o "$work/out/${m#*:}.wasm"
 done
 
-log "assemble pkg/"
-node scripts/assemble-pkg.mjs "$work/out" "$work/pkg"
-rm -rf pkg
+log "assemble pkg/ and pkg-check-sdk/"
+node scripts/assemble-pkg.mjs "$work/out" "$work/pkg" "$work/pkg-check-sdk"
+mkdir -p "$work/pkg-check-sdk/node_modules"
+ln -s ../../pkg "$work/pkg-check-sdk/node_modules/code-session-gate"
+rm -rf pkg pkg-check-sdk
 mv "$work/pkg" pkg
+mv "$work/pkg-check-sdk" pkg-check-sdk
 
 printf '%s %s\n' "$want" "$(pkg_hash)" >"$STAMP"
 log "build: done"

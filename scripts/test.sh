@@ -117,7 +117,7 @@ step conformance-firefox browser_conformance firefox
 # Our own vectors (oracle-checked against the published SDK when written); pkg/ was built above.
 step conformance-own env CSG_SKIP_BUILD=1 tests/conformance/run tests/conformance/vectors.json
 step js-package node --test tests/js/
-# code-session-gate check-sdk, the packaged bin as a host's CI runs it: offline against the SDK releases
+# code-session-gate-check-sdk, the packaged bin as a host's CI runs it: offline against the SDK releases
 # scripts/setup.sh cached in .cache/check-sdk (3.6.15, 3.9.2); the shipped vectors, altered vectors,
 # the devtools page's exported traces, broken releases and trace files.
 step check-sdk node --test tests/check-sdk/

@@ -1,4 +1,4 @@
-// `code-session-gate check-sdk` as a host's CI runs it: the packaged bin, offline against the releases
+// `code-session-gate-check-sdk` as a host's CI runs it: the packaged bin, offline against the releases
 // scripts/setup.sh cached in .cache/check-sdk (3.6.15 and 3.9.2, the reference release of each profile).
 //
 //   node --test tests/check-sdk/        (scripts/test.sh step "check-sdk"; needs scripts/build.sh)
@@ -10,9 +10,9 @@ import { after, before, describe, test } from 'node:test';
 import { PRESETS } from '../../www/devtools/presets.js';
 import { exportTrace } from '../../www/devtools/replay.js';
 import { makeConsumer, run as runIn } from '../js/consumer.mjs';
-import { CACHE, RELEASES, ROOT, assertReady, checkSdk } from './run.mjs';
+import { CACHE, PKG_DIR, RELEASES, ROOT, assertReady, checkSdk } from './run.mjs';
 
-const SHIPPED = join(ROOT, 'pkg', 'conformance-vectors.json');
+const SHIPPED = join(ROOT, 'pkg-check-sdk', 'conformance-vectors.json');
 let dir;
 before(() => {
   assertReady();
@@ -198,17 +198,23 @@ describe('which release', () => {
     }
     const help = await checkSdk(['--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /^usage: code-session-gate check-sdk/);
+    assert.match(help.stdout, /^usage: code-session-gate-check-sdk \[--sdk/);
   });
 });
 
-test('installed from the packed tarball, `npx code-session-gate check-sdk` runs from the host project', async (t) => {
-  const consumer = makeConsumer();
+test('installed from the packed tarballs, `npx code-session-gate-check-sdk` runs from the host project; the runtime package\'s old bin names it', async (t) => {
+  const consumer = makeConsumer({ also: [PKG_DIR] });
   t.after(() => consumer.cleanup());
   const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-  const r = await runIn(npx, ['--no-install', 'code-session-gate', 'check-sdk', '--sdk', '3.9.2', '--cache-dir', CACHE, '--offline', '--json'], { cwd: consumer.dir, timeoutMs: 120_000 });
+  const r = await runIn(npx, ['--no-install', 'code-session-gate-check-sdk', '--sdk', '3.9.2', '--cache-dir', CACHE, '--offline', '--json'], { cwd: consumer.dir, timeoutMs: 120_000 });
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout);
   assert.deepEqual(report.agreeing, ['3.9']);
   assert.ok(report.counts.vectors >= 400, 'the shipped vectors are found beside the command');
+
+  const moved = await runIn(npx, ['--no-install', 'code-session-gate', 'check-sdk', '--sdk', '3.9.2', '--trace', "it's.json"], { cwd: consumer.dir, timeoutMs: 60_000 });
+  assert.equal(moved.code, 2);
+  assert.equal(moved.stdout, '');
+  assert.match(moved.stderr, /check-sdk is a package of its own now/);
+  assert.match(moved.stderr, /^ {2}npx code-session-gate-check-sdk --sdk 3\.9\.2 --trace 'it'\\''s\.json'$/m);
 });

@@ -1,4 +1,4 @@
-// Runs the packaged command (pkg/check-sdk.js, the package's bin) the way a host's CI does, offline against the
+// Runs the packaged command (pkg-check-sdk/check-sdk.js, the bin of code-session-gate-check-sdk) the way a host's CI does, offline against the
 // project-local cache scripts/setup.sh fills (.cache/check-sdk: @librechat/agents 3.6.15 and 3.9.2).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -6,11 +6,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const BIN = join(ROOT, 'pkg', 'check-sdk.js');
+export const BIN = join(ROOT, 'pkg-check-sdk', 'check-sdk.js');
 export const CACHE = join(ROOT, '.cache', 'check-sdk');
 /** The reference release of each profile, as scripts/setup.sh caches them. */
 export const RELEASES = { '3.6': '3.6.15', '3.9': '3.9.2' };
 
+/** The built check-sdk package (scripts/build.sh). */
+export const PKG_DIR = join(ROOT, 'pkg-check-sdk');
 /** Fails with the fix when the package or the cache is missing. */
 export function assertReady() {
   if (!existsSync(BIN)) throw new Error(`${BIN} is not built: run scripts/build.sh`);
@@ -22,7 +24,7 @@ export function assertReady() {
 }
 
 /**
- * `code-session-gate check-sdk --cache-dir <CACHE> --offline …args`; with `--json` among the args the
+ * `code-session-gate-check-sdk --cache-dir <CACHE> --offline …args`; with `--json` among the args the
  * report is parsed into `json`.
  * @param {string[]} args @param {{ cwd?: string, env?: Record<string, string> }} [o]
  * @returns {Promise<{ code: number | null, stdout: string, stderr: string, json?: any, ms: number }>}

@@ -1,6 +1,6 @@
 // The worker's opt-in trace recording (RECORD_TRACE): a conversation's tool calls in workerd against the
 // local sandbox, recorded as a code-session-gate.trace with no arguments, outputs or credentials, and
-// replayed clean by `code-session-gate check-sdk` against SDK 3.9.2 (offline, from .cache/check-sdk).
+// replayed clean by `code-session-gate-check-sdk` against SDK 3.9.2 (offline, from .cache/check-sdk).
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

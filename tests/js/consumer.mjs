@@ -23,10 +23,13 @@ export function requireBuiltPackage() {
 }
 
 /**
- * A temp folder with the packed package installed in node_modules/.
+ * A temp folder with the packed package installed in node_modules/ (and, packed and installed with it
+ * in one `npm install`, each package folder of `also`: e.g. the check-sdk package, whose dependency on
+ * this one the install then satisfies from the tarball, offline).
+ * @param {{ also?: string[] }} [o]
  * @returns {{ dir: string, pkgDir: string, tarball: string, cleanup(): void }}
  */
-export function makeConsumer() {
+export function makeConsumer({ also = [] } = {}) {
   requireBuiltPackage();
   const dir = mkdtempSync(join(tmpdir(), 'csg-consumer-'));
   const npm = (...args) =>
@@ -37,7 +40,8 @@ export function makeConsumer() {
     join(dir, 'package.json'),
     JSON.stringify({ name: 'csg-consumer', version: '0.0.0', private: true, type: 'module' }, null, 2),
   );
-  npm('install', '--no-audit', '--no-fund', '--ignore-scripts', '--offline', tarball);
+  const more = also.map((d) => join(dir, JSON.parse(npm('pack', d, '--pack-destination', dir, '--json', '--ignore-scripts'))[0].filename));
+  npm('install', '--no-audit', '--no-fund', '--ignore-scripts', '--offline', tarball, ...more);
   return {
     dir,
     tarball,

@@ -1,5 +1,5 @@
 // Opt-in trace recording (`RECORD_TRACE = "1"`): each tool-call batch of a conversation is kept as steps
-// of a `code-session-gate.trace` (version 1, the package's TRACE.md), which `code-session-gate check-sdk
+// of a `code-session-gate.trace` (version 1, the package's TRACE.md), which `code-session-gate-check-sdk
 // --trace` replays through an SDK release and through the gate. What is kept: the gate configuration,
 // each call's id and name (never its arguments: they carry file contents), the result the sandbox gave
 // (status, and of the artifact only session_id, deleted_files and the file refs' identity fields), the

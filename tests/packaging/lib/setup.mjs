@@ -13,6 +13,8 @@ export const HERE = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = resolve(HERE, '..', '..');
 /** The built package (scripts/build.sh); CSG_PKG_DIR overrides it, as in tests/js/. */
 export const PKG_DIR = resolve(process.env.CSG_PKG_DIR ?? join(ROOT, 'pkg'));
+/** The built check-sdk package beside it (scripts/build.sh). */
+export const CHECK_SDK_DIR = join(dirname(PKG_DIR), 'pkg-check-sdk');
 export const FIXTURES = join(HERE, 'fixtures');
 /** Under tests/packaging/ so that Node's upward resolution finds the tools from the rows' folders. */
 export const WORK = join(HERE, '.work');

@@ -1,5 +1,5 @@
-// `code-session-gate check-sdk`: does the gate agree with an SDK release, and under which profile?
-// See `code-session-gate check-sdk --help`, TRACE.md in the package ("Checking an SDK release in CI") and
+// `code-session-gate-check-sdk`: does the gate agree with an SDK release, and under which profile?
+// See `code-session-gate-check-sdk --help`, TRACE.md in the package ("Checking an SDK release in CI") and
 // the package README ("Checking an SDK release").
 
 import { existsSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { TraceFileError } from './trace.js';
 
 export const EXIT = { agrees: 0, disagrees: 1, usage: 2, sdk: 3 };
 
-const HELP = `usage: code-session-gate check-sdk [--sdk <version>] [--trace <file>...] [options]
+const HELP = `usage: code-session-gate-check-sdk [--sdk <version>] [--trace <file>...] [options]
 
 Installs an @librechat/agents release into a cache (npm, once per release), runs every shipped
 conformance vector and every trace file given through that release and through the gate under each

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The package's command line: `code-session-gate check-sdk …` (see cli.js, or --help).
+// The command line of code-session-gate-check-sdk (see cli.js, or --help).
 import { EXIT, main } from './cli.js';
 
 // Until main settles the status is 3: should the SDK leave a promise nothing settles and Node's event
@@ -7,7 +7,7 @@ import { EXIT, main } from './cli.js';
 process.exitCode = EXIT.sdk;
 let finished = false;
 process.once('exit', (code) => {
-  if (!finished) process.stderr.write(`code-session-gate: ended before the report (exit ${code})\n`);
+  if (!finished) process.stderr.write(`code-session-gate-check-sdk: ended before the report (exit ${code})\n`);
 });
 
 main(process.argv.slice(2)).then(
@@ -17,7 +17,7 @@ main(process.argv.slice(2)).then(
   },
   (e) => {
     finished = true;
-    process.stderr.write(`code-session-gate: unexpected failure: ${e?.stack ?? e}\n`);
+    process.stderr.write(`code-session-gate-check-sdk: unexpected failure: ${e?.stack ?? e}\n`);
     process.exitCode = EXIT.sdk;
   },
 );
