@@ -7,7 +7,7 @@ import { basename, join, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expectJob, problems } from './lib/check.mjs';
 import { Fail, gist, lastJson, must, run } from './lib/proc.mjs';
-import { CHECK_SDK_DIR, PKG_DIR, WORK, bin, bunBinary } from './lib/setup.mjs';
+import { CHECK_SDK_DIR, PKG_DIR, TSC5, WORK, bin, bunBinary } from './lib/setup.mjs';
 import { freePort, loadPage, serveStatic } from './lib/web.mjs';
 
 /**
@@ -439,6 +439,17 @@ export const ROWS = [
   tsNode('ts-node16-cjs', 'commonjs'),
   tsNode('ts-nodenext-esm', 'module'),
   tsNode('ts-nodenext-cjs', 'commonjs'),
+  // TypeScript 5's classic resolution (`node10`): no `exports` read, so the top-level `types` must be the
+  // declarations of what `main` (node.cjs) loads.
+  {
+    name: 'ts-node10',
+    type: 'commonjs',
+    shared: ['node-consumer.ts'],
+    async run(ctx) {
+      await sh(ctx, process.execPath, [TSC5, '-p', 'tsconfig.json']);
+      await nodeJob(ctx, ['dist/node-consumer.js']);
+    },
+  },
   {
     name: 'ts-bundler',
     run: async (ctx) => void (await sh(ctx, bin('root', 'tsc'), ['-p', 'tsconfig.json'])),
@@ -760,6 +771,20 @@ const worker :Workerd.Worker = (
   { name: 'deno-npm', shared: ['job.mjs'], run: (ctx) => denoJob(ctx, 'main.mjs') },
   { name: 'deno-relative', shared: ['job.mjs'], run: (ctx) => denoJob(ctx, 'main.mjs') },
 
+  // Jest 30 with `testEnvironment: 'jsdom'`: a CommonJS test requiring the package (the `node` + `require`
+  // branch) under a global scope without TextEncoder.
+  {
+    name: 'jest-jsdom',
+    type: 'commonjs',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      await sh(ctx, bin('local', 'esbuild'), ['job.mjs', '--format=cjs', '--outfile=job.cjs', '--log-level=warning']);
+      await sh(ctx, bin('local', 'jest'), ['--config', 'jest.config.cjs', '--ci'], { env: { ...process.env, NO_COLOR: '1' } });
+      const result = JSON.parse(readFileSync(join(ctx.dir, 'result.json'), 'utf8'));
+      if (result.environment !== 'jsdom') throw new Fail(`the test ran under ${result.environment}, not jsdom`);
+      expectJob(result);
+    },
+  },
   {
     name: 'bun-runtime',
     shared: ['job.mjs'],

@@ -21,6 +21,8 @@ export const WORK = join(HERE, '.work');
 export const PKG_NAME = 'code-session-gate';
 
 const LOCAL_BIN = join(HERE, 'node_modules', '.bin');
+/** TypeScript 5's compiler (the pinned `typescript5` alias): the last line with `moduleResolution: node10`. */
+export const TSC5 = join(HERE, 'node_modules', 'typescript5', 'bin', 'tsc');
 const ROOT_BIN = join(ROOT, 'node_modules', '.bin');
 const STAMP = join(HERE, 'node_modules', '.packaging-tools.stamp');
 
