@@ -13,6 +13,15 @@ import { packageError } from './guard.js';
  */
 export const sandboxSource = {};
 
+/**
+ * The modules' bytes carried inside the JavaScript (base64), set by `carried.js` where a bundler
+ * building for Node took the package's `module` condition (`node-bundled.js`): what the node entry
+ * compiles when no `.wasm` is beside the bundle it was copied into. Left empty where Node loads the
+ * package itself, which then never parses the base64 text.
+ * @type {{ core?: () => Uint8Array, sandbox?: () => Uint8Array }}
+ */
+export const carried = {};
+
 /** What each module must export (src/bindings/exports.rs, `export_module!`). */
 const COMMON = ['memory', 'csg_input', 'csg_output', 'csg_static', 'csg_constants'];
 /** The two modules: their files in the package and their exports. */

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NODE_FIX, cannotRead, noWasmUrl, packageError } from './guard.js';
-import { sandboxSource } from './engine.js';
+import { CORE, carried, sandboxSource } from './engine.js';
 import { initSync, recover as recoverWith } from './slim.js';
 
 export * from './slim.js';
@@ -20,12 +20,31 @@ export { default } from './slim.js';
  * without the file beside it), this throws the package's typed error, code "wasm_not_found", instead of
  * a TypeError "Invalid URL" or an ENOENT. Where a bundler replaced the URL by one it serves (Next.js's
  * server bundles: a path such as `/_next/static/media/….wasm`, no `file:` URL), the file is the one of
- * the package installed where the server runs, found as Node resolves it.
+ * the package installed where the server runs, found as Node resolves it. Inside a bundle that carries
+ * the modules (node-bundled.js, the `module` condition) their bytes stand in for a file it cannot read.
  * @param {() => URL} url
  * @param {string} file the `.wasm`'s name in the package
  * @returns {WebAssembly.Module}
  */
 const load = (url, file) => {
+  let bytes;
+  try {
+    bytes = read(url, file);
+  } catch (e) {
+    const fallback = file === CORE.file ? carried.core : carried.sandbox;
+    if (!fallback) throw e;
+    bytes = fallback();
+  }
+  return new WebAssembly.Module(bytes);
+};
+
+/**
+ * The bytes of the `.wasm` `url()` locates (see `load`).
+ * @param {() => URL} url
+ * @param {string} file
+ * @returns {Buffer}
+ */
+function read(url, file) {
   let at;
   try {
     at = url();
@@ -34,14 +53,12 @@ const load = (url, file) => {
   }
   /** @type {URL | string} */
   const path = at instanceof URL && at.protocol === 'file:' ? at : installed(file, at);
-  let bytes;
   try {
-    bytes = readFileSync(path);
+    return readFileSync(path);
   } catch (e) {
     throw packageError('wasm_not_found', cannotRead(typeof path === 'string' ? path : fileURLToPath(path), e) + NODE_FIX, e);
   }
-  return new WebAssembly.Module(bytes);
-};
+}
 
 /**
  * The path of the package's `file` as Node resolves it from the working directory, for a bundle whose
@@ -66,11 +83,20 @@ function installed(file, at) {
   }
 }
 
-const core = () => load(() => new URL('./code_session_gate_bg.wasm', import.meta.url), 'code_session_gate_bg.wasm');
+// Each URL is made in a block body with the file's name as a literal: @vercel/nft (Nitro's and Next.js's
+// standalone tracer, Vercel functions) traces `new URL('<literal>', import.meta.url)` there but not as a
+// concise arrow's body, and a file it does not trace is not copied into the build output.
+const core = () =>
+  load(() => {
+    return new URL('./code_session_gate_bg.wasm', import.meta.url);
+  }, 'code_session_gate_bg.wasm');
 
 initSync({ module: core() });
 // The sandbox module is read and compiled on the first call that needs it.
-sandboxSource.sync = () => load(() => new URL('./code_session_sandbox_bg.wasm', import.meta.url), 'code_session_sandbox_bg.wasm');
+sandboxSource.sync = () =>
+  load(() => {
+    return new URL('./code_session_sandbox_bg.wasm', import.meta.url);
+  }, 'code_session_sandbox_bg.wasm');
 
 /**
  * Replaces a trapped instance with a fresh one read from the `.wasm` beside this file (see the API's

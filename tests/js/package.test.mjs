@@ -62,29 +62,43 @@ describe('package manifest', () => {
   test('is an ES module package with types first and specific runtimes before the fallbacks', () => {
     assert.equal(manifest.type, 'module');
     // Each runtime's branch carries its own types (what is set at import is typed as set), types first.
-    assert.deepEqual(Object.keys(manifest.exports['.']), ['workerd', 'deno', 'edge-light', 'node', 'browser', 'default']);
+    assert.deepEqual(Object.keys(manifest.exports['.']), ['workerd', 'deno', 'bun', 'edge-light', 'node', 'browser', 'default']);
+    /** The condition a branch starts with: a nested one before the branch's own types. */
+    const first = { workerd: 'unwasm', 'edge-light': 'require', node: 'webpack' };
     for (const [condition, branch] of Object.entries(manifest.exports['.'])) {
-      assert.equal(Object.keys(branch)[0], condition === 'node' || condition === 'edge-light' ? 'require' : 'types', condition);
+      assert.equal(Object.keys(branch)[0], first[/** @type {keyof typeof first} */ (condition)] ?? 'types', condition);
     }
+    // Nitro's Workers builds (unwasm) import the modules with `?module`; wrangler and Vitest the plain .wasm.
+    assert.deepEqual(manifest.exports['.'].workerd.unwasm, { types: './workerd.d.ts', default: './unwasm.js' });
     // Edge runtimes (Next.js, Vercel) get the inline entry, as `code-session-gate/inline` serves it.
     assert.deepEqual(manifest.exports['.']['edge-light'], manifest.exports['./inline']);
     // Resolvers that ignore `exports` (Parcel's default, older tools).
     assert.deepEqual([manifest.main, manifest.module, manifest.browser], ['./node.cjs', './inline.js', './browser.js']);
     assert.deepEqual(manifest.exports['.'].node.require, { types: './node.d.cts', default: './node.cjs' });
-    assert.deepEqual(Object.keys(manifest.exports['.'].node), ['require', 'types', 'default']);
+    // Under `node`: webpack (Next.js's server builds) keeps the node entry, which reads the emitted .wasm;
+    // other bundlers (`module`: Rollup, SvelteKit's adapter-node, esbuild) take the one that carries the
+    // modules; Node itself never sets `module`.
+    assert.deepEqual(Object.keys(manifest.exports['.'].node), ['webpack', 'module', 'require', 'types', 'default']);
+    assert.deepEqual(manifest.exports['.'].node.webpack, { types: './node.d.ts', default: './node.js' });
+    assert.deepEqual(manifest.exports['.'].node.module, { types: './node.d.ts', default: './node-bundled.js' });
+    assert.deepEqual(manifest.exports['.'].bun, { types: './node.d.ts', default: './bun.js' });
     // Every subpath has CommonJS types (and, for JavaScript, a CommonJS file) under `require`.
     for (const sub of ['./inline', './slim', './code_session_gate_bg.wasm']) {
       assert.deepEqual(Object.keys(manifest.exports[sub]), ['require', 'types', 'default'], sub);
       assert.match(manifest.exports[sub].require.types, /\.d\.cts$/, sub);
     }
     assert.ok(manifest.exports['./package.json']);
-    assert.equal(manifest.types, manifest.exports['.'].default.types);
+    // TypeScript's node10 resolution reads only `types`, for code Node runs: the node entry's CommonJS declarations.
+    assert.equal(manifest.types, manifest.exports['.'].node.require.types);
     assert.equal(manifest.engines.node, '>=20');
     assert.ok(manifest.repository?.url && manifest.keywords?.length && manifest.license === 'MIT');
   });
 
   test('sideEffects lists exactly the entries that instantiate at import', () => {
-    assert.deepEqual([...manifest.sideEffects].sort(), ['./inline.cjs', './inline.js', './node.cjs', './node.js', './workerd.js']);
+    assert.deepEqual(
+      [...manifest.sideEffects].sort(),
+      ['./bun.js', './carried.js', './inline.cjs', './inline.js', './node-bundled.js', './node.cjs', './node.js', './unwasm.js', './workerd.js'],
+    );
   });
 
   test('the tarball carries a README and the LICENSE', () => {

@@ -1,0 +1,47 @@
+// Entry for Bun (the `bun` condition: the runtime, `bun build --target=bun` and `bun build --compile`):
+// both `.wasm` are imported as files, which Bun answers with their path and, in a compiled binary,
+// embeds (`/$bunfs/…`); the node entry's `new URL(…, import.meta.url)` points into `/$bunfs` where
+// nothing was put. Otherwise as the node entry: the core module instantiated synchronously at import,
+// the sandbox module on the first call that needs it; no top-level await.
+import { readFileSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import corePath from './code_session_gate_bg.wasm' with { type: 'file' };
+import sandboxPath from './code_session_sandbox_bg.wasm' with { type: 'file' };
+import { NODE_FIX, cannotRead, packageError } from './guard.js';
+import { sandboxSource } from './engine.js';
+import { initSync, recover as recoverWith } from './slim.js';
+
+export * from './slim.js';
+export { default } from './slim.js';
+
+/**
+ * The `.wasm` Bun gave the path of, compiled: an absolute path (the runtime, a compiled binary), or
+ * one relative to this file (`bun build --target=bun`'s output, the file copied beside the bundle).
+ * The typed "wasm_not_found" error when it cannot be read.
+ * @param {string} path
+ * @returns {WebAssembly.Module}
+ */
+const load = (path) => {
+  let at = path;
+  let bytes;
+  try {
+    if (!isAbsolute(at)) at = fileURLToPath(new URL(at, import.meta.url));
+    bytes = readFileSync(at);
+  } catch (e) {
+    throw packageError('wasm_not_found', cannotRead(at, e) + NODE_FIX, e);
+  }
+  return new WebAssembly.Module(bytes);
+};
+
+initSync({ module: load(corePath) });
+// The sandbox module is read and compiled on the first call that needs it.
+sandboxSource.sync = () => load(sandboxPath);
+
+/**
+ * Replaces a trapped instance with a fresh one read from the core module's file (see the API's
+ * `recover(options)`); `false` when nothing was poisoned.
+ */
+export function recover() {
+  return recoverWith({ module: load(corePath) });
+}
