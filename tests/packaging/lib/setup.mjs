@@ -90,7 +90,7 @@ export async function pack(dir) {
 /**
  * Creates the row's folder: the fixture's files (and the shared ones it lists), a package.json that
  * depends on the tarball (the fixture's own package.json, if any, is merged in), then installs it.
- * @param {{ name: string, fixture?: string, shared?: string[], type?: 'module' | 'commonjs' | null, install?: boolean }} row
+ * @param {{ name: string, fixture?: string, shared?: string[], type?: 'module' | 'commonjs' | null, install?: boolean, dev?: boolean }} row
  * @param {string} dir
  * @param {string} tarball
  * @param {(text: string) => void} log
@@ -109,7 +109,8 @@ export async function prepareRow(row, dir, tarball, log) {
     // `type: null`: no "type" field at all (what create-next-app writes).
     ...(row.type === null ? {} : { type: row.type ?? 'module' }),
     ...own,
-    dependencies: { [PKG_NAME]: `file:${tarball}` },
+    // `dev`: as a devDependency, which some frameworks' adapters bundle (and leave `dependencies` outside).
+    [row.dev ? 'devDependencies' : 'dependencies']: { [PKG_NAME]: `file:${tarball}` },
   };
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   // The package has no dependencies: nothing is fetched (--offline makes sure of it).
