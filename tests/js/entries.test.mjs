@@ -2,7 +2,7 @@
 // process: the CommonJS entry (with and without require(esm)), the inline entry (with the .wasm file
 // gone from the package, so nothing can be read beside it), and the browser entry's checked fetch of
 // the .wasm (fetch stubbed: what a misconfigured dev server or CDN answers) and its typed error when
-// there is no URL to fetch it from.
+// there is no URL to fetch it from; the node entry bundled for Node (node-bundled.js) with no .wasm beside it.
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -350,5 +350,39 @@ describe('node entries: the .wasm cannot be located or read', () => {
       assert.match(t.message, /cannot read its WebAssembly module at \/.*\/code_session_gate_bg\.wasm: ENOENT/);
     }
     assert.equal(out.recovered.guard, true);
+  });
+
+  test('bundled for Node (node-bundled.js, the module condition): with neither .wasm beside it, both modules come from the base64 it carries', async () => {
+    const out = await nodeRun(
+      'node-bundled-no-wasm.mjs',
+      `
+      import { copyFileSync, existsSync, rmSync } from 'node:fs';
+      const dir = new URL('./node_modules/${PKG_NAME}/', import.meta.url);
+      const files = ['code_session_gate_bg.wasm', 'code_session_sandbox_bg.wasm'];
+      for (const f of files) if (existsSync(new URL(f, dir))) rmSync(new URL(f, dir));
+      const shape = (e) => ({ name: e?.name, code: e?.code });
+      let out;
+      try {
+        const entry = await import(new URL('node-bundled.js', dir).href);
+        const explained = entry.explainInjectedFileRef({ id: 's', name: 'SKILL.md', kind: 'skill' }, 'exec-1');
+        out = {
+          tools: entry.CODE_EXECUTION_TOOLS,
+          ref: entry.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'),
+          sandbox: explained.file,
+          recovered: entry.recover(),
+        };
+      } catch (e) {
+        out = { threw: shape(e), message: e?.message };
+      }
+      // Put both files back for any later test of this consumer.
+      for (const f of files) copyFileSync(new URL(f, ${JSON.stringify(`file://${PKG_DIR}/`)}), new URL(f, dir));
+      console.log(JSON.stringify(out));
+    `,
+    );
+    assert.equal(out.threw, undefined, JSON.stringify(out));
+    assert.ok(Array.isArray(out.tools) && out.tools.length > 0);
+    assert.deepEqual(out.ref, EXPECTED_REF);
+    assert.equal(out.sandbox.kind, 'user', 'a skill without a version narrows to a user file, in the sandbox module');
+    assert.equal(out.recovered, false, 'nothing was poisoned');
   });
 });
