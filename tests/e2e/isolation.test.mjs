@@ -145,6 +145,26 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    test('a given ref is primeable for REF_TTL_S after it was last given, then forgotten', async () => {
+      const short = await worker(box.sb, dialect, DECLARED, undefined, { REF_TTL_S: '1' });
+      try {
+        const made = await one(short, 'ttl', 'create_file', { file_path: '/mnt/data/ttl.txt', content: 'T\n' }, undefined, ALICE);
+        assert.equal(made.status, 'success', JSON.stringify(made.error));
+        const ref = JSON.parse(await snapshotText(short, 'ttl', ALICE)).partitions[0][1].files[0];
+        assert.equal((await primeAs(short, 'ttl-now', { files: [ref] }, ALICE)).status, 200, 'within its lifetime');
+        await new Promise((r) => setTimeout(r, 1_200));
+        const late = await primeAs(short, 'ttl-late', { files: [ref] }, ALICE);
+        assert.equal(late.status, 403, 'past its lifetime');
+        assert.equal(late.body.error.code, 'forbidden_file_ref');
+        // Given again (an upload's new ref), a file is primeable again.
+        assert.equal((await api(short, '/conversations/ttl/files/again.txt', { method: 'PUT', body: 'A' }, ALICE)).status, 200);
+        const again = JSON.parse(await snapshotText(short, 'ttl', ALICE)).partitions[0][1].files.find((f) => f.name === 'again.txt');
+        assert.equal((await primeAs(short, 'ttl-again', { files: [again] }, ALICE)).status, 200);
+      } finally {
+        await short.stop();
+      }
+    });
+
     test('no request the worker sent left the sandbox\'s own routes', async () => {
       const strays = (await sandboxPaths(box.sb)).filter((p) => !SANDBOX_ROUTES.test(p));
       assert.deepEqual(strays, []);

@@ -30,6 +30,7 @@ test('the defaults a host would expect, and an unusable setting is a 500 naming 
     MAX_FILES_PER_PARTITION: 1000,
     MAX_REFS_PER_PRIME: 100,
     MAX_ANSWER_BYTES: 16 * 1024 * 1024,
+    REF_TTL_S: 30 * 24 * 60 * 60,
   });
   assert.deepEqual(limitsFrom({}), { ...LIMIT_DEFAULTS });
   assert.equal(limitsFrom({ MAX_FILE_BYTES: '10' }).MAX_FILE_BYTES, 10);

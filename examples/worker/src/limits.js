@@ -22,6 +22,8 @@ export const LIMIT_DEFAULTS = Object.freeze({
   MAX_REFS_PER_PRIME: 100,
   /** One sandbox answer (an /exec body) the worker reads: 16 MiB. */
   MAX_ANSWER_BYTES: 16 * 1024 * 1024,
+  /** Seconds a ref the worker gave a user stays primeable after it was last given (30 days); then it is forgotten. */
+  REF_TTL_S: 30 * 24 * 60 * 60,
 });
 
 /**

@@ -5,7 +5,9 @@
 // - the sandbox runs (`RUNS_PER_MINUTE`) and the runs in flight (`MAX_CONCURRENT_RUNS`), reserved by a
 //   conversation before its batch goes to the sandbox and released after;
 // - the file refs the worker has given this user (sandbox answers, uploads): the only refs the user may
-//   prime into a conversation.
+//   prime into a conversation, each for `REF_TTL_S` after it was last given. Forgotten refs are deleted a
+//   page at a time as new ones come in, so the store holds about what the lifetime lets in, not every
+//   ref the user was ever given.
 //
 // The windows are stored, so a restarted object keeps counting; runs in flight are leases that expire,
 // so a conversation that never released its lease cannot block the user for longer than its deadline.
@@ -17,9 +19,21 @@ const WINDOW_MS = 60_000;
 const WINDOWS_KEY = 'windows';
 /** storage.get / put / delete take at most 128 keys a call. */
 const STORAGE_BATCH = 128;
+/** Given refs looked at per `remember` for ones past their lifetime, from where the last look stopped. */
+const SWEEP_PAGE = 512;
+/** Where the sweep of given refs goes on from (the last key it looked at; '' from the start). */
+const SWEEP_KEY = 'refs-swept-to';
+const REF_PREFIX = 'ref:';
 
 /** The storage key of a ref the user was given: its identity, which is what codeapi authorizes. */
-const refKey = (/** @type {{ id: string, storage_session_id: string }} */ r) => `ref:${r.storage_session_id}\u0000${r.id}`;
+const refKey = (/** @type {{ id: string, storage_session_id: string }} */ r) => `${REF_PREFIX}${r.storage_session_id}\u0000${r.id}`;
+
+/**
+ * Whether a ref given at `given` (ms; the value stored under its key) is past `ttlMs` at `now`. A value
+ * of 1 is a ref stored before refs had a lifetime: it counts as given when the sweep first sees it.
+ */
+const expired = (/** @type {unknown} */ given, /** @type {number} */ now, /** @type {number} */ ttlMs) =>
+  typeof given !== 'number' || (given !== 1 && now - given >= ttlMs);
 
 /**
  * Times in a sliding window: how many fall in the last minute, and when room for `n` more opens.
@@ -80,10 +94,10 @@ export class User {
         this.leases.delete(input.lease);
         return Response.json({ ok: true });
       case 'remember':
-        await this.remember(input.refs);
+        await this.remember(input.refs, now, limits.REF_TTL_S * 1000);
         return Response.json({ ok: true });
       case 'known':
-        return Response.json({ ok: true, known: await this.known(input.refs) });
+        return Response.json({ ok: true, known: await this.known(input.refs, now, limits.REF_TTL_S * 1000) });
     }
     return Response.json({ ok: false, status: 404, code: 'not_found', message: `no user operation ${op}` }, { status: 404 });
   }
@@ -133,21 +147,60 @@ export class User {
     return { ok: true, lease, slots };
   }
 
-  /** Records refs the worker gave this user. @param {{ id: string, storage_session_id: string }[]} refs */
-  async remember(refs) {
-    const entries = refs.filter((r) => typeof r?.id === 'string' && typeof r?.storage_session_id === 'string').map((r) => [refKey(r), 1]);
+  /**
+   * Records refs the worker gave this user at `now` (a ref given again starts its lifetime again), then
+   * deletes what the next page of given refs holds past its lifetime.
+   * @param {{ id: string, storage_session_id: string }[]} refs
+   * @param {number} now
+   * @param {number} ttlMs
+   */
+  async remember(refs, now, ttlMs) {
+    const entries = refs.filter((r) => typeof r?.id === 'string' && typeof r?.storage_session_id === 'string').map((r) => [refKey(r), now]);
     for (let i = 0; i < entries.length; i += STORAGE_BATCH) {
       await this.state.storage.put(Object.fromEntries(entries.slice(i, i + STORAGE_BATCH)));
     }
+    await this.sweep(now, ttlMs);
   }
 
-  /** For each ref, whether the worker gave it to this user. @param {{ id: string, storage_session_id: string }[]} refs */
-  async known(refs) {
+  /**
+   * One page of the given refs, from where the last sweep stopped: those past their lifetime deleted,
+   * those stored before refs had one stamped `now`. Each `remember` looks at a page, so the sweep goes
+   * round the store about as fast as refs come in.
+   * @param {number} now
+   * @param {number} ttlMs
+   */
+  async sweep(now, ttlMs) {
+    const storage = this.state.storage;
+    const from = (await storage.get(SWEEP_KEY)) ?? '';
+    /** @type {Map<string, unknown>} */
+    const page = await storage.list({ prefix: REF_PREFIX, ...(from ? { startAfter: from } : {}), limit: SWEEP_PAGE });
+    const gone = [];
+    /** @type {Record<string, number>} */
+    const stamped = {};
+    let last = '';
+    for (const [key, given] of page) {
+      last = key;
+      if (given === 1) stamped[key] = now;
+      else if (expired(given, now, ttlMs)) gone.push(key);
+    }
+    for (let i = 0; i < gone.length; i += STORAGE_BATCH) await storage.delete(gone.slice(i, i + STORAGE_BATCH));
+    const legacy = Object.entries(stamped);
+    for (let i = 0; i < legacy.length; i += STORAGE_BATCH) await storage.put(Object.fromEntries(legacy.slice(i, i + STORAGE_BATCH)));
+    await storage.put(SWEEP_KEY, page.size < SWEEP_PAGE ? '' : last);
+  }
+
+  /**
+   * For each ref, whether the worker gave it to this user within its lifetime.
+   * @param {{ id: string, storage_session_id: string }[]} refs
+   * @param {number} now
+   * @param {number} ttlMs
+   */
+  async known(refs, now, ttlMs) {
     const keys = refs.map(refKey);
     const found = new Set();
     for (let i = 0; i < keys.length; i += STORAGE_BATCH) {
       const got = await this.state.storage.get(keys.slice(i, i + STORAGE_BATCH));
-      for (const k of got.keys()) found.add(k);
+      for (const [k, given] of got) if (!expired(given, now, ttlMs)) found.add(k);
     }
     return keys.map((k) => found.has(k));
   }
