@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DECLARED } from '../../examples/worker/scenario.js';
-import { DIALECTS, api, execRequests, one, partitionNames, snapshotText, tempDir, useSandbox, worker } from './harness.mjs';
+import { DIALECTS, api, execRequests, one, partitionNames, sandboxPaths, snapshotText, tempDir, useSandbox, worker } from './harness.mjs';
 
 const box = useSandbox();
 
@@ -58,6 +58,25 @@ for (const dialect of DIALECTS) {
       const again = await one(w, 'up', 'bash_tool', { command: 'cat /mnt/data/data.csv' });
       assert.deepEqual(again.answer.refreshed, []);
       assert.equal(again.output.stdout, 'a,b\n1,2\n');
+    });
+
+    test('several dropped files go back together: codeapi gets one /upload/batch, LibreCodeInterpreter one /upload each', async () => {
+      const names = ['one.txt', 'two.txt', 'three.txt'];
+      for (const name of names) {
+        assert.equal((await api(w, `/conversations/many/files/${name}`, { method: 'PUT', body: `${name}\n` })).status, 200);
+      }
+      await expireAll(box.sb);
+      await sleep(1100);
+      const seen = (await sandboxPaths(box.sb)).length;
+      const cat = await one(w, 'many', 'bash_tool', { command: 'cat /mnt/data/one.txt /mnt/data/two.txt /mnt/data/three.txt' });
+      assert.equal(cat.status, 'success', JSON.stringify(cat.error));
+      assert.equal(cat.output.stdout, 'one.txt\ntwo.txt\nthree.txt\n');
+      assert.deepEqual(cat.answer.refreshed.map((r) => r.name).sort(), [...names].sort());
+      const uploads = (await sandboxPaths(box.sb)).slice(seen).filter((p) => /^POST \/\w+\/upload/.test(p));
+      if (dialect === 'codeapi') assert.deepEqual(uploads, ['POST /codeapi/upload/batch']);
+      else assert.deepEqual(uploads, names.map(() => 'POST /lci/upload'));
+      const stored = JSON.parse(await snapshotText(w, 'many')).partitions[0][1].files;
+      assert.deepEqual(stored.map((f) => f.name).sort(), [...names].sort(), 'each name once, under its new ref');
     });
 
     test('a file the model wrote is kept (KEEP_OUTPUTS) and given again after expiry, byte for byte', async () => {

@@ -124,19 +124,26 @@ for (const name of SERVERS) {
       assert.equal(cat.output.stdout, 'secret\n');
     });
 
-    test('a file the server dropped is given again from the worker\'s copy: the next call reads its exact bytes', async () => {
+    test('files the server dropped are given again from the worker\'s copy (codeapi: in one batch upload): the next call reads their exact bytes', async () => {
       const fresh = await worker(NO_LOCAL_SANDBOX, name, DECLARED, undefined, { ...sandboxEnv(name), FILE_FRESH_S: '1' });
       try {
         const bytes = Buffer.from([...Array(256).keys(), ...Array(256).keys()].reverse());
-        const up = await api(fresh, '/conversations/kept/files/kept.csv', { method: 'PUT', body: bytes }, ALICE);
-        assert.equal(up.status, 200, await up.clone().text());
-        const ref = (await up.json()).file;
-        await expireFile(name, ALICE, ref);
+        const other = Buffer.from('x,y\n3,4\n');
+        const refs = [];
+        for (const [file, body] of [['kept.csv', bytes], ['second.csv', other]]) {
+          const up = await api(fresh, `/conversations/kept/files/${file}`, { method: 'PUT', body }, ALICE);
+          assert.equal(up.status, 200, await up.clone().text());
+          refs.push((await up.json()).file);
+        }
+        for (const ref of refs) await expireFile(name, ALICE, ref);
         await sleep(1100);
-        const sum = await one(fresh, 'kept', 'execute_code', { lang: 'py', code: `import hashlib;print(hashlib.sha256(open('/mnt/data/${ref.name}','rb').read()).hexdigest())` }, undefined, ALICE);
+        const code = `import hashlib;print(hashlib.sha256(open('/mnt/data/${refs[0].name}','rb').read()).hexdigest());print(open('/mnt/data/${refs[1].name}').read())`;
+        const sum = await one(fresh, 'kept', 'execute_code', { lang: 'py', code }, undefined, ALICE);
         assert.equal(sum.status, 'success', JSON.stringify(sum));
-        assert.equal(sum.output.stdout.trim(), createHash('sha256').update(bytes).digest('hex'));
-        assert.deepEqual(sum.answer.refreshed.map((r) => r.name), [ref.name]);
+        const [digest, ...rest] = sum.output.stdout.split('\n');
+        assert.equal(digest.trim(), createHash('sha256').update(bytes).digest('hex'));
+        assert.equal(rest.join('\n').trim(), other.toString().trim());
+        assert.deepEqual(sum.answer.refreshed.map((r) => r.name).sort(), refs.map((r) => r.name).sort());
       } finally {
         await fresh.stop();
       }

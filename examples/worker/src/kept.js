@@ -9,13 +9,17 @@
 //   identity, its name, when the sandbox received it and where its bytes are kept;
 // - before a batch runs, each file of the partition older than FILE_FRESH_S is checked against the
 //   sandbox; a missing or stale one is uploaded again from R2 and replaced in the partition (new id and
-//   storage session, same name), so the call runs with the file. One whose bytes the worker does not hold
+//   storage session, same name), so the call runs with the file. codeapi gets them together, up to 200 in
+//   one `/upload/batch` request (one request against its per-user upload limit of 30 in 5 minutes). One whose bytes the worker does not hold
 //   is expired: the calls that would send it fail with `file_expired`, naming it, and are not sent.
 import { Refusal } from './errors.js';
-import { probeFile, uploadFile } from './sandbox-files.js';
+import { UPLOAD_BATCH_FILES, probeFile, uploadFiles } from './sandbox-files.js';
 
 /** LibreChat's threshold: a file older than 23 h is uploaded again before code runs (the servers keep ~24 h). */
 export const DEFAULT_FILE_FRESH_S = 82_800;
+
+/** Bytes of kept files held at once while uploading them again (they go to the sandbox in batches). */
+const REFRESH_BATCH_BYTES = 32 * 1024 * 1024;
 const LEDGER = 'ledger:';
 
 /** A file's identity. @param {{ id: string, storage_session_id?: string }} f */
@@ -99,6 +103,22 @@ export class KeptFiles {
     const replaced = [];
     /** @type {Map<string, string>} identity → name */
     const expired = new Map();
+    /** @type {{ f: any, entry: any, bytes: Uint8Array, contentType: string }[]} files to upload again, sent together */
+    let pending = [];
+    let pendingBytes = 0;
+    const flush = async () => {
+      if (pending.length === 0) return;
+      const uploaded = await uploadFiles(sandbox, this.user, pending.map((p) => ({ name: p.f.name, bytes: p.bytes, contentType: p.contentType })));
+      for (const [i, { f, entry }] of pending.entries()) {
+        // The partition keeps the name it knows the file by (a sandbox may shorten a nested name).
+        const to = { ...uploaded[i], name: f.name };
+        await this.storage.put(LEDGER + identity(to), { name: f.name, receivedAt: now, kept: entry?.kept, contentType: entry?.contentType });
+        await this.storage.delete(LEDGER + identity(f));
+        replaced.push({ from: f, to });
+      }
+      pending = [];
+      pendingBytes = 0;
+    };
     for (const f of files) {
       // A ref without a storage session names no object the sandbox could be asked about.
       if (typeof f.storage_session_id !== 'string') continue;
@@ -117,13 +137,12 @@ export class KeptFiles {
         continue;
       }
       const bytes = new Uint8Array(await kept.arrayBuffer());
-      const uploaded = await uploadFile(sandbox, this.user, f.name, bytes, entry?.contentType ?? kept.httpMetadata?.contentType ?? 'application/octet-stream');
-      // The partition keeps the name it knows the file by (a sandbox may shorten a nested name).
-      const to = { ...uploaded, name: f.name };
-      await this.storage.put(LEDGER + identity(to), { name: f.name, receivedAt: now, kept: entry?.kept, contentType: entry?.contentType });
-      await this.storage.delete(LEDGER + identity(f));
-      replaced.push({ from: f, to });
+      pending.push({ f, entry, bytes, contentType: entry?.contentType ?? kept.httpMetadata?.contentType ?? 'application/octet-stream' });
+      pendingBytes += bytes.byteLength;
+      // Sent in batches (codeapi: one upload request each), holding at most about REFRESH_BATCH_BYTES.
+      if (pending.length >= UPLOAD_BATCH_FILES || pendingBytes >= REFRESH_BATCH_BYTES) await flush();
     }
+    await flush();
     return { replaced, expired };
   }
 

@@ -76,24 +76,37 @@ export function sandboxUrl(sandbox, route, ids) {
   return url;
 }
 
+/** Files in one codeapi `/upload/batch` request (codeapi's MAX_BATCH_FILES). */
+export const UPLOAD_BATCH_FILES = 200;
+
 /**
- * Uploads one file as `user`'s and returns the ref the sandbox gave it (kind `user`), named as the
- * sandbox stored it (LibreCodeInterpreter reduces names to a safe base name).
+ * The form of an upload: codeapi resolves a file's owner from the identity fields, which must come
+ * before the file parts.
  * @param {import('./forward.js').SandboxSettings} sandbox
  * @param {string} user
- * @param {string} name
- * @param {Uint8Array} bytes
- * @param {string} contentType
+ * @param {{ name: string, bytes: Uint8Array, contentType: string }[]} files
  */
-export async function uploadFile(sandbox, user, name, bytes, contentType) {
+function uploadForm(sandbox, user, files) {
   const form = new FormData();
-  // codeapi resolves a file's owner from the identity fields, which must come before the file part.
   if (sandbox.dialect === 'codeapi') {
     form.append('kind', 'user');
     form.append('id', user);
   }
-  form.append('file', new Blob([bytes], { type: contentType }), name);
-  const res = await send(sandbox, `${sandbox.url}/upload`, {
+  for (const f of files) form.append('file', new Blob([f.bytes], { type: f.contentType }), f.name);
+  return form;
+}
+
+/**
+ * POSTs an upload form to `route` and reads the answer's files and storage session; a refusal of the
+ * whole request is the worker's typed refusal.
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ * @param {string} user
+ * @param {string} route
+ * @param {FormData} form
+ * @returns {Promise<{ files: any[], storage: unknown }>}
+ */
+async function postUpload(sandbox, user, route, form) {
+  const res = await send(sandbox, `${sandbox.url}/${route}`, {
     method: 'POST',
     headers: { ...(await credentialHeaders(sandbox)), 'user-id': user },
     body: form,
@@ -105,12 +118,65 @@ export async function uploadFile(sandbox, user, name, bytes, contentType) {
   } catch {
     throw new Refusal(502, 'sandbox_error', 'upload: the sandbox\'s answer is not JSON');
   }
-  const file = answer?.files?.[0];
-  const storage = answer?.storage_session_id ?? answer?.session_id;
+  return { files: Array.isArray(answer?.files) ? answer.files : [], storage: answer?.storage_session_id ?? answer?.session_id };
+}
+
+/**
+ * The ref of one uploaded file (kind `user`), named as the sandbox stored it.
+ * @param {any} file
+ * @param {unknown} storage
+ */
+function uploadedRef(file, storage) {
   if (typeof file?.fileId !== 'string' || typeof file?.filename !== 'string' || typeof storage !== 'string') {
     throw new Refusal(502, 'sandbox_error', 'upload: the sandbox\'s answer has no file id, name or storage session');
   }
   return { id: file.fileId, resource_id: file.fileId, name: file.filename, storage_session_id: storage, kind: 'user' };
+}
+
+/**
+ * Uploads one file as `user`'s and returns the ref the sandbox gave it (kind `user`), named as the
+ * sandbox stored it (LibreCodeInterpreter reduces names to a safe base name).
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ * @param {string} user
+ * @param {string} name
+ * @param {Uint8Array} bytes
+ * @param {string} contentType
+ */
+export async function uploadFile(sandbox, user, name, bytes, contentType) {
+  const { files, storage } = await postUpload(sandbox, user, 'upload', uploadForm(sandbox, user, [{ name, bytes, contentType }]));
+  return uploadedRef(files[0], storage);
+}
+
+/**
+ * Uploads several files as `user`'s, in order, and returns their refs in the same order. codeapi takes
+ * up to UPLOAD_BATCH_FILES in one `/upload/batch` request (one request against its per-user upload
+ * limit, all the files in one new storage session); a file it refuses fails the whole call, naming the
+ * file. LibreCodeInterpreter gets one `/upload` per file.
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ * @param {string} user
+ * @param {{ name: string, bytes: Uint8Array, contentType: string }[]} files
+ */
+export async function uploadFiles(sandbox, user, files) {
+  const refs = [];
+  if (sandbox.dialect !== 'codeapi' || files.length === 1) {
+    for (const f of files) refs.push(await uploadFile(sandbox, user, f.name, f.bytes, f.contentType));
+    return refs;
+  }
+  for (let i = 0; i < files.length; i += UPLOAD_BATCH_FILES) {
+    const chunk = files.slice(i, i + UPLOAD_BATCH_FILES);
+    const { files: answered, storage } = await postUpload(sandbox, user, 'upload/batch', uploadForm(sandbox, user, chunk));
+    if (answered.length !== chunk.length) {
+      throw new Refusal(502, 'sandbox_error', `upload: the sandbox answered ${answered.length} files for ${chunk.length} sent`);
+    }
+    chunk.forEach((f, j) => {
+      const file = answered[j];
+      if (file?.status !== 'success') {
+        throw new Refusal(502, 'sandbox_error', `upload: the sandbox refused ${JSON.stringify(f.name)}: ${String(file?.error ?? 'no reason given')}`);
+      }
+      refs.push(uploadedRef(file, storage));
+    });
+  }
+  return refs;
 }
 
 /**
