@@ -93,6 +93,56 @@ function nextRow(name, owner, bundler, path, as) {
   };
 }
 
+/**
+ * A Nitro `cloudflare-module` build (`.output/server/index.mjs`, as Nitro and Nuxt write it) bundled by
+ * wrangler (dry run) and served by workerd with nodejs_compat; answers the job `path` returned.
+ * @param {Ctx} ctx
+ * @param {string} path
+ */
+async function inWorkerd(ctx, path) {
+  writeFileSync(
+    join(ctx.dir, 'wrangler.toml'),
+    'name = "csg-nitro"\nmain = ".output/server/index.mjs"\ncompatibility_date = "2025-01-01"\ncompatibility_flags = ["nodejs_compat"]\n',
+  );
+  await sh(ctx, bin('root', 'wrangler'), ['deploy', '--dry-run', '--outdir', 'dist'], { env: wranglerEnv(ctx.dir), timeoutMs: 180_000 });
+  const dist = join(ctx.dir, 'dist');
+  const files = readdirSync(dist).sort();
+  const main = files.find((f) => f === 'index.js') ?? files.find((f) => /\.m?js$/.test(f));
+  if (!main) throw new Fail(`wrangler wrote no JavaScript module to dist/ (${files.join(', ')})`);
+  const wasm = files.filter((f) => f.endsWith('.wasm'));
+  const port = await freePort();
+  const config = workerdConfig(ctx, { dist, main, wasm, port, flags: ['nodejs_compat'] });
+  return { main, wasm, result: await fetchFromWorkerd(ctx, config, port, path) };
+}
+
+/**
+ * Copies a Nitro build's `.output/` into a folder of its own, runs its server there with `node` (the
+ * runtime the framework asks for) and answers the job `path` returned.
+ * @param {Ctx} ctx
+ * @param {string} node
+ * @param {string} path
+ */
+async function outputAlone(ctx, node, path) {
+  const alone = aloneDir(ctx);
+  cpSync(join(ctx.dir, '.output'), alone, { recursive: true });
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NITRO_PORT: String(port), NITRO_HOST: '127.0.0.1' };
+  const url = `http://127.0.0.1:${port}`;
+  const result = await withServerProcess(ctx, { cmd: node, args: ['server/index.mjs'], cwd: alone, env, url, what: 'node .output/server/index.mjs' }, (u) => fetchJob(`${u}${path}`, 'json'));
+  const traced = readdirSync(join(alone, 'server', 'node_modules', 'code-session-gate')).filter((f) => f.endsWith('.wasm'));
+  return { result, traced };
+}
+
+/** Node 22 from the npm registry (the pinned `node22` alias): Nuxt 4.6 needs Node ≥ 22.22 to build. */
+const node22 = () => join(dirname(dirname(bin('local', 'nuxt'))), 'node22', 'bin', 'node');
+
+/** Environment of Nuxt's build: Node 22 first on PATH, no telemetry, production. */
+const nuxtEnv = (/** @type {string} */ preset) => ({
+  ...nitroEnv(preset),
+  PATH: `${dirname(node22())}:${process.env.PATH ?? ''}`,
+  NUXT_TELEMETRY_DISABLED: '1',
+});
+
 /** @type {Row[]} */
 export const FRAMEWORK_ROWS = [
   // Next.js 16 (App Router), built (Turbopack, its default; webpack) and started: each route or page
@@ -112,15 +162,9 @@ export const FRAMEWORK_ROWS = [
     shared: ['job.mjs'],
     async run(ctx) {
       await sh(ctx, bin('local', 'nitropack'), ['build'], { env: nitroEnv('node-server'), timeoutMs: 180_000 });
-      const alone = aloneDir(ctx);
-      cpSync(join(ctx.dir, '.output'), alone, { recursive: true });
-      const port = await freePort();
-      const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', NITRO_PORT: String(port), NITRO_HOST: '127.0.0.1' };
-      const url = `http://127.0.0.1:${port}`;
-      const what = 'node .output/server/index.mjs';
-      expectJob(await withServerProcess(ctx, { cmd: process.execPath, args: ['server/index.mjs'], cwd: alone, env, url, what }, (u) => fetchJob(`${u}/`, 'json')));
-      const copied = readdirSync(join(alone, 'server', 'node_modules', 'code-session-gate')).filter((f) => f.endsWith('.wasm'));
-      return `nitropack build (node-server), .output/ alone: GET / (traced: ${copied.join(', ')})`;
+      const { result, traced } = await outputAlone(ctx, process.execPath, '/');
+      expectJob(result);
+      return `nitropack build (node-server), .output/ alone: GET / (traced: ${traced.join(', ')})`;
     },
   },
   // Nitro 2, cloudflare-module preset with experimental.wasm (what Nitro's docs ask): the build's
@@ -131,20 +175,33 @@ export const FRAMEWORK_ROWS = [
     shared: ['job.mjs'],
     async run(ctx) {
       await sh(ctx, bin('local', 'nitropack'), ['build'], { env: nitroEnv('cloudflare-module'), timeoutMs: 180_000 });
-      writeFileSync(
-        join(ctx.dir, 'wrangler.toml'),
-        'name = "csg-nitro"\nmain = ".output/server/index.mjs"\ncompatibility_date = "2025-01-01"\ncompatibility_flags = ["nodejs_compat"]\n',
-      );
-      await sh(ctx, bin('root', 'wrangler'), ['deploy', '--dry-run', '--outdir', 'dist'], { env: wranglerEnv(ctx.dir), timeoutMs: 180_000 });
-      const dist = join(ctx.dir, 'dist');
-      const files = readdirSync(dist).sort();
-      const main = files.find((f) => f === 'index.js') ?? files.find((f) => /\.m?js$/.test(f));
-      if (!main) throw new Fail(`wrangler wrote no JavaScript module to dist/ (${files.join(', ')})`);
-      const wasm = files.filter((f) => f.endsWith('.wasm'));
-      const port = await freePort();
-      const config = workerdConfig(ctx, { dist, main, wasm, port, flags: ['nodejs_compat'] });
-      expectJob(await fetchFromWorkerd(ctx, config, port));
+      const { main, wasm, result } = await inWorkerd(ctx, '/');
+      expectJob(result);
       return `nitropack build (cloudflare-module) + wrangler --dry-run + workerd: ${main} + ${wasm.join(' + ')}`;
+    },
+  },
+  // Nuxt 4.6 (built with Node 22, which it needs): node-server's .output/ run alone, and cloudflare-module
+  // with experimental.wasm in workerd; the route /api/gate.
+  {
+    name: 'nuxt-node-server',
+    fixture: 'nuxt',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      await sh(ctx, node22(), [bin('local', 'nuxt'), 'build'], { env: nuxtEnv('node-server'), timeoutMs: 300_000 });
+      const { result, traced } = await outputAlone(ctx, node22(), '/api/gate');
+      expectJob(result);
+      return `nuxt build (node-server), .output/ alone: GET /api/gate (traced: ${traced.join(', ')})`;
+    },
+  },
+  {
+    name: 'nuxt-cloudflare-module',
+    fixture: 'nuxt',
+    shared: ['job.mjs'],
+    async run(ctx) {
+      await sh(ctx, node22(), [bin('local', 'nuxt'), 'build'], { env: nuxtEnv('cloudflare-module'), timeoutMs: 300_000 });
+      const { main, wasm, result } = await inWorkerd(ctx, '/api/gate');
+      expectJob(result);
+      return `nuxt build (cloudflare-module) + wrangler --dry-run + workerd: ${main} + ${wasm.join(' + ')}`;
     },
   },
   // SvelteKit 2 + adapter-node with the package as a devDependency (adapter-node bundles those into

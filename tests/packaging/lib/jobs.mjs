@@ -100,8 +100,9 @@ export function wranglerEnv(/** @type {string} */ dir) {
  * @param {Ctx} ctx
  * @param {string} config
  * @param {number} port
+ * @param {string} [path] what to GET (default `/`)
  */
-export async function fetchFromWorkerd(ctx, config, port) {
+export async function fetchFromWorkerd(ctx, config, port, path = '/') {
   let output = '';
   const child = spawn(bin('root', 'workerd'), ['serve', config], { cwd: ctx.dir, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d) => (output += d));
@@ -110,7 +111,7 @@ export async function fetchFromWorkerd(ctx, config, port) {
     for (let i = 0; i < 150; i++) {
       if (child.exitCode !== null) throw new Fail(`workerd exited ${child.exitCode}: ${gist(output)}`);
       try {
-        const res = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(2_000) });
+        const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(2_000) });
         const body = await res.text();
         if (res.status !== 200) throw new Fail(`the worker answered HTTP ${res.status}: ${gist(`${body}\n${output}`)}`);
         return JSON.parse(body);
