@@ -12,6 +12,11 @@ import { parseArgs } from 'node:util';
 
 const PKG = new URL('../pkg/node.js', import.meta.url).href;
 
+/** The folds' input: n results of execute_code, each with one new file. */
+const FOLD_SETUP = `const gate = new Gate({ profile: '3.9' });
+      const input = Array.from({ length: n }, (_, i) => ({ tool_call_id: 'c' + i, name: 'execute_code', status: 'success',
+        artifact: { session_id: 's', files: [{ id: 'f' + i, name: 'n' + i + '.txt', storage_session_id: 's' }] } }));`;
+
 /**
  * Each path: the setup and the timed call, as module source run in a fresh process with `n` and `Gate`
  * in scope. The setup builds the host's input before the clock starts.
@@ -20,16 +25,12 @@ const PKG = new URL('../pkg/node.js', import.meta.url).href;
 const PATHS = {
   'fold-event': {
     what: "foldResults('event'): n results, each a new file",
-    setup: `const gate = new Gate({ profile: '3.9' });
-      const input = Array.from({ length: n }, (_, i) => ({ tool_call_id: 'c' + i, name: 'execute_code', status: 'success',
-        artifact: { session_id: 's', files: [{ id: 'f' + i, name: 'n' + i + '.txt', storage_session_id: 's' }] } }));`,
+    setup: FOLD_SETUP,
     call: `gate.foldResults('event', input, { now: 1 });`,
   },
   'fold-direct': {
     what: "foldResults('direct'): n results, each a new file",
-    setup: `const gate = new Gate({ profile: '3.9' });
-      const input = Array.from({ length: n }, (_, i) => ({ tool_call_id: 'c' + i, name: 'execute_code', status: 'success',
-        artifact: { session_id: 's', files: [{ id: 'f' + i, name: 'n' + i + '.txt', storage_session_id: 's' }] } }));`,
+    setup: FOLD_SETUP,
     call: `gate.foldResults('direct', input, { now: 1 });`,
   },
   'update-session': {
