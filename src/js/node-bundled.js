@@ -3,7 +3,7 @@
 // without node_modules and without the `.wasm` it never copied; the modules' base64 texts come with it
 // (carried.js, evaluated before node.js) and are decoded only where the file beside is missing.
 // Node itself never takes this file: it loads node.js without the texts. Deployers that trace files
-// (@vercel/nft: Nitro, Next.js standalone, Vercel) follow the import of node.js from here, and so ship
+// (@vercel/nft, as Nitro uses it) follow the import of node.js from here, and so ship
 // what Node will load.
 import './carried.js';
 

@@ -1,7 +1,6 @@
 // The packaging rows of the frameworks and deployers that build a server around the package: Next.js,
 // Nitro (Nuxt's server engine) on Node and on Workers, SvelteKit with adapter-node, Bun's compiled
-// binaries, and @vercel/nft's trace (what Nitro's node presets, Next.js standalone and Vercel functions
-// ship). Each builds as the framework's docs say, runs the build (alone where it deploys that way) and
+// binaries, and @vercel/nft's trace (what Nitro's node presets and other tracing deployers ship). Each builds as the framework's docs say, runs the build (alone where it deploys that way) and
 // calls both modules over HTTP or in the process.
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
