@@ -75,11 +75,11 @@ describe('package manifest', () => {
     // Resolvers that ignore `exports` (Parcel's default, older tools).
     assert.deepEqual([manifest.main, manifest.module, manifest.browser], ['./node.cjs', './inline.js', './browser.js']);
     assert.deepEqual(manifest.exports['.'].node.require, { types: './node.d.cts', default: './node.cjs' });
-    // Under `node`: webpack (Next.js's server builds) keeps the node entry, which reads the emitted .wasm;
-    // other bundlers (`module`: Rollup, SvelteKit's adapter-node, esbuild) take the one that carries the
-    // modules; Node itself never sets `module`.
+    // Under `node`: bundlers (`webpack`: Next.js's server builds, whatever conditions they set; `module`:
+    // Rollup, SvelteKit's adapter-node, esbuild) take the entry that carries the modules for a bundle
+    // deployed without its .wasm; Node itself sets neither.
     assert.deepEqual(Object.keys(manifest.exports['.'].node), ['webpack', 'module', 'require', 'types', 'default']);
-    assert.deepEqual(manifest.exports['.'].node.webpack, { types: './node.d.ts', default: './node.js' });
+    assert.deepEqual(manifest.exports['.'].node.webpack, { types: './node.d.ts', default: './node-bundled.js' });
     assert.deepEqual(manifest.exports['.'].node.module, { types: './node.d.ts', default: './node-bundled.js' });
     assert.deepEqual(manifest.exports['.'].bun, { types: './node.d.ts', default: './bun.js' });
     // Every subpath has CommonJS types (and, for JavaScript, a CommonJS file) under `require`.

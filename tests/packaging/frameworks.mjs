@@ -93,6 +93,43 @@ function nextRow(name, owner, bundler, path, as) {
 }
 
 /**
+ * A Next.js row built with `output: 'standalone'` (in its own folder, `bundler` as in `nextRow`): the
+ * `.next/standalone` folder copied alone (no node_modules of the project, nothing else of the build) and
+ * its `server.js` started there, the node route and the server component called over HTTP.
+ * @param {string} name
+ * @param {'turbopack' | 'webpack'} bundler
+ * @returns {Row}
+ */
+function nextStandaloneRow(name, bundler) {
+  return {
+    name,
+    fixture: 'nextjs',
+    shared: ['job.mjs'],
+    type: null,
+    async run(ctx) {
+      writeFileSync(join(ctx.dir, 'next.config.mjs'), "export default { output: 'standalone' };\n");
+      const args = ['build', ...(bundler === 'webpack' ? ['--webpack'] : [])];
+      await sh(ctx, bin('local', 'next'), args, { env: nextEnv(), timeoutMs: 240_000 });
+      const standalone = join(ctx.dir, '.next', 'standalone');
+      // server.js sits where the app sits under the tracing root Next inferred (the repository here).
+      const server = readdirSync(standalone, { recursive: true, encoding: 'utf8' }).find((f) => /(^|\/)server\.js$/.test(f) && !f.includes('node_modules'));
+      if (!server) throw new Fail(`next build wrote no server.js under .next/standalone`);
+      const alone = aloneDir(ctx);
+      cpSync(standalone, alone, { recursive: true });
+      const port = await freePort();
+      const env = { ...nextEnv(), PORT: String(port), HOSTNAME: '127.0.0.1' };
+      const cwd = join(alone, dirname(server));
+      const url = `http://127.0.0.1:${port}`;
+      await withServerProcess(ctx, { cmd: process.execPath, args: ['server.js'], cwd, env, url, probe: '/_next/static/none', what: 'node server.js' }, async (u) => {
+        expectJob(await fetchJob(`${u}/api/node`, 'json'), { where: '/api/node' });
+        expectJob(await fetchJob(`${u}/`, 'html'), { where: '/' });
+      });
+      return `next build${bundler === 'webpack' ? ' --webpack' : ''} (standalone), .next/standalone alone: GET /api/node, /`;
+    },
+  };
+}
+
+/**
  * A Nitro `cloudflare-module` build (`.output/server/index.mjs`, as Nitro and Nuxt write it) bundled by
  * wrangler (dry run) and served by workerd with nodejs_compat; answers the job `path` returned.
  * @param {Ctx} ctx
@@ -152,6 +189,8 @@ export const FRAMEWORK_ROWS = [
   nextRow('nextjs-webpack-node-route', 'nextjs-webpack-node-route', 'webpack', '/api/node', 'json'),
   nextRow('nextjs-webpack-server-component', 'nextjs-webpack-node-route', 'webpack', '/', 'html'),
   nextRow('nextjs-webpack-edge-route', 'nextjs-webpack-node-route', 'webpack', '/api/edge', 'json'),
+  nextStandaloneRow('nextjs-standalone', 'turbopack'),
+  nextStandaloneRow('nextjs-webpack-standalone', 'webpack'),
 
   // Nitro 2 (Nuxt 4's server engine), node-server preset: the build's .output/ run alone. Nitro copies
   // the package into .output/server/node_modules with what @vercel/nft traces from its entries.
