@@ -179,6 +179,38 @@ const nuxtEnv = (/** @type {string} */ preset) => ({
   NUXT_TELEMETRY_DISABLED: '1',
 });
 
+/**
+ * A Nitro or Nuxt row: the fixture built with `preset`, then run as that preset deploys (node-server:
+ * `.output/` alone; cloudflare-module: in workerd), the job asked of its route (Nitro `/`, Nuxt
+ * `/api/gate`).
+ * @param {string} name
+ * @param {'nitro' | 'nuxt'} framework
+ * @param {'node-server' | 'cloudflare-module'} preset
+ * @returns {Row}
+ */
+function nitroRow(name, framework, preset) {
+  const nuxt = framework === 'nuxt';
+  const path = nuxt ? '/api/gate' : '/';
+  return {
+    name,
+    fixture: framework,
+    shared: ['job.mjs'],
+    async run(ctx) {
+      if (nuxt) await sh(ctx, node22(), [bin('local', 'nuxt'), 'build'], { env: nuxtEnv(preset), timeoutMs: 300_000 });
+      else await sh(ctx, bin('local', 'nitropack'), ['build'], { env: nitroEnv(preset), timeoutMs: 300_000 });
+      const built = `${nuxt ? 'nuxt' : 'nitropack'} build (${preset})`;
+      if (preset === 'node-server') {
+        const { result, traced } = await outputAlone(ctx, nuxt ? node22() : process.execPath, path);
+        expectJob(result);
+        return `${built}, .output/ alone: GET ${path} (traced: ${traced.join(', ')})`;
+      }
+      const { main, wasm, result } = await inWorkerd(ctx, path);
+      expectJob(result);
+      return `${built} + wrangler --dry-run + workerd: GET ${path}: ${main} + ${wasm.join(' + ')}`;
+    },
+  };
+}
+
 /** @type {Row[]} */
 export const FRAMEWORK_ROWS = [
   // Next.js 16 (App Router), built (Turbopack, its default; webpack) and started: each route or page
@@ -192,56 +224,14 @@ export const FRAMEWORK_ROWS = [
   nextStandaloneRow('nextjs-standalone', 'turbopack'),
   nextStandaloneRow('nextjs-webpack-standalone', 'webpack'),
 
-  // Nitro 2 (Nuxt 4's server engine), node-server preset: the build's .output/ run alone. Nitro copies
-  // the package into .output/server/node_modules with what @vercel/nft traces from its entries.
-  {
-    name: 'nitro-node-server',
-    fixture: 'nitro',
-    shared: ['job.mjs'],
-    async run(ctx) {
-      await sh(ctx, bin('local', 'nitropack'), ['build'], { env: nitroEnv('node-server'), timeoutMs: 180_000 });
-      const { result, traced } = await outputAlone(ctx, process.execPath, '/');
-      expectJob(result);
-      return `nitropack build (node-server), .output/ alone: GET / (traced: ${traced.join(', ')})`;
-    },
-  },
-  // Nitro 2, cloudflare-module preset with experimental.wasm (what Nitro's docs ask): the build's
-  // worker bundled by wrangler (dry run) and served by workerd with nodejs_compat.
-  {
-    name: 'nitro-cloudflare-module',
-    fixture: 'nitro',
-    shared: ['job.mjs'],
-    async run(ctx) {
-      await sh(ctx, bin('local', 'nitropack'), ['build'], { env: nitroEnv('cloudflare-module'), timeoutMs: 180_000 });
-      const { main, wasm, result } = await inWorkerd(ctx, '/');
-      expectJob(result);
-      return `nitropack build (cloudflare-module) + wrangler --dry-run + workerd: ${main} + ${wasm.join(' + ')}`;
-    },
-  },
-  // Nuxt 4.6 (built with Node 22, which it needs): node-server's .output/ run alone, and cloudflare-module
-  // with experimental.wasm in workerd; the route /api/gate.
-  {
-    name: 'nuxt-node-server',
-    fixture: 'nuxt',
-    shared: ['job.mjs'],
-    async run(ctx) {
-      await sh(ctx, node22(), [bin('local', 'nuxt'), 'build'], { env: nuxtEnv('node-server'), timeoutMs: 300_000 });
-      const { result, traced } = await outputAlone(ctx, node22(), '/api/gate');
-      expectJob(result);
-      return `nuxt build (node-server), .output/ alone: GET /api/gate (traced: ${traced.join(', ')})`;
-    },
-  },
-  {
-    name: 'nuxt-cloudflare-module',
-    fixture: 'nuxt',
-    shared: ['job.mjs'],
-    async run(ctx) {
-      await sh(ctx, node22(), [bin('local', 'nuxt'), 'build'], { env: nuxtEnv('cloudflare-module'), timeoutMs: 300_000 });
-      const { main, wasm, result } = await inWorkerd(ctx, '/api/gate');
-      expectJob(result);
-      return `nuxt build (cloudflare-module) + wrangler --dry-run + workerd: ${main} + ${wasm.join(' + ')}`;
-    },
-  },
+  // Nitro 2 (Nuxt 4's server engine) and Nuxt 4.6 (built with Node 22, which it needs), each with the
+  // node-server preset (.output/ run alone: Nitro copies the package into .output/server/node_modules
+  // with what @vercel/nft traces from its entries) and the cloudflare-module preset with
+  // experimental.wasm (in workerd).
+  nitroRow('nitro-node-server', 'nitro', 'node-server'),
+  nitroRow('nitro-cloudflare-module', 'nitro', 'cloudflare-module'),
+  nitroRow('nuxt-node-server', 'nuxt', 'node-server'),
+  nitroRow('nuxt-cloudflare-module', 'nuxt', 'cloudflare-module'),
   // SvelteKit 2 + adapter-node with the package as a devDependency (adapter-node bundles those into
   // build/): build/ and package.json run alone, as adapter-node's docs deploy it without node_modules.
   {
