@@ -15,7 +15,7 @@ export const sandboxSource = {};
 
 /**
  * The modules' bytes carried inside the JavaScript (base64), set by `carried.js` where a bundler
- * building for Node took the package's `module` condition (`node-bundled.js`): what the node entry
+ * building for Node took the package's `webpack` or `module` condition (`node-bundled.js`): what the node entry
  * compiles when no `.wasm` is beside the bundle it was copied into. Left empty where Node loads the
  * package itself, which then never parses the base64 text.
  * @type {{ core?: () => Uint8Array, sandbox?: () => Uint8Array }}

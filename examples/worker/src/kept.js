@@ -10,8 +10,9 @@
 // - before a batch runs, each file of the partition older than FILE_FRESH_S is checked against the
 //   sandbox; a missing or stale one is uploaded again from R2 and replaced in the partition (new id and
 //   storage session, same name), so the call runs with the file. codeapi gets them together, up to 200 in
-//   one `/upload/batch` request (one request against its per-user upload limit of 30 in 5 minutes). One whose bytes the worker does not hold
-//   is expired: the calls that would send it fail with `file_expired`, naming it, and are not sent.
+//   one `/upload/batch` request (one request against its per-user upload limit of 30 in 5 minutes). One
+//   whose bytes the worker does not hold is expired: the calls that would send it fail with
+//   `file_expired`, naming it, and are not sent.
 import { Refusal } from './errors.js';
 import { UPLOAD_BATCH_FILES, probeFile, uploadFiles } from './sandbox-files.js';
 
