@@ -3,9 +3,10 @@
 # generated only, git-ignored:
 #   1. cargo build --release --target wasm32-unknown-unknown of the two module crates (crates/: the core
 #      module every host loads, the sandbox module loaded on demand; registry source paths remapped)
-#   2. wasm-opt -Oz --converge from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
-#   3. scripts/assemble-pkg.mjs: the module, the entries and types of src/js/ (their own loader,
-#      src/js/engine.js: the module imports nothing and needs no generated glue), package.json; the
+#   2. wasm-bindgen --target web of each module: its glue (crates/bindgen writes the exports)
+#   3. wasm-opt -Oz --converge from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
+#   4. scripts/assemble-pkg.mjs: the modules and their glue, the entries and types of src/js/ (their
+#      loader: src/js/engine.js), package.json; the
 #      check-sdk command (src/check-sdk/) bundled with the vectors it replays into pkg-check-sdk/, whose
 #      node_modules/code-session-gate links to ../pkg (as its dependency would be installed)
 # Skips all of it when no input changed since the last build (pass --force, or set
@@ -80,11 +81,23 @@ mkdir -p target
 work="$(mktemp -d "$ROOT/target/pkg-build.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-mkdir -p "$work/out"
+mkdir -p "$work/out" "$work/bindgen"
+# wasm-bindgen writes both modules' exports (crates/bindgen): its CLI writes each one's glue (the web
+# target, whose generated reset recover() uses: code_session_gate.js, code_session_sandbox.js) and the
+# module the glue expects, which wasm-opt then shrinks.
+log "wasm-bindgen --target web ($(wasm-bindgen --version)): the modules' glue"
+for m in "${MODULES[@]}"; do
+  glue="${m#*:}"
+  glue="${glue%_bg}"
+  wasm-bindgen --target web --experimental-reset-state-function --no-typescript \
+    --out-name "$glue" --out-dir "$work/bindgen" "target/wasm32-unknown-unknown/release/${m%%:*}.wasm"
+  cp "$work/bindgen/$glue.js" "$work/out/$glue.js"
+done
+
 # --converge repeats the passes until nothing changes: measured -0.2 KB raw, -1.4 KB gzip.
 log "wasm-opt -Oz --converge ($("$WASM_OPT" --version))"
 for m in "${MODULES[@]}"; do
-  wasm_in="target/wasm32-unknown-unknown/release/${m%%:*}.wasm"
+  wasm_in="$work/bindgen/${m#*:}.wasm"
   note "${m#*:}.wasm before: $(wc -c <"$wasm_in") bytes"
   "$WASM_OPT" -Oz --converge --strip-debug --strip-producers --strip-target-features \
     "$wasm_in" -o "$work/out/${m#*:}.wasm"

@@ -109,8 +109,8 @@ step build scripts/build.sh
 step fmt cargo fmt --all --check
 step clippy cargo clippy --workspace --all-targets -- -D warnings
 step cargo-test cargo test --workspace
-step wasm-node wasm_test --test node
-step wasm-chromium wasm_test_browser --test web
+step wasm-node wasm_test -p code-session-gate-bindgen --test node --test node_sandbox
+step wasm-chromium wasm_test_browser -p code-session-gate-bindgen --test web
 step conformance tests/conformance/run
 step conformance-chrome browser_conformance chrome
 step conformance-firefox browser_conformance firefox

@@ -12,7 +12,6 @@
 )]
 
 pub mod api;
-pub mod bindings;
 /// The rules (the `code-session-gate-rules` crate, `crates/rules`).
 pub use code_session_gate_rules as core;
 

@@ -119,7 +119,6 @@ fn main() {
         let (artifact, body) = &pool[t % pool.len()];
         let now = format!(r#"{{"now":{}}}"#, t + 2);
         if mode == "wire" {
-            let raw = format!(" {body}");
             call(
                 &mut gate,
                 ans,
@@ -127,7 +126,7 @@ fn main() {
                     Some(&batch),
                     Some("\"c1\""),
                     Some(r#"{"status":200}"#),
-                    Some(&raw),
+                    Some(body.as_str()),
                 ],
             );
             call(&mut gate, complete, &[Some(&batch), Some(&now)]);

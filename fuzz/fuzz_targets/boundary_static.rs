@@ -1,15 +1,13 @@
-//! The boundary of the static operations (`api::call_static`, `bindings::Boundary`): an operation number
+//! The static operations as the modules' exports call them (`api::call_static`): an operation number
 //! (known ones and a few past the end) and a few argument texts, each raw bytes, any JSON, or built for
 //! the operation from the grammar (a `FileRef`, planner calls and options, exec-wire options, sandbox
 //! request options and answers, model arguments), sometimes `undefined`, sometimes too few or too many.
-//! Also the framed bytes the wasm modules receive in their input buffer (`Boundary::call_static`).
 //!
 //! Oracles: no panic, abort, hang or runaway allocation; every answer and every refusal is JSON.
 
 #![no_main]
 
 use code_session_gate::api;
-use code_session_gate::bindings::{Boundary, REFUSAL};
 use csg_fuzz::{answer_json, quote, Gen, J, THREADS, TOOLS};
 use libfuzzer_sys::fuzz_target;
 
@@ -200,36 +198,6 @@ fn run(data: &[u8]) {
         return;
     }
     let mut g = Gen::new(data);
-    if g.chance(1, 8) {
-        // The modules' form: each argument's byte length (little-endian u32), then the texts, in the
-        // input buffer; the count passed may disagree with what is there.
-        let n = g.upto(4);
-        let mut framed = Vec::new();
-        for _ in 0..n {
-            let len: u32 = if g.chance(1, 8) {
-                g.u.arbitrary().unwrap_or(0)
-            } else {
-                g.upto(64) as u32
-            };
-            framed.extend_from_slice(&len.to_le_bytes());
-        }
-        let count = if g.chance(1, 8) {
-            g.upto(8) as u32
-        } else {
-            n as u32
-        };
-        let op = u32::from(g.byte() % 9);
-        framed.extend_from_slice(g.u.take_rest());
-        let mut boundary = Boundary::default();
-        let len = boundary.write_input(framed);
-        let out = boundary.call_static(api::call_static, op, count, len);
-        assert_eq!(out, boundary.output().len());
-        match boundary.output().strip_prefix(REFUSAL) {
-            Some(refusal) => answer_json("error", refusal, false),
-            None => answer_json("answer", boundary.output(), false),
-        };
-        return;
-    }
     let op = match g.branch(31) {
         0 => g.u.arbitrary().unwrap_or(0),
         n => (n % 9) as u32,

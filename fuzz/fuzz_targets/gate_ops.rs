@@ -26,36 +26,48 @@ use csg_fuzz::{
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
-/// Operation numbers (`api::GATE_OPS`).
+/// Operation numbers, by name (`api::gate_op`, evaluated at compile time).
 mod op {
-    pub const VERDICT: u32 = 0;
-    pub const CLASSIFY: u32 = 1;
-    pub const IS_EAGER_EXCLUDED: u32 = 2;
-    pub const SUPPRESS_EAGER_TOOL: u32 = 3;
-    pub const CONTEXT_FOR_CALL: u32 = 4;
-    pub const UPDATE_SESSION: u32 = 5;
-    pub const FOLD_RESULTS: u32 = 6;
-    pub const BEGIN_DIRECT: u32 = 7;
-    pub const COMPLETE_DIRECT: u32 = 8;
-    pub const BEGIN_EVENT: u32 = 9;
-    pub const COMPLETE_EVENT: u32 = 10;
-    pub const PRESTART_EAGER: u32 = 11;
-    pub const SETTLE_EAGER: u32 = 12;
-    pub const SEED_RUN: u32 = 13;
-    pub const SEED_AGENTS: u32 = 14;
-    pub const SESSIONS: u32 = 15;
-    pub const SESSION: u32 = 16;
-    pub const SET_SESSIONS: u32 = 17;
-    pub const RESET_RUN: u32 = 18;
-    pub const ABANDON: u32 = 19;
-    pub const VERDICT_TABLE: u32 = 20;
-    pub const DESCRIBE: u32 = 21;
-    pub const SNAPSHOT: u32 = 22;
-    pub const RESTORE: u32 = 23;
-    pub const EXPLAIN: u32 = 24;
-    pub const SANDBOX_REQUEST: u32 = 25;
-    pub const SANDBOX_ANSWER: u32 = 26;
+    use code_session_gate::api::gate_op;
+
+    pub const VERDICT: u32 = gate_op("verdict");
+    pub const CLASSIFY: u32 = gate_op("classify");
+    pub const IS_EAGER_EXCLUDED: u32 = gate_op("isEagerExcluded");
+    pub const SUPPRESS_EAGER_TOOL: u32 = gate_op("suppressEagerTool");
+    pub const CONTEXT_FOR_CALL: u32 = gate_op("contextForCall");
+    pub const UPDATE_SESSION: u32 = gate_op("updateSession");
+    pub const FOLD_RESULTS: u32 = gate_op("foldResults");
+    pub const BEGIN_DIRECT: u32 = gate_op("beginDirectBatch");
+    pub const COMPLETE_DIRECT: u32 = gate_op("completeDirectBatch");
+    pub const BEGIN_EVENT: u32 = gate_op("beginEventBatch");
+    pub const COMPLETE_EVENT: u32 = gate_op("completeEventBatch");
+    pub const PRESTART_EAGER: u32 = gate_op("prestartEager");
+    pub const SETTLE_EAGER: u32 = gate_op("settleEager");
+    pub const SEED_RUN: u32 = gate_op("seedRun");
+    pub const SEED_AGENTS: u32 = gate_op("seedAgents");
+    pub const SESSIONS: u32 = gate_op("sessions");
+    pub const SESSION: u32 = gate_op("session");
+    pub const SET_SESSIONS: u32 = gate_op("setSessions");
+    pub const RESET_RUN: u32 = gate_op("resetRun");
+    pub const ABANDON: u32 = gate_op("abandon");
+    pub const VERDICT_TABLE: u32 = gate_op("verdictTable");
+    pub const DESCRIBE: u32 = gate_op("describe");
+    pub const SNAPSHOT: u32 = gate_op("snapshot");
+    pub const RESTORE: u32 = gate_op("restore");
+    pub const EXPLAIN: u32 = gate_op("explain");
+    pub const SANDBOX_REQUEST: u32 = gate_op("sandboxRequest");
+    pub const SANDBOX_ANSWER: u32 = gate_op("sandboxAnswer");
 }
+
+// Every name above is an operation of the registry.
+const _: () = {
+    let all = [op::VERDICT, op::CLASSIFY, op::IS_EAGER_EXCLUDED, op::SUPPRESS_EAGER_TOOL, op::CONTEXT_FOR_CALL, op::UPDATE_SESSION, op::FOLD_RESULTS, op::BEGIN_DIRECT, op::COMPLETE_DIRECT, op::BEGIN_EVENT, op::COMPLETE_EVENT, op::PRESTART_EAGER, op::SETTLE_EAGER, op::SEED_RUN, op::SEED_AGENTS, op::SESSIONS, op::SESSION, op::SET_SESSIONS, op::RESET_RUN, op::ABANDON, op::VERDICT_TABLE, op::DESCRIBE, op::SNAPSHOT, op::RESTORE, op::EXPLAIN, op::SANDBOX_REQUEST, op::SANDBOX_ANSWER];
+    let mut i = 0;
+    while i < all.len() {
+        assert!(all[i] != u32::MAX, "an operation name in op:: is not in the registry");
+        i += 1;
+    }
+};
 
 /// Which operations, how often.
 const WEIGHTS: &[(u32, u8)] = &[
@@ -697,13 +709,8 @@ fn arguments(
                     ("withArtifact", g.maybe(1, 4, |_| J::raw("true"))),
                 ];
                 let answer = g.obj(entries);
-                // The body as the JavaScript layer passes it: raw text after a space.
-                vec![
-                    Some(id),
-                    Some(call),
-                    Some(answer.text()),
-                    Some(format!(" {body}")),
-                ]
+                // The body as the JavaScript layer passes it: its raw text.
+                vec![Some(id), Some(call), Some(answer.text()), Some(body)]
             }
         }
         op::RESTORE => {

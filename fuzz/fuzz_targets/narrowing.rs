@@ -40,7 +40,7 @@ fn run(data: &[u8]) {
 /// Narrows `file` against `exec` and checks the answer.
 fn check(file: Option<String>, exec: Option<String>) {
     let args = [file.as_deref(), exec.as_deref()];
-    let answer = match api::call_static(0, &args) {
+    let answer = match api::call_static(api::static_op("toInjectedFileRef"), &args) {
         Ok(a) => a,
         Err(e) => {
             answer_json("error", &api::error_text(&e), false);

@@ -35,7 +35,7 @@ fn run(data: &[u8]) {
         1 => g.junk(3).text(),
         _ => g.sandbox_request().text(),
     };
-    let op = api::call_static(4, &[Some(&text)]);
+    let op = api::call_static(api::static_op("buildSandboxRequest"), &[Some(&text)]);
     // A text with the host-text mark is the JavaScript layer's `JsonText`, which no static operation
     // takes: the operation refuses it before reading it, where the core reads the bytes as JSON.
     if text.starts_with(api::HOST_TEXT) {

@@ -141,7 +141,7 @@ fn check(g: &mut Gen<'_>, status: u16, body: String, retry: Option<String>) {
         entries.push(("headers".to_owned(), J::Obj(vec![])));
     }
     let options = J::Obj(entries).text();
-    match api::call_static(5, &[Some(&options)]) {
+    match api::call_static(api::static_op("readSandboxResponse"), &[Some(&options)]) {
         Ok(a) => {
             let v = answer_json("readSandboxResponse", &a, false).unwrap_or(Value::Null);
             assert!(

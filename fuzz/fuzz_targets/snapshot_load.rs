@@ -123,7 +123,7 @@ fn load(text: &str, expected: Option<&Gate>, unmutated: bool) {
         }
         let refs: Vec<Option<&str>> = args.iter().map(|a| a.as_deref()).collect();
         let mut s = api::GateSession::new(Gate::new(Default::default(), None));
-        api::call(&mut s, 23, &refs).map(|a| (a, s.gate.snapshot()))
+        api::call(&mut s, api::gate_op("restore"), &refs).map(|a| (a, s.gate.snapshot()))
     };
     match loaded {
         Err(e) => {

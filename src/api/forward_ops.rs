@@ -123,8 +123,8 @@ pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<
         Dialect::parse(d, &Path::root("dialect"))?;
     }
     let body: &str = match (p.text(3), &input.body) {
-        // The JavaScript layer writes a space before the body (so that an empty one is not `undefined`).
-        (Some(raw), _) => raw.strip_prefix(' ').unwrap_or(raw),
+        // The body as the host gave it (its text, or its bytes read as UTF-8).
+        (Some(raw), _) => raw,
         (None, Some(b)) => b,
         (None, None) => return Err(GateError::missing(&Path::root("body"))),
     };

@@ -1,7 +1,8 @@
 //! The operations as the JavaScript layer calls them: each takes its arguments as one JSON text (an
 //! object keyed by the parameter names, so that refusals carry paths like `artifact.files[0].name`)
-//! and answers with one JSON text. Pure Rust: the wasm bindings only move the bytes, and the native
-//! conformance runner drives exactly the same functions.
+//! and answers with one JSON text. Pure Rust: the modules' exports (`crates/bindgen`, written by
+//! wasm-bindgen) only convert the values and the refusals, and the native conformance runner drives
+//! exactly the same functions.
 //!
 //! Operations are declared once, in [`registry`], and numbered by their place there; the JavaScript layer
 //! reads the tables once ([`constants`]), so the numbering lives there only. Each argument is passed as its own
@@ -25,7 +26,9 @@ use lists::Lists;
 
 pub use gate_ops::new_gate;
 use registry::{flag, GATE_PARAM_FLAGS, STATIC_PARAM_FLAGS};
-pub use registry::{served_by, GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC_OPS, STATIC_PARAMS};
+pub use registry::{
+    gate_op, served_by, static_op, GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC_OPS, STATIC_PARAMS,
+};
 
 /// The parameter of `new Gate(config)`.
 pub const NEW_PARAMS: [&str; 1] = ["config"];

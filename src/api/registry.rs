@@ -1,6 +1,8 @@
-//! The operation registry: one declaration per operation, from which the dispatch tables, the
-//! constants the JavaScript layer reads ([`super::constants`]) and the TypeScript declarations of the
-//! package (`src/js/ops.d.ts`, written by [`typescript`], checked by a test) all come.
+//! The operation registry: one declaration per operation ([`with_operations!`](crate::with_operations)),
+//! from which the dispatch tables, the modules' exports (`crates/bindgen` writes them from the same
+//! list), the constants the JavaScript layer reads ([`super::constants`]) and the TypeScript
+//! declarations of the package (`src/js/ops.d.ts`, written by [`typescript`], checked by a test) all
+//! come.
 //!
 //! An entry is the operation's rustdoc (which becomes its TSDoc), its flags, its parameters (each with
 //! its TypeScript type and flags), its TypeScript answer type and the function that runs it. Adding an
@@ -122,6 +124,40 @@ const fn names_with<const N: usize>(ops: &[Operation], f: u8) -> [&'static str; 
 
 /// The gate operations that may change the session map (`writes`).
 pub const GATE_WRITES: [&str; count(GATE, op_flag::writes)] = names_with(GATE, op_flag::writes);
+
+/// The place of gate operation `name` in [`GATE_OPS`] (`u32::MAX` when there is none, which the
+/// dispatch refuses as an unknown operation): how the exports, tests and fuzzers reach an operation by
+/// name, evaluated at compile time where they use it in a `const`.
+pub const fn gate_op(name: &str) -> u32 {
+    index_of(GATE_OPS, name)
+}
+
+/// The place of static operation `name` in [`STATIC_OPS`] (`u32::MAX` when there is none), as
+/// [`gate_op`].
+pub const fn static_op(name: &str) -> u32 {
+    index_of(STATIC_OPS, name)
+}
+
+/// The place of `name` in `table` (`u32::MAX` when it is not there). Compile time where it is used
+/// in a `const`; indices stay within the lengths checked beside them.
+#[allow(clippy::indexing_slicing)]
+const fn index_of(table: &[&str], name: &str) -> u32 {
+    let mut i = 0;
+    while i < table.len() {
+        let (a, b) = (table[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return i as u32;
+            }
+        }
+        i += 1;
+    }
+    u32::MAX
+}
 
 /// The module that serves static operation `op` (`None` for an unknown number).
 pub fn served_by(op: u32) -> Option<Module> {
@@ -273,7 +309,14 @@ macro_rules! operations {
     };
 }
 
-operations! {
+/// The operation list itself, handed to macro `$callback` (`with_operations!(operations)` here writes
+/// the tables and the dispatch; a module crate's callback writes its `#[wasm_bindgen]` exports from the
+/// same list, see `crates/bindgen`). Declared once: adding an operation is one entry here plus its
+/// function.
+#[macro_export]
+macro_rules! with_operations {
+    ($callback:path) => {
+$callback! {
     gate {
         /// Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`).
         verdict(name: "string") -> "number" => gate_ops::verdict;
@@ -423,6 +466,10 @@ operations! {
         => static_ops::diff_sessions;
     }
 }
+    };
+}
+
+with_operations!(operations);
 
 /// Runs static operation `op` (its place in [`STATIC_OPS`]), in whichever module serves it.
 pub fn call(op: u32, p: &Params<'_>) -> GateResult<String> {
@@ -490,7 +537,11 @@ mod tests {
     #[test]
     fn the_json_text_refusal_names_every_host_text_parameter() {
         let marked = format!("{}[]", super::super::HOST_TEXT);
-        let e = super::super::call_static(0, &[Some(marked.as_str()), None]).unwrap_err();
+        let e = super::super::call_static(
+            static_op("toInjectedFileRef"),
+            &[Some(marked.as_str()), None],
+        )
+        .unwrap_err();
         for op in GATE.iter().chain(STATIC) {
             for p in op.params.iter().filter(|p| p.has(flag::host_text)) {
                 for word in [op.name, p.name] {

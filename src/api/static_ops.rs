@@ -346,7 +346,11 @@ mod tests {
     #[test]
     fn a_carried_context_with_a_lone_surrogate_is_refused() {
         let calls = r#"[{"id":"c","name":"bash_tool","args":{},"codeSessionContext":{"session_id":"\ud800"}}]"#;
-        let e = super::super::call_static(1, &[Some(calls), None]).err();
+        let e = super::super::call_static(
+            super::super::static_op("planToolRequests"),
+            &[Some(calls), None],
+        )
+        .err();
         assert_eq!(
             e.map(|e| (e.code, e.path)),
             Some((
@@ -355,6 +359,10 @@ mod tests {
             ))
         );
         let fine = r#"[{"id":"c","name":"bash_tool","args":{},"codeSessionContext":{"session_id":"\ud83d\ude00"}}]"#;
-        assert!(super::super::call_static(1, &[Some(fine), None]).is_ok());
+        assert!(super::super::call_static(
+            super::super::static_op("planToolRequests"),
+            &[Some(fine), None]
+        )
+        .is_ok());
     }
 }

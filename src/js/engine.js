@@ -1,7 +1,7 @@
-// The modules' loader and channel: instantiates one of the package's two modules (they import
-// nothing, so the import object is empty), checks by its exports that it is the one expected (see
-// src/bindings/), and moves the arguments and answers of its calls through its memory. No generated
-// glue: a new instance is all that `recover()` needs.
+// The modules' loader: compiles one of the package's two modules from whatever source a host has,
+// checks by its exports that it is the one expected, and hands it to its glue, which wasm-bindgen
+// generated with it (`code_session_gate.js`, `code_session_sandbox.js`; see crates/bindgen) and which
+// instantiates it and holds the instance. A later instance (`recover()`) is the glue's generated reset.
 import { packageError } from './guard.js';
 
 /**
@@ -22,11 +22,14 @@ export const sandboxSource = {};
  */
 export const carried = {};
 
-/** What each module must export (src/bindings/exports.rs, `export_module!`). */
-const COMMON = ['memory', 'csg_input', 'csg_output', 'csg_static', 'csg_constants'];
-/** The two modules: their files in the package and their exports. */
-export const CORE = { file: 'code_session_gate_bg.wasm', exports: [...COMMON, 'csg_new', 'csg_call', 'csg_free'] };
-export const SANDBOX = { file: 'code_session_sandbox_bg.wasm', exports: COMMON };
+/**
+ * The two modules: their files in the package and the exports each must have (wasm-bindgen's names).
+ * @type {{ CORE: Kind, SANDBOX: Kind }}
+ */
+export const { CORE, SANDBOX } = {
+  CORE: { file: 'code_session_gate_bg.wasm', exports: ['memory', 'constants', 'rawgate_new', '__wbindgen_start'] },
+  SANDBOX: { file: 'code_session_sandbox_bg.wasm', exports: ['memory', 'constants', 'buildSandboxRequest', '__wbindgen_start'] },
+};
 
 const toStringTag = (v) => Object.prototype.toString.call(v);
 
@@ -73,14 +76,12 @@ const notASource = (v, key, accepted) =>
   );
 
 /**
- * The raw exports of a new instance, checked to be those of module `kind`.
- * @param {WebAssembly.Instance} instance
+ * Refuses a module that lacks one of the exports of module `kind` (`has` says which it has).
+ * @param {(name: string) => boolean} has
  * @param {Kind} kind
- * @returns {Engine}
  */
-function engineOf(instance, kind) {
-  const x = /** @type {Record<string, any>} */ (instance.exports);
-  const missing = kind.exports.filter((n) => x[n] === undefined);
+function checkExports(has, kind) {
+  const missing = kind.exports.filter((n) => !has(n));
   if (missing.length > 0) {
     throw packageError(
       'not_wasm',
@@ -88,174 +89,69 @@ function engineOf(instance, kind) {
         `pass the ${kind.file} of the same package version`,
     );
   }
-  return /** @type {Engine} */ (x);
 }
 
 /**
- * A new instance of module `kind`, made synchronously from a compiled module or the `.wasm` bytes.
+ * `glue` holding a new instance of module `kind`, made synchronously from a compiled module or the
+ * `.wasm` bytes.
+ * @template {Glue} G
  * @param {unknown} source
  * @param {Kind} kind
- * @param {string} [key] what the source is called in refusals
- * @returns {Engine}
+ * @param {string} key what the source is called in refusals
+ * @param {G} glue
+ * @returns {G}
  */
-export function instantiateSync(source, kind, key = 'module') {
-  if (isModule(source)) return engineOf(new WebAssembly.Instance(/** @type {WebAssembly.Module} */ (source), {}), kind);
-  if (isBytes(source)) {
-    const module = new WebAssembly.Module(/** @type {BufferSource} */ (source));
-    return engineOf(new WebAssembly.Instance(module, {}), kind);
-  }
+export function instantiateSync(source, kind, key, glue) {
+  if (isModule(source)) return start(/** @type {WebAssembly.Module} */ (source), kind, glue);
+  if (isBytes(source)) return start(new WebAssembly.Module(/** @type {BufferSource} */ (source)), kind, glue);
   throw notASource(source, key, 'a WebAssembly.Module or the bytes of the .wasm');
 }
 
 /**
- * A new instance of module `kind` from a compiled module, the `.wasm` bytes, a URL or path to fetch, a
- * `Response` (or a promise of any of them).
+ * `glue` once it holds a new instance of compiled `module`, whose exports are checked first (so that
+ * another module is refused by name rather than by a link error).
+ * @template {Glue} G
+ * @param {WebAssembly.Module} module @param {Kind} kind @param {G} glue
+ * @returns {G}
+ */
+function start(module, kind, glue) {
+  const names = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
+  checkExports((n) => names.has(n), kind);
+  // The glue holds one instance: a later one (after recover(), or a second load) replaces it with the
+  // generated reset, which instantiates the module the glue first took afresh.
+  if (started.has(glue)) glue.__wbg_reset_state();
+  else glue.__wbg_finalize_init(new WebAssembly.Instance(module, glue.__wbg_get_imports()), module);
+  started.add(glue);
+  return glue;
+}
+
+/** The glue modules that hold an instance. */
+const started = new WeakSet();
+
+/**
+ * `glue` holding a new instance of module `kind`, from a compiled module, the `.wasm` bytes, a URL or
+ * path to fetch, a `Response` (or a promise of any of them).
+ * @template {Glue} G
  * @param {unknown} source
  * @param {Kind} kind
- * @returns {Promise<Engine>}
+ * @param {G} glue
+ * @returns {Promise<G>}
  */
-export async function instantiate(source, kind) {
+export async function instantiate(source, kind, glue) {
   let s = await source;
   if (typeof s === 'string' || s instanceof URL || (typeof Request === 'function' && s instanceof Request)) {
     s = await fetch(/** @type {RequestInfo | URL} */ (s));
   }
   if (typeof Response === 'function' && s instanceof Response) {
     const wasmType = (s.headers.get('content-type') ?? '').split(';')[0].trim() === 'application/wasm';
-    if (wasmType && typeof WebAssembly.instantiateStreaming === 'function') {
-      return engineOf((await WebAssembly.instantiateStreaming(s, {})).instance, kind);
+    if (wasmType && typeof WebAssembly.compileStreaming === 'function') {
+      return start(await WebAssembly.compileStreaming(s), kind, glue);
     }
     s = await s.arrayBuffer();
   }
-  if (isModule(s)) return engineOf(await WebAssembly.instantiate(/** @type {WebAssembly.Module} */ (s), {}), kind);
-  if (isBytes(s)) return engineOf((await WebAssembly.instantiate(/** @type {BufferSource} */ (s), {})).instance, kind);
+  if (isModule(s)) return start(/** @type {WebAssembly.Module} */ (s), kind, glue);
+  if (isBytes(s)) return start(await WebAssembly.compile(/** @type {BufferSource} */ (s)), kind, glue);
   throw notASource(s, 'module_or_path', 'a WebAssembly.Module, the bytes of the .wasm, a URL, a path or a Response');
-}
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** Calls whose input exceeds this make the module release its buffer afterwards (as it does). */
-const KEEP_INPUT = 1 << 20;
-
-/**
- * One instance as the JavaScript layer talks to it: its exports (those that run Rust wrapped by the
- * caller's guard, `wrap`), and its input buffer, written in place: each argument's UTF-8 byte length
- * (a little-endian u32; 0 for `undefined`), then the texts one after the other.
- */
-export class Channel {
-  /**
-   * @param {Engine} x
-   * @param {<F>(f: F, name: string) => F} wrap
-   */
-  constructor(x, wrap) {
-    this.memory = x.memory;
-    this.input = wrap(x.csg_input, 'input');
-    this.outputAt = x.csg_output;
-    this.callStatic = wrap(x.csg_static, 'callStatic');
-    this.constants = wrap(x.csg_constants, 'constants');
-    this.create = x.csg_new && wrap(x.csg_new, 'new Gate');
-    this.call = x.csg_call && wrap(x.csg_call, 'Gate');
-    this.free = x.csg_free && wrap(x.csg_free, 'Gate.free');
-    /** @type {Uint8Array | null} the input buffer as a view */
-    this.view = null;
-    this.cap = 0;
-    this.at = 0;
-  }
-
-  /**
-   * Writes `texts` (whose lengths add up to `total` UTF-16 units) into the input buffer; returns the
-   * number of bytes used. An argument may also be bytes (`Uint8Array`), written after a space (so that
-   * an empty one is not `undefined`), with `bytes` their total length.
-   * @param {Array<string | Uint8Array>} texts
-   * @param {number} total
-   * @param {number} [bytes]
-   */
-  write(texts, total, bytes = 0) {
-    const n = texts.length;
-    // UTF-8 takes at most three bytes per UTF-16 unit.
-    const need = n * 4 + total * 3 + bytes + 1;
-    if (need > this.cap) {
-      this.at = this.input(need) >>> 0;
-      this.cap = need;
-      this.view = null;
-    }
-    // The memory's buffer is replaced whenever the memory grows.
-    let view = this.view;
-    if (view === null || view.buffer !== this.memory.buffer) {
-      view = this.view = new Uint8Array(this.memory.buffer, this.at, this.cap);
-    }
-    return n * 4 + encodeTexts(texts, view, n * 4);
-  }
-
-  /** After a call that used `used` bytes of the input buffer: the module released a large one. */
-  released(/** @type {number} */ used) {
-    if (used > KEEP_INPUT) {
-      this.view = null;
-      this.cap = 0;
-    }
-  }
-
-  /** The answer of the last call, `len` bytes long, as text. */
-  read(/** @type {number} */ len) {
-    return decoder.decode(this.output(len));
-  }
-
-  /** The answer of the last call, `len` bytes long, as a view of the module's memory (valid until the
-   * next call). */
-  output(/** @type {number} */ len) {
-    return new Uint8Array(this.memory.buffer, this.outputAt() >>> 0, len >>> 0);
-  }
-}
-
-/** Argument `i`'s byte length, little-endian, at the head of the input buffer `view`. */
-function putLength(/** @type {Uint8Array} */ view, /** @type {number} */ i, /** @type {number} */ len) {
-  const at = i * 4;
-  view[at] = len & 255;
-  view[at + 1] = (len >>> 8) & 255;
-  view[at + 2] = (len >>> 16) & 255;
-  view[at + 3] = len >>> 24;
-}
-
-/**
- * Writes `texts` as UTF-8 one after the other into `view` from `start` (room for three bytes per
- * unit), each one's byte length at the head of `view`; returns the bytes written after `start`. One
- * encoding of all texts; when it wrote one byte per unit (ASCII, the common case) each text's byte
- * length is its length, otherwise each text is encoded on its own to learn its length.
- * Bytes (only ever the last argument) are copied after a space.
- * @param {Array<string | Uint8Array>} texts
- * @param {Uint8Array} view
- * @param {number} start
- */
-function encodeTexts(texts, view, start) {
-  const into = view.subarray(start);
-  const bytes = texts[texts.length - 1] instanceof Uint8Array;
-  if (!bytes) {
-    const joined = texts.length === 1 ? texts[0] : texts.join('');
-    const { written } = encoder.encodeInto(joined, into);
-    if (written === joined.length) {
-      for (let i = 0; i < texts.length; i++) putLength(view, i, /** @type {string} */ (texts[i]).length);
-      return written;
-    }
-  }
-  let at = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const t = texts[i];
-    if (t instanceof Uint8Array) {
-      into[at] = 0x20;
-      into.set(t, at + 1);
-      putLength(view, i, t.length + 1);
-      at += t.length + 1;
-      continue;
-    }
-    if (t === '') {
-      putLength(view, i, 0);
-      continue;
-    }
-    const r = encoder.encodeInto(t, into.subarray(at));
-    putLength(view, i, r.written);
-    at += r.written;
-  }
-  return at;
 }
 
 /**
@@ -264,16 +160,14 @@ function encodeTexts(texts, view, start) {
  */
 
 /**
- * The raw exports of one instance (src/bindings/exports.rs); lengths and addresses are unsigned. The
- * sandbox module has no gates (`csg_new`, `csg_call`, `csg_free`).
+ * A module's generated glue (wasm-bindgen `--target web`, two functions exported by
+ * scripts/assemble-pkg.mjs): it makes the import object, holds the instance it is given
+ * (`__wbg_finalize_init`), replaces it with a new one (`__wbg_reset_state`), and answers its exports
+ * (`initSync()` once it holds one).
  * @typedef {{
- *   memory: WebAssembly.Memory,
- *   csg_input(len: number): number,
- *   csg_output(): number,
- *   csg_new(count: number, len: number): number,
- *   csg_call(handle: number, op: number, count: number, len: number): number,
- *   csg_static(op: number, count: number, len: number): number,
- *   csg_free(handle: number): number,
- *   csg_constants(): number,
- * }} Engine
+ *   __wbg_get_imports(): WebAssembly.Imports,
+ *   __wbg_finalize_init(instance: WebAssembly.Instance, module: WebAssembly.Module): unknown,
+ *   __wbg_reset_state(): void,
+ *   initSync(): { memory: WebAssembly.Memory },
+ * }} Glue
  */

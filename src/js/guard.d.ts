@@ -33,6 +33,8 @@ export declare function isTrap(e: unknown): boolean;
 export interface Guard {
   /** Wraps one export function; anything else is returned unchanged. */
   wrap<T>(value: T, name?: string): T;
+  /** Poisons the guard if `e` is a trap (a call that entered the module threw it); returns `e`. */
+  observe<E>(e: E): E;
   /** Whether a trap has poisoned this guard (every later guarded call then throws "poisoned"). */
   readonly poisoned: boolean;
   /** Throws what a guarded call would throw before entering (poisoned, or not initialised). */

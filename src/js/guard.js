@@ -160,6 +160,8 @@ export function createGuard(isReady = () => true) {
 
   return {
     wrap,
+    /** Poisons the guard if `e` is a trap (a call that entered the module threw it); returns `e`. */
+    observe,
     /**
      * Throws what a guarded call would throw before entering (poisoned, or not initialised), without
      * entering anything: for answers served from what the caller already holds.

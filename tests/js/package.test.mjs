@@ -1,13 +1,12 @@
 // The built package as a consumer sees it: installed from its `npm pack` tarball and imported by
 // name, so the `exports` map, `files` and the entries are what is tested. Also the fail-closed guard.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { BIN, EXPECTED_REF, PKG_DIR, PKG_NAME, ROOT, lastJson, makeConsumer, run } from './consumer.mjs';
+import { EXPECTED_REF, PKG_DIR, PKG_NAME, ROOT, lastJson, makeConsumer, run } from './consumer.mjs';
 
 let consumer;
 /** The package imported by name from the consumer folder (its `node` entry). */
@@ -217,11 +216,11 @@ describe('slim entry (host passes a WebAssembly.Module)', () => {
     assert.match(out.string[3], /a WebAssembly\.Module or the bytes of the \.wasm, not string/);
     assert.deepEqual(out.empty.slice(0, 3), ['CodeSessionGateError', 'missing_field', 'module']);
     assert.deepEqual(out.other.slice(0, 2), ['CodeSessionGateError', 'not_wasm']);
-    assert.match(out.other[3], /not this package's code_session_gate_bg\.wasm \(it has no memory, csg_input/);
+    assert.match(out.other[3], /not this package's code_session_gate_bg\.wasm \(it has no memory, constants, rawgate_new/);
     assert.equal(out.foreignIsModule, false);
     assert.equal(out.foreign, 'ok');
     assert.deepEqual(out.coreAsSandbox.slice(0, 2), ['CodeSessionGateError', 'not_wasm']);
-    assert.match(out.coreAsSandbox[3], /not the code_session_sandbox_bg\.wasm \(it says it is the core module\)/);
+    assert.match(out.coreAsSandbox[3], /not this package's code_session_sandbox_bg\.wasm \(it has no buildSandboxRequest\)/);
     assert.equal(out.sandbox, 'ok');
     assert.deepEqual(out.stripped, { args: {}, dropped: ['session_id'] });
     assert.deepEqual(out.ref, EXPECTED_REF);
@@ -246,51 +245,36 @@ describe('slim entry (host passes a WebAssembly.Module)', () => {
     assert.deepEqual(out.ref, EXPECTED_REF);
   });
 
-  test('a trap inside the instance poisons every later call (fake module that traps)', async () => {
-    // A stand-in for the real module, loaded through the package's real loader and api.js: it answers
-    // csg_constants (the API reads them at init) and traps in csg_static, so the first call rethrows the
-    // trap and every later call, cached answers included, fails closed without entering.
-    const constants = JSON.stringify({
-      module: 'core',
-      gateOps: ['verdict'],
-      gateParams: [['name']],
-      staticOps: ['toInjectedFileRef', 'planToolRequests', 'buildExecRequest', 'readExecResponse'],
-      staticParams: [['file', 'execSessionId'], ['calls', 'options'], [''], ['']],
-      newParams: ['config'],
-      codeExecutionTools: ['execute_code'],
-      codeEnvKinds: ['skill', 'agent', 'user'],
-      verdictBits: [['participates', 1]],
-      maxDepth: 256,
-    });
-    const wat = join(consumer.dir, 'trap.wat');
-    writeFileSync(
-      wat,
-      `(module
-        (memory (export "memory") 1)
-        (data (i32.const 1024) ${JSON.stringify(constants)})
-        (func (export "csg_input") (param i32) (result i32) i32.const 8192)
-        (func (export "csg_output") (result i32) i32.const 1024)
-        (func (export "csg_constants") (result i32) i32.const ${Buffer.byteLength(constants)})
-        (func (export "csg_new") (param i32 i32) (result i32) unreachable)
-        (func (export "csg_call") (param i32 i32 i32 i32) (result i32) unreachable)
-        (func (export "csg_free") (param i32) (result i32) unreachable)
-        (func (export "csg_static") (param i32 i32 i32) (result i32) unreachable))`,
-    );
-    const trapWasm = join(consumer.dir, 'trap.wasm');
-    execFileSync(join(BIN, 'wasm-as'), [wat, '-o', trapWasm]);
+  test('a trap inside the instance poisons every later call (the real module, one export made to trap)', async () => {
+    // The real module through the package's real loader and api.js, with its `toInjectedFileRef`
+    // export wrapped to trap as the engine traps (a Rust panic would be \`unreachable\`): the first call
+    // rethrows the trap and every later call, cached answers included, fails closed without entering.
     const out = await nodeIn(`
       import { readFileSync } from 'node:fs';
-      import * as slim from '${PKG_NAME}/slim';
-      slim.initSync({ module: new WebAssembly.Module(readFileSync(${JSON.stringify(trapWasm)})) });
+      const Native = WebAssembly.Instance;
+      WebAssembly.Instance = class extends Native {
+        constructor(module, imports) {
+          super(module, imports);
+          const exports = { ...super.exports };
+          if (exports.toInjectedFileRef) {
+            exports.toInjectedFileRef = () => { throw new WebAssembly.RuntimeError('unreachable'); };
+          }
+          Object.defineProperty(this, 'exports', { value: Object.freeze(exports) });
+        }
+      };
+      const slim = await import('${PKG_NAME}/slim');
+      slim.initSync({ module: new WebAssembly.Module(readFileSync(${JSON.stringify(wasmPath())})) });
       const seen = [];
       const attempt = (f) => { try { f(); seen.push({ ok: true }); }
         catch (e) { seen.push({ ctor: e.constructor.name, name: e.name, code: e.code, path: e.path, message: e.message }); } };
       attempt(() => slim.toInjectedFileRef({ id: 'f1', name: 'a' }, 'e0'));
       attempt(() => slim.toInjectedFileRef({ id: 'f1', name: 'a' }, 'e0'));
       attempt(() => slim.codeEnvKinds());
+      attempt(() => new slim.Gate());
       console.log(JSON.stringify(seen));
     `);
     assert.equal(out[0].ctor, 'RuntimeError');
+    assert.equal(out.length, 4);
     for (const later of out.slice(1)) {
       assert.equal(later.name, 'CodeSessionGateError');
       assert.equal(later.code, 'poisoned');

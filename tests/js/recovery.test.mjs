@@ -7,15 +7,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-/** Set by `trap()`: the next call into any instance's `csg_static` traps. */
+/** Set by `trap()`: the next call into any instance's `toInjectedFileRef` traps. */
 let trapNext = false;
 const Native = WebAssembly.Instance;
 WebAssembly.Instance = class extends Native {
   constructor(module, imports) {
     super(module, imports);
     const exports = { ...super.exports };
-    const real = exports.csg_static;
-    exports.csg_static = (...args) => {
+    const real = exports.toInjectedFileRef;
+    exports.toInjectedFileRef = (...args) => {
       if (trapNext) {
         trapNext = false;
         throw new WebAssembly.RuntimeError('unreachable');

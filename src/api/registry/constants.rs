@@ -1,4 +1,4 @@
-//! The constants the JavaScript layer reads once from each module (`csg_constants`), written from the
+//! The constants the JavaScript layer reads once from each module (its `constants()` export), written from the
 //! registry and the rules into `core-constants.json` and `sandbox-constants.json` beside this file, which
 //! the modules include as text. A test checks both files are current; `CSG_WRITE_GENERATED=1 cargo test
 //! --lib registry` rewrites them.

@@ -1,7 +1,7 @@
 //! A test client of the gate's operations that does what the JavaScript layer does: it sends each
 //! call's arguments as one JSON object keyed by parameter name, and rebuilds the answers (file lists
-//! sent by reference, contexts written once per batch). Natively and compiled to wasm32 (the browser
-//! suite), it goes through the module's boundary, as the exported functions do (see [`transport`]).
+//! sent by reference, contexts written once per batch): natively through the library's functions, and
+//! compiled to wasm32 (the browser suite) through the modules' boundary (see [`transport`]).
 
 use code_session_gate::api::lists::reader::ListReader;
 use code_session_gate::api::{self, GATE_OPS, STATIC_OPS};
@@ -26,28 +26,62 @@ fn positional(params: &[&str], args: &Value) -> Vec<Option<String>> {
         .collect()
 }
 
-/// How the client reaches the gate's operations: through the module's boundary ([`Boundary`], what
-/// the exported `csg_*` functions call), natively and in wasm32 alike, with the arguments framed as
-/// `src/js/api.js` frames them (each text's UTF-8 byte length, 0 for `undefined`, then the texts) and
-/// a refusal (U+0001, then `{code, path, message}`) decoded as it decodes one.
+/// How the client reaches the gate's operations. Natively, the library's own functions (`api::new_gate`,
+/// `api::call`, `api::call_static`: what the modules' exports call). Compiled to wasm32 (the browser
+/// suite), the modules' boundary itself (`code_session_gate_bindgen`: each argument a JavaScript string,
+/// each refusal the JavaScript error the package throws, read back by its `code`, `path` and
+/// `message`).
+#[cfg(not(target_arch = "wasm32"))]
 mod transport {
-    use code_session_gate::api;
-    use code_session_gate::bindings::{Boundary, REFUSAL};
-    use serde_json::Value;
+    use code_session_gate::api::{self, GateSession};
+    use code_session_gate::core::error::GateError;
 
-    /// One gate, in a boundary of its own.
-    pub struct Session {
-        boundary: Boundary,
-        handle: u32,
-    }
+    /// One gate.
+    pub type Session = GateSession;
 
     fn texts(args: &[Option<String>]) -> Vec<Option<&str>> {
         args.iter().map(|a| a.as_deref()).collect()
     }
 
-    fn refusal(text: &str) -> String {
-        let v: Value = serde_json::from_str(text).expect("a refusal is JSON");
-        let field = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    fn refusal(e: GateError) -> String {
+        format!("{} ({} at {:?})", e, e.code.as_str(), e.path)
+    }
+
+    pub fn new_gate(args: &[Option<String>]) -> Result<Session, String> {
+        api::new_gate(&texts(args)).map(|(s, _)| s).map_err(refusal)
+    }
+
+    pub fn call(session: &mut Session, op: u32, args: &[Option<String>]) -> Result<String, String> {
+        api::call(session, op, &texts(args)).map_err(refusal)
+    }
+
+    pub fn call_static(op: u32, args: &[Option<String>]) -> Result<String, String> {
+        api::call_static(op, &texts(args)).map_err(refusal)
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod transport {
+    use code_session_gate::api::{served_by, Module};
+    use code_session_gate_bindgen::{core_op, sandbox_op, Held};
+    use wasm_bindgen::JsValue;
+
+    /// One gate, as the core module's `RawGate` holds it.
+    pub type Session = Held;
+
+    fn values(args: &[Option<String>]) -> Vec<JsValue> {
+        args.iter()
+            .map(|a| a.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str))
+            .collect()
+    }
+
+    fn refusal(e: JsValue) -> String {
+        let field = |k: &str| {
+            js_sys::Reflect::get(&e, &JsValue::from_str(k))
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default()
+        };
         format!(
             "{} ({} at {:?})",
             field("message"),
@@ -56,36 +90,24 @@ mod transport {
         )
     }
 
-    fn answer(b: &Boundary) -> Result<String, String> {
-        match b.output().strip_prefix(REFUSAL) {
-            Some(r) => Err(refusal(r)),
-            None => Ok(b.output().to_owned()),
-        }
-    }
-
     pub fn new_gate(args: &[Option<String>]) -> Result<Session, String> {
-        let mut boundary = Boundary::default();
-        let (count, len) = boundary.frame(&texts(args));
-        boundary.create(count, len);
-        let made: (u32, Value) =
-            serde_json::from_str(&answer(&boundary)?).expect("[handle, created]");
-        Ok(Session {
-            boundary,
-            handle: made.0,
-        })
+        let config = values(args)
+            .into_iter()
+            .next()
+            .unwrap_or(JsValue::UNDEFINED);
+        Held::new(config).map_err(refusal)
     }
 
     pub fn call(session: &mut Session, op: u32, args: &[Option<String>]) -> Result<String, String> {
-        let (count, len) = session.boundary.frame(&texts(args));
-        session.boundary.call(session.handle, op, count, len);
-        answer(&session.boundary)
+        session.call(op, &values(args)).map_err(refusal)
     }
 
     pub fn call_static(op: u32, args: &[Option<String>]) -> Result<String, String> {
-        let mut boundary = Boundary::default();
-        let (count, len) = boundary.frame(&texts(args));
-        boundary.call_static(api::call_static, op, count, len);
-        answer(&boundary)
+        match served_by(op) {
+            Some(Module::Sandbox) => sandbox_op(op, args),
+            _ => core_op(op, args),
+        }
+        .map_err(refusal)
     }
 }
 

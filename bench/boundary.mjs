@@ -1,0 +1,201 @@
+// Two builds of the package side by side in one process: `now` (pkg/, or --now DIR) against `base`
+// (--base DIR: a package folder built from an earlier commit, e.g. a `git worktree` of it after
+// scripts/build.sh). For a change of the boundary (how values cross into the modules and back): every
+// path a host's calls take, per call, and each module's size and the cold start (import + first
+// context in a fresh process). Prints each scenario's p50 per iteration (mitata, median of rounds) and
+// the ratio now/base; the budget of issue 31 is ≤ 1.10 per call, ≤ 1.10 per module, cold start ≤ 1.0
+// (printed, not asserted: timings belong in benchmarks).
+//
+//   node bench/boundary.mjs --base /tmp/base/pkg [--now pkg] [--rounds 5] [--json PATH] [--only TEXT]
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { measure, do_not_optimize } from 'mitata';
+import { artifactPool, conversation, makeFiles, seedPairs, CONVERSATION_CALLS, CONVERSATION_FILES, KEY, THREAD_ID, TOOL_EXECUTION, TOOL_NAMES } from './fixtures.mjs';
+import { gateWire } from './wire.mjs';
+
+const args = process.argv.slice(2);
+const flag = (/** @type {string} */ name, /** @type {string | undefined} */ fallback) => {
+  const i = args.indexOf(name);
+  return i < 0 ? fallback : args[i + 1];
+};
+const BASE = flag('--base', undefined);
+if (BASE === undefined) {
+  console.error('usage: node bench/boundary.mjs --base <package dir> [--now <package dir>] [--rounds N] [--json PATH]');
+  process.exit(2);
+}
+const DIRS = { base: resolve(BASE), now: resolve(flag('--now', 'pkg') ?? 'pkg') };
+const ROUNDS = Number(flag('--rounds', '5'));
+const JSON_OUT = flag('--json', undefined);
+/** `--only TEXT`: the scenarios whose name contains TEXT (and no sizes or cold start). */
+const ONLY = flag('--only', undefined);
+const SIZES = [1, 20, 200];
+const OPTS = Object.freeze({ threadId: THREAD_ID });
+const config = (/** @type {number} */ n) => ({ codeSessionToolNames: TOOL_NAMES, toolExecution: TOOL_EXECUTION, sessions: seedPairs(n) });
+const result = (/** @type {object} */ artifact) => [{ name: 'bash_tool', status: /** @type {const} */ ('success'), artifact }];
+
+/** @type {Record<'base' | 'now', any>} */
+const pkgs = {
+  base: await import(pathToFileURL(join(DIRS.base, 'node.js')).href),
+  now: await import(pathToFileURL(join(DIRS.now, 'node.js')).href),
+};
+
+/**
+ * The scenarios, each a function of one package that returns the iteration to time (and a `free`).
+ * @type {Array<{ id: string, make: (p: any) => { fn: () => unknown, free?: () => void } }>}
+ */
+const scenarios = [];
+scenarios.push({
+  id: 'new Gate + free, 20 files',
+  make: (p) => ({ fn: () => new p.Gate(config(20)).free() }),
+});
+scenarios.push({
+  id: 'classify(name) (enters the module)',
+  make: (p) => {
+    const g = new p.Gate(config(1));
+    return { fn: () => do_not_optimize(g.classify('bash_tool')), free: () => g.free() };
+  },
+});
+scenarios.push({
+  id: 'steady context, 1 file (cached)',
+  make: (p) => {
+    const g = new p.Gate(config(1));
+    return { fn: () => do_not_optimize(g.contextForCall('event', 'bash_tool', OPTS)), free: () => g.free() };
+  },
+});
+for (const n of SIZES) {
+  scenarios.push({
+    id: `turn, ${n} files`,
+    make: (p) => {
+      const g = new p.Gate(config(n));
+      const pool = artifactPool(n).map(result);
+      let t = 0;
+      return {
+        fn: () => {
+          t++;
+          g.contextForCall('event', 'bash_tool', OPTS);
+          g.foldResults('event', pool[t & 63], { now: t });
+          return do_not_optimize(g.contextForCall('event', 'bash_tool', OPTS));
+        },
+        free: () => g.free(),
+      };
+    },
+  });
+}
+for (const n of SIZES) {
+  for (const bytes of [false, true]) {
+    scenarios.push({
+      id: `wire turn, ${n} files${bytes ? ', from bytes' : ''}`,
+      make: (p) => {
+        const side = gateWire(p.Gate, n, bytes);
+        return { fn: () => do_not_optimize(side.turn()), free: side.free };
+      },
+    });
+  }
+}
+scenarios.push({
+  id: `${CONVERSATION_CALLS}-call conversation, ${CONVERSATION_FILES} files`,
+  make: (p) => {
+    const conv = conversation();
+    const calls = conv.map((c) => [{ id: c.id, name: c.name, args: {} }]);
+    const results = conv.map((c) => [{ toolCallId: c.id, status: /** @type {const} */ ('success'), artifact: c.artifact }]);
+    return {
+      fn: () => {
+        const g = new p.Gate(config(CONVERSATION_FILES));
+        let now = 1;
+        for (let j = 0; j < CONVERSATION_CALLS; j++) {
+          const b = g.beginEventBatch(calls[j], OPTS);
+          g.completeEventBatch(b.id, { requests: b.dispatch, results: results[j], now: ++now });
+        }
+        const out = g.session(KEY);
+        g.free();
+        return do_not_optimize(out);
+      },
+    };
+  },
+});
+const FILE = { id: 'f1', name: 'a.txt', storage_session_id: 's1' };
+scenarios.push({ id: 'toInjectedFileRef (core function)', make: (p) => ({ fn: () => do_not_optimize(p.toInjectedFileRef(FILE, 'e0')) }) });
+const FILES = makeFiles(20);
+const SANDBOX_REQUEST = {
+  dialect: 'codeapi',
+  tool: 'bash_tool',
+  modelArgs: { command: 'ls' },
+  context: { codeSessionContext: { session_id: 'e0', files: FILES } },
+};
+scenarios.push({
+  id: 'buildSandboxRequest, 20 files (sandbox function)',
+  make: (p) => ({ fn: () => do_not_optimize(p.buildSandboxRequest(SANDBOX_REQUEST)) }),
+});
+
+/** p50 of `fn` in ns (mitata). */
+async function p50(/** @type {() => unknown} */ fn) {
+  const stats = await measure(fn, { min_cpu_time: 300e6 });
+  return stats.p50;
+}
+const median = (/** @type {number[]} */ xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (/** @type {number} */ ns) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} µs` : `${ns.toFixed(1)} ns`);
+
+/** @type {Array<{ scenario: string, base: number, now: number, ratio: number }>} */
+const rows = [];
+for (const s of scenarios.filter((x) => ONLY === undefined || x.id.includes(ONLY))) {
+  /** @type {Record<'base' | 'now', number[]>} */
+  const times = { base: [], now: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    // Alternate which side goes first, so that neither always runs on a warmer machine.
+    for (const side of /** @type {const} */ (r % 2 === 0 ? ['base', 'now'] : ['now', 'base'])) {
+      const { fn, free } = s.make(pkgs[side]);
+      times[side].push(await p50(fn));
+      free?.();
+    }
+  }
+  const row = { scenario: s.id, base: median(times.base), now: median(times.now), ratio: median(times.now) / median(times.base) };
+  rows.push(row);
+  console.log(`${row.scenario.padEnd(48)} base ${fmt(row.base).padStart(10)}  now ${fmt(row.now).padStart(10)}  now/base ${row.ratio.toFixed(2)}`);
+}
+
+if (ONLY !== undefined) process.exit(0);
+
+/** Each module's size, raw and gzip -9. */
+const sizes = Object.fromEntries(
+  ['code_session_gate_bg.wasm', 'code_session_sandbox_bg.wasm'].map((f) => {
+    const of = (/** @type {string} */ dir) => {
+      const b = readFileSync(join(dir, f));
+      return { raw: b.length, gzip: gzipSync(b, { level: 9 }).length };
+    };
+    const base = of(DIRS.base);
+    const now = of(DIRS.now);
+    console.log(`${f.padEnd(30)} base ${base.raw} / ${base.gzip} gzip  now ${now.raw} / ${now.gzip} gzip  now/base ${(now.raw / base.raw).toFixed(3)} / ${(now.gzip / base.gzip).toFixed(3)}`);
+    return [f, { base, now }];
+  }),
+);
+
+/** Cold start: import + first context in a fresh `node` process, median of 15 (ms). */
+function cold(/** @type {string} */ dir) {
+  const code = [
+    'const t0 = performance.now();',
+    `const { Gate } = await import(${JSON.stringify(pathToFileURL(join(dir, 'node.js')).href)});`,
+    `const g = new Gate({ codeSessionToolNames: ${JSON.stringify(TOOL_NAMES)}, sessions: [['execute_code', { session_id: 'exec-seed', files: ${JSON.stringify(makeFiles(5))}, lastUpdated: 1 }]] });`,
+    "const f = g.contextForCall('event', 'bash_tool', { threadId: 't1' });",
+    "if (f.codeSessionContext === undefined) throw new Error('no context');",
+    'console.log(performance.now() - t0);',
+  ].join('\n');
+  const ms = [];
+  for (let i = 0; i < 15; i++) {
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
+    if (out.status !== 0) throw new Error(`cold start failed: ${out.stderr}`);
+    ms.push(Number(out.stdout.trim()));
+  }
+  return median(ms);
+}
+const coldStart = { base: cold(DIRS.base), now: cold(DIRS.now) };
+console.log(`${'cold start (import + first context)'.padEnd(48)} base ${coldStart.base.toFixed(1)} ms  now ${coldStart.now.toFixed(1)} ms  now/base ${(coldStart.now / coldStart.base).toFixed(2)}`);
+
+if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ rows, sizes, coldStart }, null, 2));
+for (const p of Object.values(pkgs)) p.memoryBytes();
