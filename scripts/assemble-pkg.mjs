@@ -165,12 +165,16 @@ for (const name of MODULES) {
       stdin: { contents: readFileSync(join(src, 'cjs', `${name}.js`), 'utf8'), resolveDir: outDir, sourcefile: `cjs/${name}.js` },
     });
   }
-  const shared = ['slim', 'api', 'engine', 'guard', 'base64', ...MODULES.map((m) => m.replace(/_bg$/, ''))];
-  for (const name of shared) await convert(name, { entryPoints: [join(outDir, `${name}.js`)] });
-  // Every .cjs a .cjs requires was made.
-  for (const name of ['node', 'inline', ...shared]) {
-    for (const m of readFileSync(join(outDir, `${name}.cjs`), 'utf8').matchAll(/require\("\.\/([\w.-]+\.cjs)"\)/g)) {
-      if (!existsSync(join(outDir, m[1]))) fail(`${name}.cjs requires ./${m[1]}, which was not made (add its module to the CommonJS list)`);
+  // Then every module a .cjs requires, until none is missing.
+  const queue = ['node', 'inline'];
+  const made = new Set(queue);
+  while (queue.length > 0) {
+    const name = /** @type {string} */ (queue.pop());
+    for (const m of readFileSync(join(outDir, `${name}.cjs`), 'utf8').matchAll(/require\("\.\/([\w.-]+)\.cjs"\)/g)) {
+      if (made.has(m[1])) continue;
+      made.add(m[1]);
+      await convert(m[1], { entryPoints: [join(outDir, `${m[1]}.js`)] });
+      queue.push(m[1]);
     }
   }
   const toCts = (text) => text.replace(/(from\s+|import\()(['"])\.\/([\w.-]+)\.js\2/g, '$1$2./$3.cjs$2');

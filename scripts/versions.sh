@@ -40,11 +40,14 @@ ESBUILD_VERSION=0.28.2         # scripts/assemble-pkg.mjs: bundles the CommonJS 
 #   (gates live there) and reads answers and writes bodies with hand-written scanners and writers beside the
 #   checked serde ones, 432,421 / 186,178 and 245,076 / 110,942; bench/README.md "Size" says what it takes back.
 #   Issue 30: codeapi's run report and three refusal codes read from its answers, 434,865 / 187,152 and
-#   247,446 / 112,553; the memory grown geometrically (src/allocator.rs), 434,904 / 187,475.)
+#   247,446 / 112,553; the memory grown geometrically (src/allocator.rs), 434,904 / 187,475. Raised by
+#   issue 31, whose budget allows 10 %: the exports written by wasm-bindgen (a shim per operation, the
+#   externref table, its malloc and free) in place of the hand-written channel, 440,904 / 187,801 (+1.4 % /
+#   +0.2 %); the sandbox module lost its channel, 246,205 / 110,295.)
 CORE_BUDGET_RAW=262144         # <= 256 KiB
 CORE_BUDGET_GZIP=98304         # <= 96 KiB, gzip -9
-CORE_CEILING_RAW=435500
-CORE_CEILING_GZIP=187500
-SANDBOX_CEILING_RAW=247500
-SANDBOX_CEILING_GZIP=112600
+CORE_CEILING_RAW=441500
+CORE_CEILING_GZIP=188000
+SANDBOX_CEILING_RAW=246500
+SANDBOX_CEILING_GZIP=110600
 MODULES_BUDGET_RAW=545041      # both modules together, raw

@@ -100,15 +100,18 @@ function writeConfig({ port, env, stateDir, pkgDir }) {
   const emb = (file) => text(relative(stateDir, file));
   const workerFiles = readdirSync(join(HERE, 'src')).filter((f) => f.endsWith('.js')).sort();
   // workerd resolves a bare specifier beside the importing module, so the worker's modules sit at the
-  // root of the module tree with the package's entry (their names do not clash with the package's).
+  // root of the module tree with the bare name of the package, a one-line module that re-exports its
+  // entry; the package's files keep their relative places under `code-session-gate/` (as jose's do), so
+  // that their names cannot clash with the worker's (both have an errors.js).
+  const here = `./${PKG_NAME}/${entry}`;
   const modules = [
     // The main module first.
     `(name = "index.js", esModule = embed ${emb(join(HERE, 'src', 'index.js'))})`,
     ...workerFiles.filter((f) => f !== 'index.js').map((f) => `(name = "${f}", esModule = embed ${emb(join(HERE, 'src', f))})`),
-    `(name = "${PKG_NAME}", esModule = embed ${emb(join(pkgDir, entry))})`,
-    ...reachable(pkgDir, entry)
-      .filter((f) => f !== entry)
-      .map((f) => `(name = "${f}", ${f.endsWith('.wasm') ? 'wasm' : 'esModule'} = embed ${emb(join(pkgDir, f))})`),
+    `(name = "${PKG_NAME}", esModule = ${text(`export * from "${here}"; export { default } from "${here}";`)})`,
+    ...reachable(pkgDir, entry).map(
+      (f) => `(name = ${text(`${PKG_NAME}/${f}`)}, ${f.endsWith('.wasm') ? 'wasm' : 'esModule'} = embed ${emb(join(pkgDir, f))})`,
+    ),
     ...joseModules(emb),
   ];
   const bindings = [

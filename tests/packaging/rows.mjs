@@ -619,9 +619,11 @@ export const ROWS = [
  * the one base64 copy. History: 793.4 kB; issue 21's forwarding path (+67 KB of .wasm, each held twice)
  * 864.1 kB; issue 30's run report 868.6 kB; issue 33 moved check-sdk, its bundle and the vectors it replays
  * into their own package: 806.6 kB; the Bun, bundled-for-Node and unwasm entries (bun.js, node-bundled.js,
- * carried.js, unwasm.js, compiled.js) 809.0 kB.
+ * carried.js, unwasm.js, compiled.js) 809.0 kB; issue 31's boundary on wasm-bindgen (the two modules' glue,
+ * +57 KB unpacked) with the CommonJS form one .cjs per module instead of three bundles each carrying the
+ * whole API: 794.9 kB.
  */
-const PACKED_CEILING = 809_500;
+const PACKED_CEILING = 795_500;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 

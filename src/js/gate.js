@@ -1,0 +1,496 @@
+// The `Gate` class: one conversation's gate in the core module (its `RawGate`), and what has not changed
+// held here: its verdicts (its configuration never changes), and each `contextForCall` answer with the
+// partition state it depends on, so that a call whose partition was not written since is answered
+// without entering the module.
+import { callRaw, encoder, enter, parsed, ReadOptions, textsOf } from './call.js';
+import { gateError } from './errors.js';
+import { Shared, fieldsOf, isRecord, member, requestsOf } from './lists.js';
+import { C, LIMIT, OP, WRITES, core, epoch, guard, live } from './modules.js';
+import { isWellFormed, lengthOf, read } from './write.js';
+
+/**
+ * The code-session gate of one conversation: the SDK's session-aware tool set, its session map and its
+ * batch bookkeeping, without any runtime of its own (no fetch, no timers, no clock: writers take `now`).
+ */
+export class Gate {
+  /** The gate in the module (the glue's `RawGate`; the glue frees one the host dropped). */
+  #raw;
+  #freed = false;
+  #profile;
+  /** Verdict bits by name (from the module, which never changes its mind for a gate). */
+  #verdicts;
+  /** Bumped by every call that may write the session map. */
+  #version = 0;
+  /** `contextForCall` answers: path → name → key → thread → { version, dep, value }. */
+  #answers = new Map();
+  #answerCount = 0;
+  /** The last answer, checked first. */
+  #last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
+  #shared = new Shared();
+  /** batch id → (request id → the context object handed out). */
+  #handed = new Map();
+  /** The instance this gate lives in (see `epoch`). */
+  #epoch = epoch;
+
+  /** What a call does before anything else when the fast check fails: refuse if the module is
+   * poisoned or not initialised, or if this gate's instance was replaced by `recover()`. */
+  #enter(what) {
+    guard.check(what);
+    if (this.#epoch !== epoch) {
+      throw gateError(
+        'poisoned',
+        '',
+        `${what}: this gate lived in the WebAssembly instance that trapped, which recover() replaced; restore it with Gate.fromSnapshot(its last snapshot)`,
+      );
+    }
+  }
+
+  /**
+   * A gate for one conversation. `config` may set the SDK `profile` ("3.9" default, or "3.6"),
+   * `codeSessionToolNames`, the default `codeSessionKey`, `toolExecution.sandbox`,
+   * `eagerEventToolExecution.excludeToolNames`, and initial `sessions` (`[[key, entry], …]`; `null` for
+   * a gate without a session map). Unknown keys are refused.
+   */
+  constructor(config) {
+    if (!live.open) guard.check('new Gate');
+    const [text] = textsOf(C.newParams, [config]);
+    const raw = enter(() => new core.RawGate(text));
+    this.#raw = raw;
+    const info = JSON.parse(raw.takeCreated());
+    this.#profile = info.profile;
+    this.#verdicts = new Map(info.verdicts);
+  }
+
+  /**
+   * Runs gate operation `op`. One that may change the session map (the module's `gateWrites`, which
+   * the module checks in its debug builds) moves this gate's version on, so that cached
+   * `contextForCall` answers are asked for again. `values` are its arguments in the order of its
+   * parameters, whose names (the module's) root the paths of refusals.
+   */
+  #call(op, values, raw) {
+    return parsed(this.#run(op, values, raw));
+  }
+
+  /**
+   * Runs gate operation `op` on `values` (and `raw`, an argument passed as it is: the text or the bytes
+   * of a sandbox's answer); the text of its answer.
+   * @param {string} op @param {unknown[]} values @param {string | Uint8Array} [raw]
+   * @returns {string}
+   */
+  #run(op, values, raw) {
+    this.#live(op);
+    const texts = textsOf(C.gateParams[OP[op]], values);
+    // Reading the arguments ran the host's getters, which may have freed this gate or replaced the
+    // instance: nothing is entered for a gate that is gone.
+    this.#live(op);
+    if (raw !== undefined) {
+      let units = raw.length;
+      for (const t of texts) units += t === undefined ? 0 : t.length;
+      if (units > LIMIT.maxInputBytes) {
+        throw gateError('limit_exceeded', 'body', `body: more than ${LIMIT.maxInputBytes} bytes in one call (maxInputBytes)`);
+      }
+      texts.push(raw);
+    }
+    if (WRITES.has(op)) this.#version++;
+    return callRaw(this.#raw, op, texts);
+  }
+
+  /** Refuses a call on a gate that was freed or whose instance `recover()` replaced. */
+  #live(op) {
+    if (this.#epoch !== epoch) this.#enter(`Gate.${op}`);
+    if (this.#freed) throw gateError('freed', '', `Gate.${op}: the gate was freed (free() or a using block ended)`);
+  }
+
+  /** The SDK profile this gate reproduces. */
+  get profile() {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.profile');
+    if (this.#freed) throw gateError('freed', '', 'Gate.profile: the gate was freed (free() or a using block ended)');
+    return this.#profile;
+  }
+
+  /** Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`). */
+  verdict(name) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.verdict');
+    if (typeof name === 'string') {
+      const v = this.#verdicts.get(name);
+      if (v !== undefined) return v;
+    }
+    const v = this.#call('verdict', [name]);
+    // Any other name's verdict is 0 for good; remember a bounded number of them.
+    if (this.#verdicts.size < 4096) this.#verdicts.set(name, v);
+    return v;
+  }
+
+  /**
+   * Every name with a non-zero verdict, mapped to its bits (as `verdict(name)` returns them): any name
+   * not in the map has verdict 0.
+   */
+  verdictTable() {
+    return new Map(this.#call('verdictTable', []));
+  }
+
+  /** Every gate site's verdict for `name`, as an object. */
+  classify(name) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.classify');
+    return this.#call('classify', [name]);
+  }
+
+  /** Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`. */
+  isEagerExcluded(name, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.isEagerExcluded');
+    return this.#call('isEagerExcluded', [name, options]);
+  }
+
+  /**
+   * Why `name` passes or fails every gate site (G1–G7 and `participatesInCodeSession`) for a call with
+   * `options` (`codeSessionKey`, `threadId`): each site's rule, the eager exclusion's first deciding
+   * rule and what it consulted, and the runtime hint a participant would carry.
+   */
+  explain(name, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.explain');
+    return this.#call('explain', [name, options]);
+  }
+
+  /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
+  suppressEagerTool(name) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.suppressEagerTool');
+    this.#call('suppressEagerTool', [name]);
+  }
+
+  /**
+   * What one call on `path` ("direct" | "event" | "eager") receives from the session: the invoke params
+   * (`session_id`, `_injected_files`, `_runtime_session_hint`) or the request fields
+   * (`codeSessionContext`, `runtimeSessionHint`, 3.9 `codeSessionBaselineId`). Answers, contexts and
+   * file lists are frozen and shared until the partition changes: replace them, never mutate them.
+   */
+  contextForCall(path, name, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.contextForCall');
+    const last = this.#last;
+    let key;
+    let thread;
+    if (options !== undefined && options !== null) {
+      // The options object of the last answer was a record then and still is; any other (a revoked
+      // Proxy included) is read by the module's way, which names what is wrong with it.
+      try {
+        if (options !== last.options && !isRecord(options)) return this.#ask(path, name, options, undefined).value;
+        key = options.codeSessionKey;
+        thread = options.threadId;
+      } catch {
+        return this.#ask(path, name, options, undefined).value;
+      }
+    }
+    // The last answer was given for valid arguments only, so arguments equal to them are valid too (a
+    // freed gate's last answer never matches).
+    if (
+      last.version === this.#version &&
+      last.path === path &&
+      last.name === name &&
+      last.key === key &&
+      last.thread === thread
+    ) {
+      return last.value;
+    }
+    if ((key !== undefined && typeof key !== 'string') || (thread !== undefined && typeof thread !== 'string')) {
+      return this.#ask(path, name, options, undefined).value;
+    }
+    if (typeof path !== 'string' || typeof name !== 'string') return this.#ask(path, name, options, undefined).value;
+    // path → name → key → thread: exact keys (undefined is a key of its own), no string building.
+    let byName = this.#answers.get(path);
+    if (byName === undefined) this.#answers.set(path, (byName = new Map()));
+    let byKey = byName.get(name);
+    if (byKey === undefined) byName.set(name, (byKey = new Map()));
+    let byThread = byKey.get(key);
+    if (byThread === undefined) byKey.set(key, (byThread = new Map()));
+    const entry = byThread.get(thread);
+    // The module reads the two members as they were read for the cache, not a second time.
+    const read = options === undefined || options === null ? options : new ReadOptions(options, new Map([['codeSessionKey', key], ['threadId', thread]]));
+    const next = this.#ask(path, name, read, entry);
+    if (next !== entry) {
+      // A bounded cache: hosts with very many threads or names start over rather than grow without end.
+      if (++this.#answerCount > 4096) {
+        this.#answers.clear();
+        this.#answerCount = 0;
+      }
+      byThread.set(thread, next);
+    }
+    this.#last = { version: this.#version, path, name, options, key, thread, value: next.value };
+    return next.value;
+  }
+
+  /**
+   * The answer for a call whose cached `entry` (if any) is out of date: the module says whether the
+   * partition state it depended on still holds (`same`), or builds the new one.
+   */
+  #ask(path, name, options, entry) {
+    if (entry !== undefined && (entry.version === this.#version || entry.dep === null)) {
+      entry.version = this.#version;
+      return entry;
+    }
+    const have = entry === undefined ? undefined : entry.dep;
+    const out = this.#call('contextForCall', [path, name, options, have, this.#shared.last]);
+    if (out.same === 1 && entry !== undefined) {
+      entry.version = this.#version;
+      return entry;
+    }
+    return { version: this.#version, dep: out.dep, value: fieldsOf(out.fields, this.#shared) };
+  }
+
+  /**
+   * `updateCodeSession`: folds one artifact (`{ session_id, files?, deleted_files? }`) into partition
+   * `key`. `options.baseline` is the context the request was given (3.9); `options.now` stamps
+   * `lastUpdated`. `artifact` may be its JSON text as a `JsonText`.
+   */
+  updateSession(key, artifact, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.updateSession');
+    this.#call('updateSession', [key, artifact, options]);
+  }
+
+  /**
+   * Folds results without request bookkeeping, as the SDK's fold methods do when called directly:
+   * `path` "event" (`[{ name, status, artifact? }]`, `name: null` = request not found) or "direct"
+   * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`). `results` may be their JSON
+   * text as a `JsonText`.
+   */
+  foldResults(path, results, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.foldResults');
+    this.#call('foldResults', [path, results, options]);
+  }
+
+  /**
+   * Starts an in-process batch: returns `{ id, injections }`, one invoke-params object per call, all
+   * read from the pre-batch partition.
+   */
+  beginDirectBatch(calls, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.beginDirectBatch');
+    const out = this.#call('beginDirectBatch', [calls, options, this.#shared.last]);
+    for (const f of out.injections) {
+      if (f._injected_files !== undefined) f._injected_files = this.#shared.list(f._injected_files);
+    }
+    return out;
+  }
+
+  /** Folds a direct batch's outcomes (in call order) with what each call was given. */
+  completeDirectBatch(batch, outcomes, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeDirectBatch');
+    this.#call('completeDirectBatch', [batch, outcomes, options]);
+  }
+
+  /**
+   * Plans an event batch: returns `{ id, dispatch, rejected, eager }` — the `ToolCallRequest`s to send
+   * to the host (with `codeSessionContext`, `runtimeSessionHint`, 3.9 `codeSessionBaselineId`), the
+   * calls the planner refused, and the calls answered by eager prestarts.
+   */
+  beginEventBatch(calls, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.beginEventBatch');
+    const out = this.#call('beginEventBatch', [calls, options, this.#shared.last]);
+    const contexts = out.contexts.map((c) => this.#shared.context(c));
+    const handed = new Map();
+    this.#handed.set(out.id, handed);
+    return { id: out.id, dispatch: requestsOf(out.dispatch, contexts, handed), rejected: out.rejected, eager: out.eager };
+  }
+
+  /**
+   * The requests as the host left them, for the module: a context that is still the very object handed
+   * out is `unchanged` (and not read again); anything else is read as the host's.
+   */
+  #returned(batch, options) {
+    if (!isRecord(options)) return options;
+    const requests = member(options, 'requests', 'options');
+    const out = { results: member(options, 'results', 'options'), rejected: member(options, 'rejected', 'options') };
+    const now = member(options, 'now', 'options');
+    if (now !== undefined) out.now = now;
+    if (!Array.isArray(requests)) {
+      out.requests = requests;
+      return out;
+    }
+    const handed = typeof batch === 'number' ? this.#handed.get(batch) : undefined;
+    const n = lengthOf(requests, 'options.requests');
+    out.requests = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const at = `options.requests[${i}]`;
+      const r = read(requests, i, at);
+      if (!isRecord(r)) {
+        out.requests[i] = r;
+        continue;
+      }
+      const id = member(r, 'id', at);
+      const ctx = member(r, 'codeSessionContext', at);
+      out.requests[i] =
+        handed !== undefined && typeof id === 'string' && handed.has(id) && handed.get(id) === ctx
+          ? { id, unchanged: true }
+          : { id, codeSessionContext: ctx };
+    }
+    return out;
+  }
+
+  /**
+   * Completes an event batch: `options.requests` are the dispatched requests as the host left them,
+   * `options.results` the host's `ToolExecuteResult`s, or `options.rejected: true`. Returns "folded",
+   * or "failed" when the dispatch or a consumed prestart was rejected.
+   */
+  completeEventBatch(batch, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeEventBatch');
+    const end = this.#call('completeEventBatch', [batch, this.#returned(batch, options)]);
+    this.#handed.delete(batch);
+    return end;
+  }
+
+  /**
+   * The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
+   * `batch`, built from what the batch planned for it, as `{ endpoint, headers, body, droppedFields,
+   * refs, sessionId?, runtimeSessionHint?, files? }` with `body` the JSON text to send.
+   */
+  sandboxRequest(batch, id, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxRequest');
+    let bytes = false;
+    let values = [batch, id, options];
+    if (isRecord(options)) {
+      const asBytes = read(options, 'bodyBytes', 'bodyBytes');
+      bytes = asBytes === true;
+      values = [batch, id, new ReadOptions(options, new Map([['bodyBytes', asBytes]]))];
+    }
+    const out = this.#run('sandboxRequest', values, undefined);
+    // The head's JSON, a line break, the body (JSON text holds no raw line break).
+    const cut = out.indexOf('\n');
+    const head = JSON.parse(out.slice(0, cut));
+    const body = out.slice(cut + 1);
+    head.body = bytes ? encoder.encode(body) : body;
+    return head;
+  }
+
+  /**
+   * The forwarding path: reads the sandbox's answer (`{ status, body, retryAfter? }`, `body` its text
+   * or bytes) to dispatched call `id` of event batch `batch` and keeps its artifact for
+   * `completeEventBatch`. Returns `{ stdout, stderr, exitCode?, sessionId, files, artifact? }`; a failed
+   * call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
+   */
+  sandboxAnswer(batch, id, answer) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxAnswer');
+    if (!isRecord(answer)) return this.#call('sandboxAnswer', [batch, id, answer]);
+    const body = read(answer, 'body', 'body');
+    // The body goes as it is, never as a JSON string: its text or its bytes.
+    let raw;
+    if (typeof body === 'string') {
+      if (!isWellFormed(body)) throw gateError('lone_surrogate', 'body', 'body: holds an unpaired UTF-16 surrogate, which no answer read as UTF-8 can');
+      raw = body;
+    }
+    else if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
+    else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    const options = new ReadOptions(answer, new Map([['body', raw === undefined ? body : undefined]]));
+    return this.#call('sandboxAnswer', [batch, id, options], raw);
+  }
+
+  /**
+   * The stream layer's eager prestart of a final tool-call chunk: returns `{ id, requests }` (the
+   * requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
+   */
+  prestartEager(calls, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.prestartEager');
+    const out = this.#call('prestartEager', [calls, options, this.#shared.last]);
+    if (out === null) return null;
+    const contexts = out.contexts.map((c) => this.#shared.context(c));
+    const handed = new Map();
+    this.#handed.set(out.id, handed);
+    return { id: out.id, requests: requestsOf(out.requests, contexts, handed) };
+  }
+
+  /** Records the host's handling of a prestart: `options.requests`, and `options.results` or `rejected`. */
+  settleEager(prestart, options) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.settleEager');
+    this.#call('settleEager', [prestart, this.#returned(prestart, options)]);
+    this.#handed.delete(prestart);
+  }
+
+  /** `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) into the session map. */
+  seedRun(initialSessions, agents) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.seedRun');
+    this.#call('seedRun', [initialSessions, agents]);
+  }
+
+  /** `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`. */
+  seedAgents(agents) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.seedAgents');
+    this.#call('seedAgents', [agents]);
+  }
+
+  /** The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one. */
+  sessions() {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sessions');
+    return this.#call('sessions', []);
+  }
+
+  /** The entry of partition `key` (a copy), or `undefined`. */
+  session(key) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.session');
+    return this.#call('session', [key]);
+  }
+
+  /** Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store. */
+  setSessions(sessions) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.setSessions');
+    this.#call('setSessions', [sessions]);
+    this.#shared.clear();
+  }
+
+  /** Ends the run: forgets eager prestarts, eager suppressions and pending batches (sessions stay). */
+  resetRun() {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.resetRun');
+    this.#call('resetRun', []);
+    this.#handed.clear();
+  }
+
+  /** Forgets a pending batch or prestart without folding anything; `true` if there was one. */
+  abandon(batch) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.abandon');
+    const had = this.#call('abandon', [batch]);
+    this.#handed.delete(batch);
+    return had;
+  }
+
+  /**
+   * The gate's whole state as a versioned snapshot document (JSON text): profile, configuration and its
+   * fingerprint, every partition with its files, and the run's eager suppressions. Batches in flight
+   * are not included. `Gate.fromSnapshot(text)` restores it; saving again gives the same bytes.
+   */
+  snapshot() {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.snapshot');
+    return this.#call('snapshot', []);
+  }
+
+  /**
+   * A gate restored from `snapshot` (the text of `gate.snapshot()`, or that document parsed). With
+   * `config` (without `sessions`), the snapshot must have been written under that configuration (code
+   * "config_mismatch"). Everything is validated before the gate exists: an unknown `version` is
+   * "unsupported_version"; wrong shapes, an edited fingerprint or a partition given twice are refused
+   * with their path under `snapshot`.
+   */
+  static fromSnapshot(snapshot, config) {
+    if (!live.open) guard.check('Gate.fromSnapshot');
+    const gate = new Gate();
+    try {
+      const info = gate.#call('restore', [snapshot, config]);
+      gate.#profile = info.profile;
+      gate.#verdicts = new Map(info.verdicts);
+    } catch (e) {
+      gate.free();
+      throw e;
+    }
+    return gate;
+  }
+
+  /** Releases the gate's memory in the module; later calls throw (code "freed"). */
+  free() {
+    // A gate of a replaced instance has nothing to free in the current one.
+    if (this.#freed || this.#epoch !== epoch || guard.poisoned) return;
+    this.#freed = true;
+    // No cached answer may outlive the gate: later calls reach #call, which refuses them (code "freed").
+    this.#last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
+    this.#answers.clear();
+    this.#verdicts = new Map();
+    this.#raw.free();
+  }
+
+  [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
+    this.free();
+  }
+}

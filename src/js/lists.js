@@ -1,0 +1,125 @@
+// The file lists and contexts a gate's answers share: frozen, built once per partition state from the
+// module's packed answers (src/api/lists/), a new list reusing the refs it has in common with one
+// already built.
+import { gateError } from './errors.js';
+import { NOT_JSON_TEXT, dot, jsonTextKind } from './write.js';
+
+export const freeze = Object.freeze;
+const LIST_KEEP = 16;
+
+/**
+ * A narrowed ref from its packed answer `[id, resource_id, name, storage_session_id | null, kind,
+ * version?]` (src/api/lists/), frozen, with the wire keys in the SDK's order; an absent storage id is
+ * an absent key.
+ */
+function unpack(a) {
+  const ref =
+    a[3] === null
+      ? { id: a[0], resource_id: a[1], name: a[2], kind: a[4] }
+      : { id: a[0], resource_id: a[1], name: a[2], storage_session_id: a[3], kind: a[4] };
+  if (a.length > 5) ref.version = a[5];
+  return freeze(ref);
+}
+
+/** The file lists and contexts one gate has built, by partition generation. */
+export class Shared {
+  /** @type {Map<number, readonly object[]>} */
+  lists = new Map();
+  /** @type {Map<string, object>} */
+  contexts = new Map();
+  last = 0;
+
+  /** A list reference of an answer (see src/api/lists/) as the frozen list. */
+  list(ref) {
+    const { gen } = ref;
+    if (ref.add === undefined) return this.lists.get(gen);
+    let list;
+    const add = ref.add;
+    if (ref.pick !== undefined) {
+      const base = this.lists.get(ref.base);
+      list = new Array(ref.pick.length);
+      let j = 0;
+      for (let i = 0; i < ref.pick.length; i++) {
+        const p = ref.pick[i];
+        list[i] = p >= 0 ? base[p] : unpack(add[j++]);
+      }
+    } else {
+      list = new Array(add.length);
+      for (let i = 0; i < add.length; i++) list[i] = unpack(add[i]);
+    }
+    freeze(list);
+    this.lists.delete(gen);
+    this.lists.set(gen, list);
+    if (this.lists.size > LIST_KEEP) this.lists.delete(this.lists.keys().next().value);
+    this.last = gen;
+    return list;
+  }
+
+  /** A context `{gen, session_id?, files?}` of an answer as the frozen object requests share. */
+  context(c) {
+    const key = `${c.gen}:${c.files === undefined ? 0 : 1}`;
+    const have = this.contexts.get(key);
+    if (have !== undefined) {
+      // The answer named the list; keep it current (and the most recent) for later diffs.
+      if (c.files !== undefined) this.list(c.files);
+      return have;
+    }
+    const ctx = {};
+    if (c.session_id !== undefined) ctx.session_id = c.session_id;
+    if (c.files !== undefined) ctx.files = this.list(c.files);
+    freeze(ctx);
+    this.contexts.set(key, ctx);
+    if (this.contexts.size > LIST_KEEP * 2) this.contexts.delete(this.contexts.keys().next().value);
+    return ctx;
+  }
+
+  clear() {
+    this.lists.clear();
+    this.contexts.clear();
+    this.last = 0;
+  }
+}
+
+/** `contextForCall`'s fields as the host receives them (frozen). */
+export function fieldsOf(fields, shared) {
+  if (fields._injected_files !== undefined) fields._injected_files = shared.list(fields._injected_files);
+  if (fields.codeSessionContext !== undefined) fields.codeSessionContext = shared.context(fields.codeSessionContext);
+  return freeze(fields);
+}
+
+/** Requests of a batch answer with their shared contexts; remembers which context each was given. */
+export function requestsOf(requests, contexts, handed) {
+  for (const r of requests) {
+    if (r.ctx !== undefined) {
+      r.codeSessionContext = contexts[r.ctx];
+      delete r.ctx;
+    }
+    handed.set(r.id, r.codeSessionContext);
+  }
+  return requests;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The Gate
+
+/** Reads `key` of a host object, as a refusal if a getter or Proxy trap throws. */
+export function member(obj, key, path) {
+  try {
+    return obj[key];
+  } catch (e) {
+    throw gateError('invalid_value', dot(path, key), `${dot(path, key)}: reading it threw: ${describe(e)}`, e);
+  }
+}
+
+/**
+ * Whether `v` is an object that is no array and no JsonText; `false` for one that cannot be inspected
+ * (a revoked Proxy), which the writer then reads and refuses with its path.
+ */
+export function isRecord(v) {
+  if (v === null || typeof v !== 'object') return false;
+  try {
+    return !Array.isArray(v) && jsonTextKind(v) === NOT_JSON_TEXT;
+  } catch {
+    return false;
+  }
+}
