@@ -19,16 +19,6 @@ pub fn with_texts<T>(
     run(&texts)
 }
 
-/// Runs `run` on `values`, once their size is checked.
-pub fn with_strings<T>(
-    values: &[Option<String>],
-    run: impl FnOnce(&[Option<&str>]) -> GateResult<T>,
-) -> GateResult<T> {
-    check_size(values.iter().flatten().map(String::len))?;
-    let texts: Vec<Option<&str>> = values.iter().map(|t| t.as_deref()).collect();
-    run(&texts)
-}
-
 fn text_of(v: &JsValue) -> Option<String> {
     if let Some(text) = v.as_string() {
         return Some(text);

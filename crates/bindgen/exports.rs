@@ -6,8 +6,8 @@
 //! `wasm-bindgen` itself: the code `#[wasm_bindgen]` writes names the crate `wasm_bindgen`.
 
 /// Writes the core module's exports (`crates/core-module`): the class `RawGate`, one method per gate
-/// operation (each argument a JSON text, or a sandbox answer's bytes), one function per static
-/// operation the core serves, and `constants()`.
+/// operation, one function per static operation the core serves (each argument a JSON text, or its
+/// UTF-8 bytes, see [`crate::args`]), and `constants()`.
 #[macro_export]
 macro_rules! export_core {
     (
@@ -57,7 +57,7 @@ macro_rules! export_core {
             $(#[doc = concat!($cdoc)])*
             #[allow(non_snake_case)]
             #[$crate::wasm_bindgen::prelude::wasm_bindgen]
-            pub fn $cname($($cparam: Option<String>),*) -> Result<String, $crate::wasm_bindgen::JsValue> {
+            pub fn $cname($($cparam: $crate::wasm_bindgen::JsValue),*) -> Result<String, $crate::wasm_bindgen::JsValue> {
                 const OP: u32 = $crate::static_op(stringify!($cname));
                 $crate::core_op(OP, &[$($cparam),*])
             }
@@ -72,7 +72,7 @@ macro_rules! export_core {
 }
 
 /// Writes the sandbox module's exports (`crates/sandbox-module`): one function per operation the
-/// registry lists under `sandbox` (each argument a JSON text), and `constants()`.
+/// registry lists under `sandbox` (each argument a JSON text or its UTF-8 bytes), and `constants()`.
 #[macro_export]
 macro_rules! export_sandbox {
     (
@@ -87,7 +87,7 @@ macro_rules! export_sandbox {
             $(#[doc = concat!($doc)])*
             #[allow(non_snake_case)]
             #[$crate::wasm_bindgen::prelude::wasm_bindgen]
-            pub fn $name($($param: Option<String>),*) -> Result<String, $crate::wasm_bindgen::JsValue> {
+            pub fn $name($($param: $crate::wasm_bindgen::JsValue),*) -> Result<String, $crate::wasm_bindgen::JsValue> {
                 const OP: u32 = $crate::static_op(stringify!($name));
                 $crate::sandbox_op(OP, &[$($param),*])
             }

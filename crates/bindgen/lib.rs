@@ -44,15 +44,15 @@ impl Held {
 }
 
 /// Runs static operation `op` (its place in [`api::STATIC_OPS`]) of the core module on `values`.
-pub fn core_op(op: u32, values: &[Option<String>]) -> Result<String, JsValue> {
-    answer(args::with_strings(values, |texts| {
+pub fn core_op(op: u32, values: &[JsValue]) -> Result<String, JsValue> {
+    answer(args::with_texts(values, |texts| {
         api::call_core_static(op, texts)
     }))
 }
 
 /// Runs static operation `op` (its place in [`api::STATIC_OPS`]) of the sandbox module on `values`.
-pub fn sandbox_op(op: u32, values: &[Option<String>]) -> Result<String, JsValue> {
-    answer(args::with_strings(values, |texts| {
+pub fn sandbox_op(op: u32, values: &[JsValue]) -> Result<String, JsValue> {
+    answer(args::with_texts(values, |texts| {
         api::call_sandbox_static(op, texts)
     }))
 }

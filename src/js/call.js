@@ -89,7 +89,7 @@ export function textsOf(names, values) {
  * back as the errors the module throws.
  * @template T @param {() => T} call @returns {T}
  */
-export function enter(call) {
+function enter(call) {
   try {
     return call();
   } catch (e) {
@@ -129,15 +129,16 @@ function encodeLong(texts) {
 }
 
 /**
- * Runs `target[name]` (a glue function, or a `RawGate` method) on `texts`, long ones as their bytes;
- * the text of its answer.
- * @param {any} target @param {string} name @param {Array<string | Uint8Array | undefined>} texts
- * @returns {string}
+ * Runs `call` (which enters the module) on `texts`, long ones as their bytes, watching for a trap.
+ * @template T
+ * @param {Array<string | Uint8Array | undefined>} texts
+ * @param {(texts: Array<string | Uint8Array | undefined>) => T} call
+ * @returns {T}
  */
-export function callRaw(target, name, texts) {
+export function withTexts(texts, call) {
   const used = encodeLong(texts);
   try {
-    return enter(() => target[name](...texts));
+    return enter(() => call(texts));
   } finally {
     if (used > KEEP_SCRATCH) long = new Uint8Array(0);
   }
@@ -153,5 +154,5 @@ export const parsed = (/** @type {string} */ text) => (text === '' ? undefined :
 export function callStaticOp(name, values) {
   const texts = textsOf(C.staticParams[SOP[name]], values);
   const glue = SANDBOX_OPS.has(name) ? sandboxFor(name) : core;
-  return parsed(guard.wrap(glue[name], name)(...texts));
+  return parsed(withTexts(texts, (t) => glue[name](...t)));
 }

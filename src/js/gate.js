@@ -2,7 +2,7 @@
 // held here: its verdicts (its configuration never changes), and each `contextForCall` answer with the
 // partition state it depends on, so that a call whose partition was not written since is answered
 // without entering the module.
-import { callRaw, encoder, enter, parsed, ReadOptions, textsOf } from './call.js';
+import { encoder, parsed, ReadOptions, textsOf, withTexts } from './call.js';
 import { gateError } from './errors.js';
 import { Shared, fieldsOf, isRecord, member, requestsOf } from './lists.js';
 import { C, LIMIT, OP, WRITES, core, epoch, guard, live } from './modules.js';
@@ -54,7 +54,7 @@ export class Gate {
   constructor(config) {
     if (!live.open) guard.check('new Gate');
     const [text] = textsOf(C.newParams, [config]);
-    const raw = enter(() => new core.RawGate(text));
+    const raw = withTexts([text], (t) => new core.RawGate(t[0]));
     this.#raw = raw;
     const info = JSON.parse(raw.takeCreated());
     this.#profile = info.profile;
@@ -92,7 +92,8 @@ export class Gate {
       texts.push(raw);
     }
     if (WRITES.has(op)) this.#version++;
-    return callRaw(this.#raw, op, texts);
+    const gate = this.#raw;
+    return withTexts(texts, (t) => gate[op](...t));
   }
 
   /** Refuses a call on a gate that was freed or whose instance `recover()` replaced. */

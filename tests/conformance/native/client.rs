@@ -104,8 +104,8 @@ mod transport {
 
     pub fn call_static(op: u32, args: &[Option<String>]) -> Result<String, String> {
         match served_by(op) {
-            Some(Module::Sandbox) => sandbox_op(op, args),
-            _ => core_op(op, args),
+            Some(Module::Sandbox) => sandbox_op(op, &values(args)),
+            _ => core_op(op, &values(args)),
         }
         .map_err(refusal)
     }

@@ -16,7 +16,7 @@ fn text(t: &str) -> JsValue {
 }
 
 fn narrow(file: &str, exec: &str) -> Result<String, JsValue> {
-    toInjectedFileRef(Some(file.into()), Some(exec.into()))
+    toInjectedFileRef(text(file), text(exec))
 }
 
 #[wasm_bindgen_test]
@@ -78,9 +78,9 @@ fn refusals_carry_code_and_path() {
 
 #[wasm_bindgen_test]
 fn undefined_and_text_that_is_not_json_are_refusals() {
-    let e = toInjectedFileRef(None, Some(r#""e""#.into())).unwrap_err();
+    let e = toInjectedFileRef(JsValue::UNDEFINED, text(r#""e""#)).unwrap_err();
     assert_eq!(refusal(e).1, "missing_field");
-    let e = toInjectedFileRef(Some("{".into()), Some(r#""e""#.into())).unwrap_err();
+    let e = toInjectedFileRef(text("{"), text(r#""e""#)).unwrap_err();
     assert_eq!(refusal(e).1, "invalid_json");
 }
 
