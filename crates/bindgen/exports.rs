@@ -53,20 +53,9 @@ macro_rules! export_core {
             )*
         }
 
-        $(
-            $(#[doc = concat!($cdoc)])*
-            #[allow(non_snake_case)]
-            #[$crate::wasm_bindgen::prelude::wasm_bindgen]
-            pub fn $cname($($cparam: $crate::wasm_bindgen::JsValue),*) -> Result<String, $crate::wasm_bindgen::JsValue> {
-                const OP: u32 = $crate::static_op(stringify!($cname));
-                $crate::core_op(OP, &[$($cparam),*])
-            }
-        )*
-
-        /// What the JavaScript layer reads once of this module (`code_session_gate::api::constants`).
-        #[$crate::wasm_bindgen::prelude::wasm_bindgen]
-        pub fn constants() -> String {
-            $crate::core_constants()
+        $crate::export_static! {
+            run = $crate::core_op, constants = $crate::core_constants;
+            $( $(#[doc = $cdoc])* $cname($($cparam),*); )*
         }
     };
 }
@@ -83,20 +72,37 @@ macro_rules! export_sandbox {
             $name:ident ( $( $(#[$flag:ident])* $param:ident : $ty:literal ),* ) -> $ret:literal => $handler:path;
         )*}
     ) => {
+        $crate::export_static! {
+            run = $crate::sandbox_op, constants = $crate::sandbox_constants;
+            $( $(#[doc = $doc])* $name($($param),*); )*
+        }
+    };
+}
+
+/// What both module macros write for the operations without a gate: one exported function per
+/// operation (each argument a JSON text or its UTF-8 bytes), run by `run`, and `constants()`, answered
+/// by `constants`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! export_static {
+    (
+        run = $run:path, constants = $constants:path;
+        $( $(#[doc = $doc:literal])* $name:ident ( $($param:ident),* ); )*
+    ) => {
         $(
             $(#[doc = concat!($doc)])*
             #[allow(non_snake_case)]
             #[$crate::wasm_bindgen::prelude::wasm_bindgen]
             pub fn $name($($param: $crate::wasm_bindgen::JsValue),*) -> Result<String, $crate::wasm_bindgen::JsValue> {
                 const OP: u32 = $crate::static_op(stringify!($name));
-                $crate::sandbox_op(OP, &[$($param),*])
+                $run(OP, &[$($param),*])
             }
         )*
 
-        /// What the JavaScript layer reads once of this module (`code_session_gate::api::sandbox_constants`).
+        /// What the JavaScript layer reads once of this module.
         #[$crate::wasm_bindgen::prelude::wasm_bindgen]
         pub fn constants() -> String {
-            $crate::sandbox_constants()
+            $constants()
         }
     };
 }

@@ -53,8 +53,8 @@ impl serde::Serialize for HeaderMap<'_> {
     }
 }
 
-/// Option `key` (`withFiles`, `bodyBytes`: how the answer is given, not what the request is) taken
-/// out of the options.
+/// Option `key` (`withFiles`: what the answer holds, not what the request is) taken out of the
+/// options. (`bodyBytes`, how the JavaScript layer hands the body out, never reaches the module.)
 fn take_flag(options: &mut Json, key: &str) -> GateResult<bool> {
     let Some(o) = options.as_object_mut() else {
         return Ok(false);
@@ -79,8 +79,6 @@ pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult
         .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
     let mut options = json::parse(text, &Path::root(""))?;
     let with_files = take_flag(&mut options, "withFiles")?;
-    // The JavaScript layer hands the body out as bytes instead of text.
-    take_flag(&mut options, "bodyBytes")?;
     let request = s.gate.forward_request(batch, &id, &options)?;
     let mut out = json::to_text(&RequestHead {
         session_id: request.body.session_id,

@@ -10,7 +10,8 @@
 //!
 //! Operation flags, in brackets before its name: `writes` (it may change the session map, so the
 //! JavaScript layer drops its cached `contextForCall` answers), `internal` (run by the JavaScript layer
-//! for itself, no public method). Parameter flags, as attributes: `#[optional]` (may be `undefined`),
+//! for itself, no public method), `plain` (its `Gate` method is written from the entry, see
+//! [`op_flag::plain`]; the others are written by hand in `src/js/gate.js`). Parameter flags, as attributes: `#[optional]` (may be `undefined`),
 //! `#[internal]` (passed by the JavaScript layer itself, absent from the public signature),
 //! `#[host_text]` (may be a `JsonText`), `#[unrooted]` (an options object whose keys are the roots of
 //! refusal paths). A `signature = "…"` replaces the generated TypeScript signature (for overloads).
@@ -42,6 +43,10 @@ pub mod op_flag {
     pub const writes: u8 = 1;
     /// The JavaScript layer runs it for its own purposes; it is no method of the public API.
     pub const internal: u8 = 2;
+    /// Its `Gate` method is written from this entry (`src/js/plain-methods.js`): it passes the
+    /// arguments in order and answers the parsed answer (nothing for `void`), with no caching or
+    /// rebuilding of its own.
+    pub const plain: u8 = 4;
 }
 
 /// One parameter of an operation.
@@ -321,11 +326,14 @@ $callback! {
         /// Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`).
         verdict(name: "string") -> "number" => gate_ops::verdict;
         /// Every gate site's verdict for `name`, as an object.
+        [plain]
         classify(name: "string") -> "GateVerdict" => gate_ops::classify;
         /// Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`
         /// (absent = the gate's default; `""` is a custom partition).
+        [plain]
         isEagerExcluded(name: "string", #[optional] options: "CallOptions") -> "boolean" => gate_ops::is_eager_excluded;
         /// Adds `name` to this run's eager suppressions (what an eager mismatch does by itself).
+        [plain]
         suppressEagerTool(name: "string") -> "void" => gate_ops::suppress_eager_tool;
         /// What one call on `path` receives from the session: the invoke params (`session_id`,
         /// `_injected_files`, `_runtime_session_hint`) or the request fields (`codeSessionContext`,
@@ -343,14 +351,14 @@ $callback! {
         /// `key`. `options.baseline` is the context the request was given (3.9: scopes `deleted_files`, echo
         /// storage and resurrection); `options.now` stamps `lastUpdated`. `artifact` may be its JSON text as
         /// a `JsonText`.
-        [writes]
+        [writes, plain]
         updateSession(key: "string", #[host_text] artifact: "SessionArtifact | JsonText", options: "UpdateSessionOptions") -> "void"
         => gate_ops::update_session;
         /// Folds results without request bookkeeping, as the SDK's fold methods do when called directly:
         /// `path` "event" (`[{ name, status, artifact? }]`, `name: null` = request not found) or "direct"
         /// (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`). `results` may be their JSON
         /// text as a `JsonText` (the fast path for text the host already holds).
-        [writes]
+        [writes, plain]
         foldResults(path: "\"event\" | \"direct\"", #[host_text] results: "FoldResultInput[] | JsonText", options: "FoldOptions") -> "void"
         => gate_ops::fold_results;
         /// Starts an in-process batch: returns `{ id, injections }`, one invoke-params object per call, all
@@ -359,7 +367,7 @@ $callback! {
         => gate_ops::begin_direct_batch;
         /// Folds a direct batch's outcomes (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`,
         /// in call order) with what each call was given.
-        [writes]
+        [writes, plain]
         completeDirectBatch(batch: "number", outcomes: "DirectOutcomeInput[]", options: "WriteOptions") -> "void"
         => gate_ops::complete_direct_batch;
         /// Plans an event batch: returns `{ id, dispatch, rejected, eager }` — the `ToolCallRequest`s to send
@@ -384,14 +392,16 @@ $callback! {
         settleEager(prestart: "number", options: "SettleEagerOptions") -> "void" => gate_ops::settle_eager;
         /// `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) and copies a legacy
         /// `execute_code` seed into each agent's custom partition that has none.
-        [writes]
+        [writes, plain]
         seedRun(initialSessions: "SessionPairs", #[optional] agents: "SeedAgentInput[]") -> "void" => gate_ops::seed_run;
         /// `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`.
-        [writes]
+        [writes, plain]
         seedAgents(agents: "SeedAgentInput[]") -> "void" => gate_ops::seed_agents;
         /// The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one.
+        [plain]
         sessions() -> "SessionPairs | null" => gate_ops::sessions;
         /// The entry of partition `key` (a copy), or `undefined`.
+        [plain]
         session(key: "string") -> "CodeSessionContext | undefined" => gate_ops::session;
         /// Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store.
         [writes]
@@ -408,6 +418,7 @@ $callback! {
         describe() -> "void" => gate_ops::describe;
         /// The gate's whole state as a versioned snapshot document (JSON text); batches in flight are not
         /// included. `Gate.fromSnapshot(text)` restores it; saving again gives the same bytes.
+        [plain]
         snapshot() -> "string" => gate_ops::snapshot;
         /// The gate becomes the snapshot's (validated first; nothing changes on a refusal): what
         /// `Gate.fromSnapshot` runs.
@@ -415,6 +426,7 @@ $callback! {
         restore(snapshot: "string | object", #[optional] config: "Omit<GateConfig, \"sessions\"> | null") -> "void"
         => gate_ops::restore;
         /// Why `name` passes or fails every gate site for a call with `options`, with the rule of each.
+        [plain]
         explain(name: "string", #[optional] options: "CallOptions") -> "GateExplanation" => gate_ops::explain;
         /// The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
         /// `batch` in a sandbox dialect, built from what the batch planned for the call (tool, arguments,
@@ -507,6 +519,21 @@ fn elsewhere(op: u32, module: super::Module) -> GateError {
 mod constants;
 #[cfg(test)]
 mod typescript;
+
+/// Whether the checked-in `file` (a path under the crate) holds `want`, what the registry writes now;
+/// with `CSG_WRITE_GENERATED=1` it is rewritten first. The test command fails on a stale file.
+#[cfg(test)]
+fn assert_current(file: &str, want: &str) {
+    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("CSG_WRITE_GENERATED").is_some() {
+        std::fs::write(&path, want).unwrap();
+    }
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        have == want,
+        "{file} is stale: run `CSG_WRITE_GENERATED=1 cargo test --lib registry`"
+    );
+}
 
 #[cfg(test)]
 mod tests {

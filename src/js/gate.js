@@ -6,6 +6,7 @@ import { encoder, parsed, ReadOptions, textsOf, withTexts } from './call.js';
 import { gateError } from './errors.js';
 import { Shared, fieldsOf, isRecord, member, requestsOf } from './lists.js';
 import { C, LIMIT, OP, WRITES, core, epoch, guard, live } from './modules.js';
+import { PLAIN_METHODS } from './plain-methods.js';
 import { isWellFormed, lengthOf, read } from './write.js';
 
 /**
@@ -130,34 +131,6 @@ export class Gate {
     return new Map(this.#call('verdictTable', []));
   }
 
-  /** Every gate site's verdict for `name`, as an object. */
-  classify(name) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.classify');
-    return this.#call('classify', [name]);
-  }
-
-  /** Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`. */
-  isEagerExcluded(name, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.isEagerExcluded');
-    return this.#call('isEagerExcluded', [name, options]);
-  }
-
-  /**
-   * Why `name` passes or fails every gate site (G1–G7 and `participatesInCodeSession`) for a call with
-   * `options` (`codeSessionKey`, `threadId`): each site's rule, the eager exclusion's first deciding
-   * rule and what it consulted, and the runtime hint a participant would carry.
-   */
-  explain(name, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.explain');
-    return this.#call('explain', [name, options]);
-  }
-
-  /** Adds `name` to this run's eager suppressions (what an eager mismatch does by itself). */
-  suppressEagerTool(name) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.suppressEagerTool');
-    this.#call('suppressEagerTool', [name]);
-  }
-
   /**
    * What one call on `path` ("direct" | "event" | "eager") receives from the session: the invoke params
    * (`session_id`, `_injected_files`, `_runtime_session_hint`) or the request fields
@@ -237,27 +210,6 @@ export class Gate {
   }
 
   /**
-   * `updateCodeSession`: folds one artifact (`{ session_id, files?, deleted_files? }`) into partition
-   * `key`. `options.baseline` is the context the request was given (3.9); `options.now` stamps
-   * `lastUpdated`. `artifact` may be its JSON text as a `JsonText`.
-   */
-  updateSession(key, artifact, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.updateSession');
-    this.#call('updateSession', [key, artifact, options]);
-  }
-
-  /**
-   * Folds results without request bookkeeping, as the SDK's fold methods do when called directly:
-   * `path` "event" (`[{ name, status, artifact? }]`, `name: null` = request not found) or "direct"
-   * (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`). `results` may be their JSON
-   * text as a `JsonText`.
-   */
-  foldResults(path, results, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.foldResults');
-    this.#call('foldResults', [path, results, options]);
-  }
-
-  /**
    * Starts an in-process batch: returns `{ id, injections }`, one invoke-params object per call, all
    * read from the pre-batch partition.
    */
@@ -268,12 +220,6 @@ export class Gate {
       if (f._injected_files !== undefined) f._injected_files = this.#shared.list(f._injected_files);
     }
     return out;
-  }
-
-  /** Folds a direct batch's outcomes (in call order) with what each call was given. */
-  completeDirectBatch(batch, outcomes, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeDirectBatch');
-    this.#call('completeDirectBatch', [batch, outcomes, options]);
   }
 
   /**
@@ -346,9 +292,14 @@ export class Gate {
     let bytes = false;
     let values = [batch, id, options];
     if (isRecord(options)) {
+      // How the body is handed out is this layer's business: the flag never enters the module.
       const asBytes = read(options, 'bodyBytes', 'bodyBytes');
+      if (asBytes !== undefined && asBytes !== null && typeof asBytes !== 'boolean') {
+        const got = Array.isArray(asBytes) ? 'array' : typeof asBytes;
+        throw gateError('invalid_type', 'bodyBytes', `bodyBytes: expected a boolean, got ${got}`);
+      }
       bytes = asBytes === true;
-      values = [batch, id, new ReadOptions(options, new Map([['bodyBytes', asBytes]]))];
+      values = [batch, id, new ReadOptions(options, new Map([['bodyBytes', undefined]]))];
     }
     const out = this.#run('sandboxRequest', values, undefined);
     // The head's JSON, a line break, the body (JSON text holds no raw line break).
@@ -402,30 +353,6 @@ export class Gate {
     this.#handed.delete(prestart);
   }
 
-  /** `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) into the session map. */
-  seedRun(initialSessions, agents) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.seedRun');
-    this.#call('seedRun', [initialSessions, agents]);
-  }
-
-  /** `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`. */
-  seedAgents(agents) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.seedAgents');
-    this.#call('seedAgents', [agents]);
-  }
-
-  /** The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one. */
-  sessions() {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sessions');
-    return this.#call('sessions', []);
-  }
-
-  /** The entry of partition `key` (a copy), or `undefined`. */
-  session(key) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.session');
-    return this.#call('session', [key]);
-  }
-
   /** Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store. */
   setSessions(sessions) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.setSessions');
@@ -446,16 +373,6 @@ export class Gate {
     const had = this.#call('abandon', [batch]);
     this.#handed.delete(batch);
     return had;
-  }
-
-  /**
-   * The gate's whole state as a versioned snapshot document (JSON text): profile, configuration and its
-   * fingerprint, every partition with its files, and the run's eager suppressions. Batches in flight
-   * are not included. `Gate.fromSnapshot(text)` restores it; saving again gives the same bytes.
-   */
-  snapshot() {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.snapshot');
-    return this.#call('snapshot', []);
   }
 
   /**
@@ -489,6 +406,26 @@ export class Gate {
     this.#answers.clear();
     this.#verdicts = new Map();
     this.#raw.free();
+  }
+
+  // The methods the registry writes (src/js/plain-methods.js, its `[plain]` operations): each enters
+  // the way every method does, passes its arguments in order and answers the parsed answer (nothing
+  // for `void`). Their types and documentation are the registry's too (ops.d.ts).
+  static {
+    for (const [name, parameters, answersNothing] of PLAIN_METHODS) {
+      const what = `Gate.${name}`;
+      const method = {
+        /** @this {Gate} @param {unknown[]} args */
+        [name](...args) {
+          if (!live.open || this.#epoch !== epoch) this.#enter(what);
+          args.length = parameters;
+          const out = this.#call(name, args);
+          return answersNothing ? undefined : out;
+        },
+      }[name];
+      Object.defineProperty(method, 'length', { value: parameters });
+      Object.defineProperty(Gate.prototype, name, { value: method, writable: true, configurable: true });
+    }
   }
 
   [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {

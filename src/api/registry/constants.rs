@@ -94,15 +94,7 @@ mod tests {
             ("core-constants.json", core_constants()),
             ("sandbox-constants.json", sandbox_constants()),
         ] {
-            let path = format!("{}/src/api/registry/{file}", env!("CARGO_MANIFEST_DIR"));
-            if std::env::var_os("CSG_WRITE_GENERATED").is_some() {
-                std::fs::write(&path, &want).unwrap();
-            }
-            let have = std::fs::read_to_string(&path).unwrap_or_default();
-            assert!(
-                have == want,
-                "src/api/registry/{file} is stale: run `CSG_WRITE_GENERATED=1 cargo test --lib registry`"
-            );
+            super::super::assert_current(&format!("src/api/registry/{file}"), &want);
         }
         assert_eq!(crate::api::constants(), core_constants());
         assert_eq!(crate::api::sandbox_constants(), sandbox_constants());

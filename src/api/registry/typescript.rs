@@ -1,6 +1,8 @@
-//! The TypeScript declarations the registry writes: `src/js/ops.d.ts` (the `Gate` methods that run an
-//! operation, the static functions, the error codes). A test compares the file with [`typescript`] and
-//! fails when it is stale; `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.
+//! What the registry writes for the JavaScript layer: `src/js/ops.d.ts` (the `Gate` methods that run
+//! an operation, the static functions, the error codes) and `src/js/plain-methods.js` (the `Gate`
+//! methods written from the registry, [`op_flag::plain`]). A test compares each file with what
+//! [`typescript`] and [`plain_methods`] write and fails when one is stale;
+//! `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites them.
 
 use super::{flag, op_flag, Operation, GATE, STATIC};
 use crate::core::error::ALL_CODES;
@@ -49,6 +51,31 @@ pub fn typescript() -> String {
         out.push_str(&doc(op, ""));
         out.push_str(&format!("export declare function {};\n", signature(op)));
     }
+    out
+}
+
+/// The text of `src/js/plain-methods.js`: each `[plain]` gate operation as `[name, public parameters,
+/// answers nothing]`, from which `src/js/gate.js` writes its `Gate` method.
+pub fn plain_methods() -> String {
+    let mut out = String::from(
+        "// Generated from the operation registry (src/api/registry.rs): do not edit.\n\
+         // `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.\n\n\
+         /**\n \
+         * The `Gate` methods written from the registry (its `[plain]` operations): each passes its arguments\n \
+         * in order and answers the parsed answer, or nothing when the operation answers `void`.\n \
+         * @type {ReadonlyArray<readonly [name: string, parameters: number, answersNothing: boolean]>}\n \
+         */\n\
+         export const PLAIN_METHODS = [\n",
+    );
+    for op in GATE.iter().filter(|op| op.has(op_flag::plain)) {
+        let params = op.params.iter().filter(|p| !p.has(flag::internal)).count();
+        out.push_str(&format!(
+            "  ['{}', {params}, {}],\n",
+            op.name,
+            op.returns == "void"
+        ));
+    }
+    out.push_str("];\n");
     out
 }
 
@@ -113,20 +140,26 @@ fn imported_types() -> Vec<String> {
 mod tests {
     use super::*;
 
-    /// The checked-in `src/js/ops.d.ts` is what the registry writes now (the test command fails on a
-    /// stale one; `CSG_WRITE_GENERATED=1` rewrites it).
     #[test]
     fn the_generated_declarations_are_current() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/js/ops.d.ts");
-        let want = typescript();
-        if std::env::var_os("CSG_WRITE_GENERATED").is_some() {
-            std::fs::write(path, &want).unwrap();
+        super::super::assert_current("src/js/ops.d.ts", &typescript());
+    }
+
+    #[test]
+    fn the_generated_methods_are_current() {
+        super::super::assert_current("src/js/plain-methods.js", &plain_methods());
+    }
+
+    #[test]
+    fn a_plain_method_has_no_internal_parameter_and_is_public() {
+        for op in GATE.iter().filter(|op| op.has(op_flag::plain)) {
+            assert!(!op.has(op_flag::internal), "{}", op.name);
+            assert!(
+                op.params.iter().all(|p| !p.has(flag::internal)),
+                "{}",
+                op.name
+            );
         }
-        let have = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            have == want,
-            "src/js/ops.d.ts is stale: run `CSG_WRITE_GENERATED=1 cargo test --lib registry`"
-        );
     }
 
     #[test]
