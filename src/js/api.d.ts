@@ -777,10 +777,9 @@ export declare function limits(): GateLimits;
 
 /**
  * Replaces a trapped instance without restarting the process: retires every gate of the old instance
- * (their calls throw code "poisoned": restore them with `Gate.fromSnapshot`) and instantiates the module
- * afresh from `options.module`. The sandbox module is instantiated afresh too: on its next use where the
- * entry loads it by itself, after `initSandbox` / `initSandboxSync` with `/slim`. `false`, doing nothing,
- * when the instance is not poisoned.
+ * (their calls throw code "poisoned": restore them with `Gate.fromSnapshot`) and makes fresh instances of
+ * both modules already loaded (wasm-bindgen's generated reset); `options.module` is checked to be the
+ * package's core module. `false`, doing nothing, when the instance is not poisoned.
  */
 export declare function recover(options: { module: SyncInitInput }): boolean;
 

@@ -121,10 +121,11 @@ function initCore() {
 let pending;
 
 /**
- * Replaces a trapped instance with a fresh one: from `options.module` (a compiled module or the bytes)
- * or the `.wasm` beside this file; the sandbox module, when it was loaded, is fetched again from beside
- * this file (a failure there is kept for the sandbox calls' error, as `init()` does). Resolves to
- * `false` when nothing was poisoned.
+ * Replaces a trapped instance with a fresh one (the glue's generated reset), checking `options.module`
+ * (a compiled module or the bytes) or the `.wasm` beside this file to be the core module; the sandbox
+ * module, when it was loaded, gets a fresh instance too (the load below finds it loaded; were it not, a
+ * failure is kept for the sandbox calls' error, as `init()` does). Resolves to `false` when nothing
+ * was poisoned.
  * @param {{ module?: any }} [options]
  */
 export async function recover(options) {

@@ -161,10 +161,11 @@ export let epoch = 0;
 /**
  * Replaces a trapped instance (should one ever trap: no input is meant to make it) without restarting
  * the process: every gate of the old instance is retired (its calls throw code "poisoned"; restore it
- * with `Gate.fromSnapshot`), the module is instantiated afresh from `options.module` (a compiled
- * `WebAssembly.Module` or the `.wasm` bytes), and calls work again. Returns `false`, doing nothing, when
- * the instance is not poisoned. The node and workerd entries' `recover()` and the browser entry's
- * `await recover()` supply the module themselves.
+ * with `Gate.fromSnapshot`), each module's glue makes a fresh instance of the module it holds (its
+ * generated reset; `options.module`, a compiled `WebAssembly.Module` or the `.wasm` bytes, is checked
+ * to be the core module), and calls work again. Returns `false`, doing nothing, when the instance is
+ * not poisoned. The node and workerd entries' `recover()` and the browser entry's `await recover()`
+ * supply the module themselves.
  */
 export function recover(options) {
   if (!guard.poisoned) return false;

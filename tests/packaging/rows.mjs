@@ -621,9 +621,9 @@ export const ROWS = [
  * into their own package: 806.6 kB; the Bun, bundled-for-Node and unwasm entries (bun.js, node-bundled.js,
  * carried.js, unwasm.js, compiled.js) 809.0 kB; issue 31's boundary on wasm-bindgen (the two modules' glue,
  * +57 KB unpacked) with the CommonJS form one .cjs per module instead of three bundles each carrying the
- * whole API: 794.9 kB.
+ * whole API: 794.9 kB; api.js one bundle of the API and the glue (one file instead of nine): 782.8 kB.
  */
-const PACKED_CEILING = 795_500;
+const PACKED_CEILING = 783_500;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 
