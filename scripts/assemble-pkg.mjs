@@ -7,7 +7,7 @@
 // command's (code-session-gate-check-sdk: src/check-sdk/ bundled, with the vectors it replays), which
 // depends on the runtime one at the same version.
 //
-// - each module must import nothing and export what src/js/engine.js needs;
+// - each module must import from its wasm-bindgen glue only and export what src/js/engine.js needs;
 // - the package.json template gets the crate's version from Cargo.toml;
 // - `files` of the template must list exactly the files produced (checked both ways).
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -5,10 +5,11 @@
 // table mid-merge, a borrow flag left set, the shadow stack pointer not restored), so answering any
 // later call could hand out a permissive or wrong decision. The guard therefore rethrows the trap to
 // the call that hit it and refuses every later call with a `CodeSessionGateError` of code "poisoned",
-// without entering the wasm again, until the host replaces the instance (api.js `recover()`, which
-// instantiates the module afresh and then calls `reset()` here).
+// without entering the wasm again, until the host replaces the instance (modules.js `recover()`, which
+// makes fresh instances with the glue's generated reset and then calls `reset()` here).
 //
-// One guard watches the package's instance: `api.js` wraps every export that runs Rust with it.
+// One guard watches the package's instances: every call into the modules (call.js `withTexts`, and the
+// `constants()` read at load) goes through it.
 
 /** The `name` of every error the package throws (the same as the Rust side's `ERROR_NAME`). */
 export const ERROR_NAME = 'CodeSessionGateError';
