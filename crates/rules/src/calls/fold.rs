@@ -5,6 +5,7 @@
 //! is anything written, so a refused batch changes nothing.
 
 use hashbrown::HashMap;
+use std::borrow::Cow;
 use std::fmt;
 use std::rc::Rc;
 
@@ -259,7 +260,8 @@ impl<'a> RequestMap<'a> {
 /// request id on the event path, the call id on the direct path).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FoldStep<'a> {
-    artifact: Artifact<'a>,
+    /// Borrowed when the gate already holds the artifact (an answer read on the forwarding path).
+    artifact: Cow<'a, Artifact<'a>>,
     id: Str<'a>,
 }
 
@@ -286,7 +288,7 @@ pub fn prepare_event<'a>(
         }
         if let Some(read) = &r.read {
             steps.push(FoldStep {
-                artifact: Artifact::clone(read),
+                artifact: Cow::Borrowed(&**read),
                 id: Str::Borrowed(r.tool_call_id.as_str()),
             });
             continue;
@@ -302,7 +304,7 @@ pub fn prepare_event<'a>(
         let at = path.index(i);
         if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"))? {
             steps.push(FoldStep {
-                artifact,
+                artifact: Cow::Owned(artifact),
                 id: Str::Borrowed(r.tool_call_id.as_str()),
             });
         }
@@ -498,7 +500,7 @@ pub fn event_steps<'a>(
         };
         if let Some(artifact) = artifact {
             steps.push(FoldStep {
-                artifact,
+                artifact: Cow::Owned(artifact),
                 id: Str::Borrowed(""),
             });
         }
@@ -556,7 +558,7 @@ pub fn prepare_direct<'a>(
         let at = path.index(i);
         if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"))? {
             steps.push(FoldStep {
-                artifact,
+                artifact: Cow::Owned(artifact),
                 id: Str::Borrowed(o.id.as_deref().unwrap_or("")),
             });
         }

@@ -10,7 +10,7 @@ pub mod changes;
 pub mod merge;
 pub mod seed;
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::fmt;
 use std::rc::Rc;
 
@@ -138,6 +138,9 @@ pub struct Partition {
     /// partition's narrowed files compares against.
     pub generation: u64,
     narrowed: OnceCell<Rc<[CodeEnvFile<'static>]>>,
+    /// `Some(true)` when the fold that wrote the entry knows no two of its files share an identity
+    /// (what the next fold's walk in step needs, [`merge`]); `None` when nobody has looked.
+    distinct_identities: Cell<Option<bool>>,
 }
 
 impl PartialEq for Partition {
@@ -152,7 +155,13 @@ impl Partition {
             session,
             generation,
             narrowed: OnceCell::new(),
+            distinct_identities: Cell::new(None),
         }
+    }
+
+    /// Whether no two of the entry's files share an identity, when the write that made it knew.
+    pub fn distinct_identities(&self) -> Option<bool> {
+        self.distinct_identities.get()
     }
 
     /// The entry's files narrowed against its own `session_id` (what every context builder sends),
@@ -228,14 +237,18 @@ impl SessionMap {
 
     /// `map.set(key, session)`: replaces in place or appends, and bumps the generation.
     pub fn set(&mut self, key: &str, session: StoredSession) {
+        self.set_known(key, session, None);
+    }
+
+    /// [`SessionMap::set`], recording what the writer knows of the files' identities (see
+    /// [`Partition::distinct_identities`]).
+    pub fn set_known(&mut self, key: &str, session: StoredSession, distinct: Option<bool>) {
         self.last_generation += 1;
-        let generation = self.last_generation;
+        let partition = Partition::new(session, self.last_generation);
+        partition.distinct_identities.set(distinct);
         match self.partitions.iter_mut().find(|(k, _)| k.as_str() == key) {
-            Some((_, p)) => *p = Partition::new(session, generation),
-            None => self.partitions.push((
-                Str::from(key.to_owned()),
-                Partition::new(session, generation),
-            )),
+            Some((_, p)) => *p = partition,
+            None => self.partitions.push((Str::from(key.to_owned()), partition)),
         }
     }
 

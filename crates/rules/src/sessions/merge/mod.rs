@@ -16,16 +16,19 @@
 //! stored list once. The rules as a whole-list rebuild, kept for the tests as the reference the indexed
 //! version is checked against, are in `reference.rs`.
 
+mod echo;
 #[cfg(test)]
 mod reference;
 #[cfg(test)]
 mod tests;
 mod working;
 
+use std::borrow::Cow;
+
 use hashbrown::{HashMap, HashSet};
 
 use super::baseline::Baseline;
-use super::{CodeSession, SessionMap};
+use super::{CodeSession, Partition, SessionMap};
 use crate::config::Profile;
 use crate::files::{Field, FileRef, Identity, StoredFile};
 use crate::json::{RawText, Str};
@@ -52,15 +55,22 @@ pub fn update_code_session(
     profile: Profile,
     now: &RawText<'_>,
 ) {
-    update_code_session_many(sessions, key, vec![(artifact, baseline)], profile, now);
+    update_code_session_many(
+        sessions,
+        key,
+        vec![(Cow::Owned(artifact), baseline)],
+        profile,
+        now,
+    );
 }
 
 /// Folds `steps` into partition `key` one after the other, as that many [`update_code_session`] calls
-/// would, writing the partition once (nothing when there are no steps).
-pub fn update_code_session_many(
+/// would, writing the partition once (nothing when there are no steps). An artifact the caller
+/// still holds is borrowed: a fold in step copies only its new files.
+pub fn update_code_session_many<'a>(
     sessions: &mut SessionMap,
     key: &str,
-    steps: Vec<(Artifact<'_>, Option<&Baseline>)>,
+    mut steps: Vec<(Cow<'a, Artifact<'a>>, Option<&Baseline>)>,
     profile: Profile,
     now: &RawText<'_>,
 ) {
@@ -71,6 +81,9 @@ pub fn update_code_session_many(
         .get(key)
         .and_then(|s| s.session_id.clone())
         .unwrap_or_default();
+    let known_distinct = sessions
+        .partition(key)
+        .and_then(Partition::distinct_identities);
     let mut existing = sessions.take_files(key);
     if profile.is_3_9() {
         // Pinned by the first fold; every later file has storage of its own.
@@ -78,18 +91,44 @@ pub fn update_code_session_many(
             f.fill_storage(&exec);
         }
     }
+    if let [(artifact, baseline)] = steps.as_mut_slice() {
+        let baseline = *baseline;
+        if artifact
+            .files
+            .iter()
+            .any(|f| f.storage_session_id.get().is_none())
+        {
+            let exec = artifact.exec_session_id.to_owned_str();
+            let owned = artifact.to_mut();
+            owned.files = with_storage(std::mem::take(&mut owned.files), &exec, baseline, profile);
+        }
+        let deletes = profile.is_3_9()
+            && artifact
+                .deleted_files
+                .iter()
+                .any(|name| baseline.is_some_and(|b| b.get(name).is_some()));
+        let folded = (!deletes && !artifact.files.is_empty())
+            .then(|| {
+                echo::fold_in_step(&mut existing, &artifact.files, known_distinct, |f| {
+                    profile.is_3_9() && guarded(baseline, f)
+                })
+            })
+            .flatten();
+        if let Some(distinct) = folded {
+            let exec = artifact.exec_session_id.to_owned_str();
+            let entry = CodeSession::written(exec, existing, now.to_owned_raw());
+            sessions.set_known(key, entry, distinct.then_some(true));
+            return;
+        }
+    }
     let mut files = WorkingFiles::new(existing, steps.len() > 1);
     for (artifact, baseline) in steps {
+        let artifact = artifact.into_owned();
         exec = artifact.exec_session_id.to_owned_str();
+        let incoming = with_storage(artifact.files, &exec, baseline, profile);
         match profile {
-            Profile::V3_6 => fold_3_6(&mut files, artifact.files, &exec),
-            Profile::V3_9 => fold_3_9(
-                &mut files,
-                artifact.files,
-                &artifact.deleted_files,
-                &exec,
-                baseline,
-            ),
+            Profile::V3_6 => fold_3_6(&mut files, incoming),
+            Profile::V3_9 => fold_3_9(&mut files, incoming, &artifact.deleted_files, baseline),
         }
         files.compact();
     }
@@ -99,23 +138,38 @@ pub fn update_code_session_many(
     );
 }
 
-fn fill_storage(file: &mut FileRef<'_>, storage: &Str<'static>) {
-    if file.storage_session_id.get().is_none() {
-        file.storage_session_id = Field::Set(storage.clone());
+/// The incoming files with storage: the exec id where they have none (3.9: the storage the request
+/// sent the file with, when it was sent).
+fn with_storage<'a>(
+    mut incoming: Vec<FileRef<'a>>,
+    exec: &Str<'static>,
+    baseline: Option<&Baseline>,
+    profile: Profile,
+) -> Vec<FileRef<'a>> {
+    for file in &mut incoming {
+        if file.storage_session_id.get().is_none() {
+            let sent = baseline
+                .filter(|_| profile.is_3_9())
+                .and_then(|b| b.storage_for(&file.name, &file.id));
+            file.storage_session_id = Field::Set(match sent {
+                Some(s) => Str::from(s.to_owned()),
+                None => exec.clone(),
+            });
+        }
     }
+    incoming
 }
 
-fn fold_3_6(files: &mut WorkingFiles, incoming: Vec<FileRef<'_>>, exec: &Str<'static>) {
+/// 3.9: an inherited echo of a file the request was given, which must not bring back what the
+/// partition lost or what this very execution deleted.
+fn guarded(baseline: Option<&Baseline>, f: &FileRef<'_>) -> bool {
+    baseline.is_some_and(|b| f.is_inherited() && b.saw(&f.name, &f.identity("")))
+}
+
+fn fold_3_6(files: &mut WorkingFiles, incoming: Vec<FileRef<'_>>) {
     if incoming.is_empty() {
         return;
     }
-    let incoming = incoming
-        .into_iter()
-        .map(|mut f| {
-            fill_storage(&mut f, exec);
-            f
-        })
-        .collect();
     overlay_and_retain(files, incoming, &HashMap::new());
 }
 
@@ -123,7 +177,6 @@ fn fold_3_9(
     files: &mut WorkingFiles,
     incoming: Vec<FileRef<'_>>,
     deleted_files: &[Str<'_>],
-    exec: &Str<'static>,
     baseline: Option<&Baseline>,
 ) {
     // Only names the request was given count, each with the identity it saw.
@@ -147,22 +200,7 @@ fn fold_3_9(
         return;
     }
 
-    let mut incoming = incoming;
-    for file in &mut incoming {
-        if file.storage_session_id.get().is_none() {
-            let storage = baseline.and_then(|b| b.storage_for(&file.name, &file.id));
-            match storage {
-                Some(s) => file.storage_session_id = Field::Set(Str::from(s.to_owned())),
-                None => fill_storage(file, exec),
-            }
-        }
-    }
-    // An inherited echo of a file the request was given must not bring back what the partition lost or
-    // what this very execution deleted.
-    let guarded = |f: &FileRef<'_>| {
-        baseline.is_some_and(|b| f.is_inherited() && b.saw(&f.name, &f.identity("")))
-    };
-    let guards: Vec<bool> = incoming.iter().map(guarded).collect();
+    let guards: Vec<bool> = incoming.iter().map(|f| guarded(baseline, f)).collect();
     if !guards.contains(&true) {
         overlay_and_retain(files, incoming, &deleted);
         return;

@@ -127,7 +127,7 @@ fn the_indexed_merge_is_the_reference_merge() {
             steps
                 .iter()
                 .cloned()
-                .map(|a| (a, baseline.as_ref()))
+                .map(|a| (Cow::Owned(a), baseline.as_ref()))
                 .collect(),
             profile,
             &now,
@@ -150,16 +150,16 @@ fn a_batch_of_many_folds_keeps_every_file() {
     // 20,000 results, each adding one file to a partition that grows to 20,000 files (the reference
     // would rebuild the list for each, about 2 * 10^8 file visits; the scale tests time the real thing).
     let now = RawText::Shared(json_raw("1"));
-    let steps: Vec<(Artifact<'static>, Option<&Baseline>)> = (0..20_000)
+    let steps: Vec<(Cow<'static, Artifact<'static>>, Option<&Baseline>)> = (0..20_000)
         .map(|i| {
             let mut f = FileRef::new(format!("id{i}"), format!("n{i}"));
             f.storage_session_id = Field::Set(Str::from(format!("e{i}")));
             (
-                Artifact {
+                Cow::Owned(Artifact {
                     exec_session_id: Str::from(format!("e{i}")),
                     files: vec![f],
                     deleted_files: Vec::new(),
-                },
+                }),
                 None,
             )
         })
@@ -238,7 +238,11 @@ fn folds_touching_files_across_a_large_partition_keep_the_reference_order() {
         update_code_session_many(
             &mut batched,
             "k",
-            steps.iter().cloned().map(|a| (a, None)).collect(),
+            steps
+                .iter()
+                .cloned()
+                .map(|a| (Cow::Owned(a), None))
+                .collect(),
             profile,
             &now,
         );
@@ -254,4 +258,179 @@ fn folds_touching_files_across_a_large_partition_keep_the_reference_order() {
             "the folds changed the partition"
         );
     }
+}
+
+/// An answer built from the partition it was sent: a prefix of the stored files echoed at their places
+/// (some changed: renamed, another identity, storage dropped, marked inherited), then new files, some
+/// colliding with stored ones by name or identity, some inherited echoes of what the partition held
+/// before (`older`), sometimes with deletions.
+fn echo_of(rng: &mut Rng, map: &SessionMap, older: &SessionMap, step: usize) -> Artifact<'static> {
+    let stored = map.get("k").map(|s| s.files().to_vec()).unwrap_or_default();
+    let lost = older
+        .get("k")
+        .map(|s| s.files().to_vec())
+        .unwrap_or_default();
+    let echoed = rng.below(stored.len() as u64 + 1) as usize;
+    let mut files: Vec<FileRef<'static>> = stored
+        .iter()
+        .take(echoed)
+        .map(|s| {
+            let mut f = FileRef::new(s.id.to_owned_str(), s.name.to_owned_str());
+            f.storage_session_id = s.storage_session_id.clone();
+            match rng.below(24) {
+                0 => f.name = Str::from(rng.pick(&NAMES).to_owned()),
+                1 => f.id = Str::from(rng.pick(&IDS).to_owned()),
+                2 => f.storage_session_id = Field::Absent,
+                _ => {}
+            }
+            if rng.below(2) == 0 {
+                f.extra.push((
+                    Str::from("inherited".to_owned()),
+                    RawText::Shared(json_raw("true")),
+                ));
+            }
+            f
+        })
+        .collect();
+    for _ in 0..rng.below(4) {
+        let mut f = match rng.below(7) {
+            // An inherited echo of a file the partition held before.
+            6 if !lost.is_empty() => {
+                let mut f = lost[rng.below(lost.len() as u64) as usize].clone();
+                f.extra = vec![(
+                    Str::from("inherited".to_owned()),
+                    RawText::Shared(json_raw("true")),
+                )];
+                f
+            }
+            // A colliding file: a stored one's name, or its identity.
+            0 | 1 if !stored.is_empty() => {
+                let s = &stored[rng.below(stored.len() as u64) as usize];
+                let mut f = file(rng);
+                if rng.below(2) == 0 {
+                    f.name = s.name.to_owned_str();
+                } else {
+                    f.id = s.id.to_owned_str();
+                    f.storage_session_id = s.storage_session_id.clone();
+                }
+                f
+            }
+            _ => {
+                let mut f = file(rng);
+                f.id = Str::from(format!("out-{step}-{}", rng.below(3)));
+                f
+            }
+        };
+        if rng.below(4) == 0 {
+            f.name = Str::from(format!("new-{}.txt", rng.below(3)));
+        }
+        files.push(f);
+    }
+    let deleted_files = if rng.below(8) == 0 {
+        vec![Str::from(rng.pick(&NAMES).to_owned())]
+    } else {
+        Vec::new()
+    };
+    Artifact {
+        exec_session_id: Str::from(format!("e{}", step % 3)),
+        files,
+        deleted_files,
+    }
+}
+
+/// A partition of distinct files (as sandboxes keep them), but for a duplicate name or identity now and
+/// then, and storage-less files under 3.6.
+fn distinct_map(rng: &mut Rng) -> SessionMap {
+    let mut files: Vec<StoredFile> = (0..rng.below(8))
+        .map(|i| {
+            let mut f = FileRef::new(format!("f{i}"), format!("n{i}.txt"));
+            if rng.below(6) != 0 {
+                f.storage_session_id = Field::Set(Str::from(rng.pick(&STORAGES).to_owned()));
+            }
+            f
+        })
+        .collect();
+    if rng.below(5) == 0 && !files.is_empty() {
+        let mut twin = files[rng.below(files.len() as u64) as usize].clone();
+        if rng.below(2) == 0 {
+            twin.id = Str::from("twin".to_owned());
+        } else {
+            twin.name = Str::from("twin.txt".to_owned());
+        }
+        files.push(twin);
+    }
+    let mut m = SessionMap::new();
+    m.set(
+        "k",
+        CodeSession::written(
+            Str::from("e0".to_owned()),
+            files,
+            RawText::Shared(json_raw("1")),
+        ),
+    );
+    m
+}
+
+/// Answers that echo what they were sent (the forwarding path's common case, which folds in step) keep
+/// the reference merge's files and order over sequences of folds, in both profiles (thousands of them
+/// folded in step, the rest giving up to the general fold).
+#[test]
+fn echoing_answers_fold_in_step_as_the_reference_does() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let now = RawText::Shared(json_raw("5"));
+    let mut in_step = 0usize;
+    let mut folds = 0usize;
+    for case in 0..3000 {
+        let profile = if case % 2 == 0 {
+            Profile::V3_6
+        } else {
+            Profile::V3_9
+        };
+        let mut expected = distinct_map(&mut rng);
+        let mut actual = expected.clone();
+        let mut older = expected.clone();
+        for step in 0..1 + rng.below(6) as usize {
+            let artifact = echo_of(&mut rng, &expected, &older, step);
+            // The request's baseline: the partition as it was sent, or as an earlier request saw it.
+            let baseline = match rng.below(3) {
+                0 => None,
+                1 => Some(baseline_of(&older)),
+                _ => Some(baseline_of(&expected)),
+            };
+            if rng.below(2) == 0 {
+                older = expected.clone();
+            }
+            let existing = actual.get("k").map(|s| s.files().to_vec());
+            if let Some(mut existing) = existing {
+                folds += 1;
+                let echoes = echo::fold_in_step(&mut existing, &artifact.files, None, |_| false);
+                in_step += usize::from(echoes.is_some());
+            }
+            update_code_session_reference(
+                &mut expected,
+                "k",
+                artifact.clone(),
+                baseline.as_ref(),
+                profile,
+                &now,
+            );
+            update_code_session(
+                &mut actual,
+                "k",
+                artifact.clone(),
+                baseline.as_ref(),
+                profile,
+                &now,
+            );
+            assert_eq!(
+                actual.get("k"),
+                expected.get("k"),
+                "case {case} step {step} ({profile:?}): {artifact:?}"
+            );
+        }
+    }
+    assert!(
+        in_step * 10 > folds,
+        "only {in_step} of {folds} folds were echoes folded in step"
+    );
 }

@@ -1,0 +1,104 @@
+//! The fold of an answer that echoes the list it was sent. Sandboxes answer with the files the call
+//! was given, in the order it was given, followed by what the run wrote: the incoming files then begin
+//! with stored files, each at its own place with its identity and name (the *echoes*), and end with a
+//! few others (the *new* files), while a few stored files may have gone unechoed (the *rest*). When no
+//! two stored files share an identity or a name, and no new file has the identity of a stored one,
+//! the #156 overlay and the retention by name reduce to: the rest that no new file supersedes by name,
+//! then each echoed file under its echo, then the new files. This module does that with one comparison
+//! per echo and a few per new file, and no hash; any other answer takes the general fold. The tests
+//! hold both to the reference merge.
+
+use hashbrown::HashSet;
+
+use crate::files::{FileRef, StoredFile};
+use crate::json::Str;
+
+/// Most new files (and unechoed stored files) a fold in step compares against the others; beyond it,
+/// the general fold's indexes are cheaper.
+const MAX_OTHERS: usize = 16;
+
+/// Whether `a` and `b` have the same identity as the general fold keys them (`identity("")`: every
+/// incoming file has storage by now), checking for shared text first.
+fn same_identity(a: &FileRef<'_>, b: &FileRef<'_>) -> bool {
+    let (x, y) = (a.identity(""), b.identity(""));
+    if x.storage().len() == y.storage().len() {
+        // The ids first: they differ where the storage (often one per run) does not.
+        (a.id.same_text(&b.id) || a.id.as_bytes() == b.id.as_bytes())
+            && x.storage().as_bytes() == y.storage().as_bytes()
+    } else {
+        x == y
+    }
+}
+
+fn same_name(a: &FileRef<'_>, b: &FileRef<'_>) -> bool {
+    let (a, b): (&Str<'_>, &Str<'_>) = (&a.name, &b.name);
+    a.same_text(b) || a.as_str() == b.as_str()
+}
+
+/// Whether no two of `files` share an identity or a name.
+pub(super) fn distinct(files: &[FileRef<'_>]) -> bool {
+    let mut identities = HashSet::with_capacity(files.len());
+    let mut names = HashSet::with_capacity(files.len());
+    files
+        .iter()
+        .all(|f| identities.insert(f.identity("")) && names.insert(f.name.as_str()))
+}
+
+/// Whether no two of `files` (a few) share an identity or a name.
+fn distinct_few(files: &[FileRef<'_>]) -> bool {
+    files.iter().enumerate().all(|(i, f)| {
+        files
+            .iter()
+            .skip(i + 1)
+            .all(|g| !same_identity(f, g) && !same_name(f, g))
+    })
+}
+
+/// Folds `incoming` into `existing` in step when it echoes them (see the module doc), leaving out the
+/// new files `dropped` says (3.9's guard of inherited echoes: a new file is one the partition does not
+/// have). `known_distinct` is what the partition's last write knew (see [`distinct`]). Returns whether
+/// the folded files are distinct in turn, or `None` (and `existing` untouched) when the answer is not
+/// such an echo.
+pub(super) fn fold_in_step<'a>(
+    existing: &mut Vec<StoredFile>,
+    incoming: &[FileRef<'a>],
+    known_distinct: Option<bool>,
+    dropped: impl Fn(&FileRef<'a>) -> bool,
+) -> Option<bool> {
+    let echoed = incoming
+        .iter()
+        .zip(existing.iter())
+        .take_while(|(e, s)| same_name(e, s) && same_identity(e, s))
+        .count();
+    let (echoes, new) = (incoming.get(..echoed)?, incoming.get(echoed..)?);
+    let rest = existing.len().saturating_sub(echoed);
+    if echoed == 0 || new.len() > MAX_OTHERS || rest > MAX_OTHERS {
+        return None;
+    }
+    let mut new_names_echoed = false;
+    for n in new {
+        if existing.iter().any(|s| same_identity(n, s)) {
+            return None;
+        }
+        new_names_echoed |= echoes.iter().any(|e| same_name(n, e));
+    }
+    if !known_distinct.unwrap_or_else(|| distinct(existing)) {
+        return None;
+    }
+
+    let mut echoed_files: Vec<StoredFile> = existing.drain(..echoed).collect();
+    for (under, echo) in echoed_files.iter_mut().zip(echoes) {
+        under.overlay(echo);
+    }
+    let new: Vec<StoredFile> = new
+        .iter()
+        .filter(|f| !dropped(f))
+        .map(|f| f.clone().into_owned())
+        .collect();
+    // The rest, but for what a new file supersedes by name, keeps its place ahead of the echoes.
+    existing.retain(|s| !new.iter().any(|n| same_name(n, s)));
+    let all_distinct = !new_names_echoed && distinct_few(&new);
+    existing.append(&mut echoed_files);
+    existing.extend(new);
+    Some(all_distinct)
+}
