@@ -69,6 +69,8 @@ pub struct BuiltContext {
     pub files: Option<Rc<[CodeEnvFile<'static>]>>,
     /// The generation of the partition it was built from (a cache key for the boundary).
     pub generation: u64,
+    /// The partition knew no two of its files share a name (or an identity).
+    pub distinct_names: bool,
 }
 
 impl BuiltContext {
@@ -128,17 +130,17 @@ impl BuiltContext {
         }
     }
 
-    /// The request's baseline: each file's identity under its name, the context's session as fallback.
+    /// The request's baseline: each file's identity under its name, the context's session as fallback
+    /// (mapped on first need).
     pub fn baseline(&self) -> Baseline {
-        let fallback = self.session_id.as_deref().unwrap_or("");
-        let files: Vec<FileRef<'_>> = self
-            .files
-            .as_deref()
-            .unwrap_or(&[])
-            .iter()
-            .map(CodeEnvFile::to_file_ref)
-            .collect();
-        Baseline::of_context(&Field::Set(Str::Borrowed(fallback)), &files)
+        match &self.files {
+            Some(files) => Baseline::of_narrowed(
+                files.clone(),
+                self.session_id.clone().unwrap_or_default(),
+                self.distinct_names,
+            ),
+            None => Baseline::empty(),
+        }
     }
 }
 
@@ -244,6 +246,7 @@ pub fn event_context(sessions: Option<&SessionMap>, key: &str) -> Option<BuiltCo
         session_id: p.session.session_id.clone(),
         files: (!p.session.files().is_empty()).then(|| p.narrowed()),
         generation: p.generation,
+        distinct_names: p.distinct_identities() == Some(true),
     })
 }
 
@@ -256,6 +259,7 @@ pub fn eager_context(sessions: &SessionMap, key: &str) -> Option<BuiltContext> {
         session_id: Some(exec.clone()),
         files: p.session.files.is_some().then(|| p.narrowed()),
         generation: p.generation,
+        distinct_names: p.distinct_identities() == Some(true),
     })
 }
 

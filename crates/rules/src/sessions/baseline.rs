@@ -3,6 +3,9 @@
 //! A baseline scopes `deleted_files` to what the request saw, lets an echo without a storage id take the
 //! storage it was sent with, and decides whether an inherited echo may re-enter the session.
 
+use std::cell::OnceCell;
+use std::rc::Rc;
+
 use hashbrown::HashMap;
 
 use super::CodeSession;
@@ -11,10 +14,32 @@ use crate::files::{identity_key, Field, FileRef, Identity};
 use crate::json::Str;
 
 /// File name → identity (`storage\0id`); a later file of the same name wins, as in the SDK's `Map`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// A request context's baseline is mapped on first need ([`Baseline::of_narrowed`]): most folds never
+/// look at it (an answer that echoes what it was sent folds in step), so planning a request costs no
+/// walk over its files.
+#[derive(Debug, Clone, Default)]
 pub struct Baseline {
-    by_name: HashMap<Str<'static>, String>,
+    by_name: OnceCell<HashMap<Str<'static>, String>>,
+    pending: Option<Narrowed>,
 }
+
+/// The narrowed files a baseline maps once asked, with the context's fallback storage.
+#[derive(Debug, Clone)]
+struct Narrowed {
+    files: Rc<[CodeEnvFile<'static>]>,
+    fallback: Str<'static>,
+    /// No two files share a name (the partition knew), so the map would have one name per file.
+    distinct_names: bool,
+}
+
+impl PartialEq for Baseline {
+    fn eq(&self, other: &Self) -> bool {
+        self.map() == other.map()
+    }
+}
+
+impl Eq for Baseline {}
 
 impl Baseline {
     /// The empty baseline (a request given no files, or no context at all).
@@ -22,13 +47,48 @@ impl Baseline {
         Baseline::default()
     }
 
+    /// `codeSessionIdentityByName(context)` for a context the gate built: `files` narrowed from a
+    /// partition, `fallback` its `session_id` (or `""`), `distinct_names` whether the partition knew no
+    /// two of its files share a name. Mapped on first need.
+    pub fn of_narrowed(
+        files: Rc<[CodeEnvFile<'static>]>,
+        fallback: Str<'static>,
+        distinct_names: bool,
+    ) -> Baseline {
+        Baseline {
+            by_name: OnceCell::new(),
+            pending: Some(Narrowed {
+                files,
+                fallback,
+                distinct_names,
+            }),
+        }
+    }
+
+    fn map(&self) -> &HashMap<Str<'static>, String> {
+        self.by_name.get_or_init(|| {
+            let mut map = HashMap::new();
+            if let Some(n) = &self.pending {
+                map.reserve(n.files.len());
+                for f in n.files.iter() {
+                    let f = f.to_file_ref();
+                    map.insert(f.name.clone(), f.identity(&n.fallback).to_key());
+                }
+            }
+            map
+        })
+    }
+
     fn insert(&mut self, name: &Str<'_>, identity: String) {
-        self.by_name.insert(name.to_owned_str(), identity);
+        self.by_name.get_or_init(HashMap::new);
+        if let Some(map) = self.by_name.get_mut() {
+            map.insert(name.to_owned_str(), identity);
+        }
     }
 
     /// The identity the request saw under `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.by_name.get(name).map(String::as_str)
+        self.map().get(name).map(String::as_str)
     }
 
     /// Whether the request saw `identity` under `name`.
@@ -38,12 +98,15 @@ impl Baseline {
 
     /// The number of names.
     pub fn len(&self) -> usize {
-        self.by_name.len()
+        match &self.pending {
+            Some(n) if n.distinct_names && self.by_name.get().is_none() => n.files.len(),
+            _ => self.map().len(),
+        }
     }
 
     /// Whether no file is in it.
     pub fn is_empty(&self) -> bool {
-        self.by_name.is_empty()
+        self.len() == 0
     }
 
     /// `codeSessionIdentityByName(entry)` for a raw partition entry (the direct path): the fallback storage
@@ -119,5 +182,30 @@ mod tests {
         assert_eq!(b.get("a.txt"), Some("e\0f2"));
         let null_session = Baseline::of_context(&Field::Null, &[FileRef::new("f", "n")]);
         assert_eq!(null_session.get("n"), Some("null\0f"));
+    }
+
+    /// A context's baseline mapped on first need is the one mapped at once: same names, identities
+    /// (the context's session as fallback, a later name winning) and count.
+    #[test]
+    fn a_narrowed_baseline_maps_as_the_context_does() {
+        use crate::files::narrow::to_injected_file_ref;
+        let exec = Str::from("e");
+        let mut stored = vec![FileRef::new("f1", "a.txt"), FileRef::new("f2", "b.txt")];
+        stored[0].storage_session_id = Field::Set(Str::from("s"));
+        for twice in [false, true] {
+            if twice {
+                stored.push(FileRef::new("f3", "a.txt"));
+            }
+            let narrowed: Rc<[CodeEnvFile<'static>]> = stored
+                .iter()
+                .map(|f| to_injected_file_ref(f, Some(&exec)).into_owned())
+                .collect();
+            let as_refs: Vec<FileRef<'_>> = narrowed.iter().map(CodeEnvFile::to_file_ref).collect();
+            let eager = Baseline::of_context(&Field::Set(exec.clone()), &as_refs);
+            let lazy = Baseline::of_narrowed(narrowed.clone(), exec.clone(), !twice);
+            assert_eq!(lazy.len(), eager.len(), "twice: {twice}");
+            assert_eq!(lazy, eager, "twice: {twice}");
+            assert_eq!(lazy.get("a.txt"), eager.get("a.txt"));
+        }
     }
 }
