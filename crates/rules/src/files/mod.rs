@@ -229,15 +229,16 @@ impl StoredFile {
     /// `{...under, ...top}`: keys `top` has (even `null`) win, keys only `self` (the stored file under
     /// it) has survive. Values equal to the stored ones keep the stored text (nothing is copied).
     pub fn overlay(&mut self, top: &FileRef<'_>) {
+        // An echo read against the stored file shares its text: a pointer comparison decides.
         fn take_str(slot: &mut Str<'static>, new: &Str<'_>) {
-            if slot.as_str() != new.as_str() {
+            if !slot.same_text(new) && slot.as_str() != new.as_str() {
                 *slot = new.to_owned_str();
             }
         }
         fn take_field(slot: &mut Field<Str<'static>>, new: &Field<Str<'_>>) {
             match (slot.get(), new) {
                 (_, Field::Absent) => {}
-                (Some(old), Field::Set(v)) if old.as_str() == v.as_str() => {}
+                (Some(old), Field::Set(v)) if old.same_text(v) || old.as_str() == v.as_str() => {}
                 (_, Field::Set(v)) => *slot = Field::Set(v.to_owned_str()),
                 (_, Field::Null) => *slot = Field::Null,
             }

@@ -21,13 +21,17 @@ const MAX_OTHERS: usize = 16;
 /// incoming file has storage by now), checking for shared text first.
 fn same_identity(a: &FileRef<'_>, b: &FileRef<'_>) -> bool {
     let (x, y) = (a.identity(""), b.identity(""));
-    if x.storage().len() == y.storage().len() {
-        // The ids first: they differ where the storage (often one per run) does not.
-        (a.id.same_text(&b.id) || a.id.as_bytes() == b.id.as_bytes())
-            && x.storage().as_bytes() == y.storage().as_bytes()
-    } else {
-        x == y
+    if x.storage().len() != y.storage().len() {
+        return x == y;
     }
+    // The NUL falls at the same place: the ids must be equal, and they differ early (in their first
+    // word) where the storage, often one per run, does not.
+    let (i, j) = (a.id.as_bytes(), b.id.as_bytes());
+    let word = |b: &[u8]| b.get(..8).and_then(|w| <[u8; 8]>::try_from(w).ok());
+    i.len() == j.len()
+        && word(i) == word(j)
+        && (a.id.same_text(&b.id) || i == j)
+        && x.storage().as_bytes() == y.storage().as_bytes()
 }
 
 fn same_name(a: &FileRef<'_>, b: &FileRef<'_>) -> bool {
