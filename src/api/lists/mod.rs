@@ -96,10 +96,11 @@ impl Lists {
 
 /// For each item of `new`: the index of the first equal ref in `base`, or -1 when `base` has none.
 /// Items are first compared with the one at the same position by their shared text (no hashing in the
-/// common case of an unchanged or appended list); the others are looked up by a hash of all of their
-/// values in an index of `base` built on first need, so the whole diff stays linear in the two lists,
-/// also when every ref changed (a fold that moved every file to a new exec session). Only refs whose
-/// hashes collide are compared one by one.
+/// common case of an unchanged or appended list); the others are looked up in indexes of `base` built
+/// on first need: by a hash of the id (equal refs have equal ids, so a new file is told absent at that
+/// cost), then, for a ref whose id `base` has in another ref, by a hash of all of its values. The whole
+/// diff stays linear in the two lists, also when every ref changed (a fold that moved every file to a
+/// new exec session). Only refs whose hashes collide are compared one by one.
 fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64> {
     let hasher = hashbrown::DefaultHashBuilder::default();
     // Each value's bytes, then a byte no UTF-8 text holds (0xff; 0xfe for an absent storage id and
@@ -128,6 +129,16 @@ fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64
         }
         h.finish()
     };
+    let id_hash = |f: &CodeEnvFile<'static>| hasher.hash_one(f.id.as_str());
+    // Later refs first, so that an equal ref met again keeps the first index.
+    let index_by = |key: &dyn Fn(&CodeEnvFile<'static>) -> u64| {
+        let mut m = HashMap::with_capacity(base.len());
+        for (j, b) in base.iter().enumerate().rev() {
+            m.insert(key(b), j);
+        }
+        m
+    };
+    let mut by_id: Option<HashMap<u64, usize>> = None;
     let mut index: Option<HashMap<u64, usize>> = None;
     new.iter()
         .enumerate()
@@ -135,14 +146,13 @@ fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64
             if base.get(i).is_some_and(|b| b.same_texts(f) || b == f) {
                 return i as i64;
             }
-            let index = index.get_or_insert_with(|| {
-                let mut m = HashMap::with_capacity(base.len());
-                // Later refs first, so that an equal ref met again keeps the first index.
-                for (j, b) in base.iter().enumerate().rev() {
-                    m.insert(hash(b), j);
-                }
-                m
-            });
+            let by_id = by_id.get_or_insert_with(|| index_by(&id_hash));
+            match by_id.get(&id_hash(f)) {
+                None => return -1,
+                Some(&j) if base.get(j) == Some(f) => return j as i64,
+                Some(_) => {}
+            }
+            let index = index.get_or_insert_with(|| index_by(&hash));
             match index.get(&hash(f)) {
                 None => -1,
                 Some(&j) if base.get(j) == Some(f) => j as i64,
