@@ -252,7 +252,11 @@ impl StoredFile {
             Field::Absent => {}
             Field::Null => self.version = Field::Null,
             Field::Set(v) => {
-                if self.version.get().map(RawText::get) != Some(v.get()) {
+                let same = self
+                    .version
+                    .get()
+                    .is_some_and(|old| old.same_text(v) || old.get() == v.get());
+                if !same {
                     self.version = Field::Set(v.to_owned_raw());
                 }
             }
@@ -261,9 +265,9 @@ impl StoredFile {
             match self
                 .extra
                 .iter_mut()
-                .find(|(ek, _)| ek.as_str() == k.as_str())
+                .find(|(ek, _)| ek.same_text(k) || ek.as_str() == k.as_str())
             {
-                Some((_, ev)) if ev.get() == v.get() => {}
+                Some((_, ev)) if ev.same_text(v) || ev.get() == v.get() => {}
                 Some((_, ev)) => *ev = v.to_owned_raw(),
                 None => self.extra.push((k.to_owned_str(), v.to_owned_raw())),
             }

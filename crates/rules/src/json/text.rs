@@ -169,6 +169,11 @@ impl RawText<'_> {
         self.raw().get()
     }
 
+    /// Whether both are the very same text (a cheap sufficient test for equality).
+    pub fn same_text(&self, other: &RawText<'_>) -> bool {
+        std::ptr::eq(self.raw(), other.raw())
+    }
+
     /// The same value, owned.
     pub fn into_owned(self) -> RawText<'static> {
         match self {
