@@ -116,8 +116,8 @@ pub(super) fn fold_in_step<'a>(
         return None;
     }
 
-    let mut echoed_files: Vec<StoredFile> = existing.drain(..echoed).collect();
-    for (under, echo) in echoed_files.iter_mut().zip(echoes) {
+    let mut rest = existing.split_off(echoed);
+    for (under, echo) in existing.iter_mut().zip(echoes) {
         under.overlay(echo);
     }
     let new: Vec<StoredFile> = new
@@ -126,9 +126,11 @@ pub(super) fn fold_in_step<'a>(
         .map(|f| f.clone().into_owned())
         .collect();
     // The rest, but for what a new file supersedes by name, keeps its place ahead of the echoes.
-    existing.retain(|s| !new.iter().any(|n| same_name(n, s)));
+    rest.retain(|s| !new.iter().any(|n| same_name(n, s)));
+    if !rest.is_empty() {
+        existing.splice(0..0, rest);
+    }
     let all_distinct = !new_names_echoed && distinct_few(&new);
-    existing.append(&mut echoed_files);
     existing.extend(new);
     Some(all_distinct)
 }
