@@ -36,12 +36,15 @@ export class Shared {
     let list;
     const add = ref.add;
     if (ref.pick !== undefined) {
+      // The base's first `keep` items, then the picks (an index into the base, or -1: the next added ref).
       const base = this.lists.get(ref.base);
-      list = new Array(ref.pick.length);
+      const keep = ref.keep ?? 0;
+      const pick = ref.pick;
+      list = base.slice(0, keep);
       let j = 0;
-      for (let i = 0; i < ref.pick.length; i++) {
-        const p = ref.pick[i];
-        list[i] = p >= 0 ? base[p] : unpack(add[j++]);
+      for (let i = 0; i < pick.length; i++) {
+        const p = pick[i];
+        list.push(p >= 0 ? base[p] : unpack(add[j++]));
       }
     } else {
       list = new Array(add.length);

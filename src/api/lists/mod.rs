@@ -9,8 +9,12 @@
 //! ```text
 //! {"gen":7}                                    the caller's list 7, as it is
 //! {"gen":9,"base":7,"pick":[0,1,-1],"add":[…]} list 7's items 0 and 1, then the first added ref
+//! {"gen":9,"base":7,"keep":2,"pick":[-1],"add":[…]}  list 7's first 2 items, then the first added ref
 //! {"gen":9,"add":[…]}                          every ref, in order
 //! ```
+//!
+//! `keep` (present when above 0) is the length of the prefix the two lists share, which a fold that
+//! echoed every file leaves as it was: the picks go on after it.
 //!
 //! An added ref is written as the array of its values in wire-key order, `[id, resource_id, name,
 //! storage_session_id, kind]` plus the `version` of a skill, with `null` for an absent storage id: the
@@ -70,6 +74,8 @@ impl Lists {
 pub struct ListOut {
     list: List,
     base: Option<u64>,
+    /// How many items the list shares with the base's start; `pick` goes on from there.
+    keep: usize,
     pick: Option<Vec<i64>>,
     known: bool,
 }
@@ -80,28 +86,41 @@ impl Lists {
     pub fn out(&mut self, list: List, have: u64) -> ListOut {
         let known = have != 0 && have == list.0;
         let base = (!known && have != 0).then(|| self.get(have)).flatten();
-        let (base, pick) = match base {
-            Some((g, b)) => (Some(*g), Some(picks(&list.1, b))),
-            None => (None, None),
+        let (base, keep, pick) = match base {
+            Some((g, b)) => {
+                let keep = list
+                    .1
+                    .iter()
+                    .zip(b.iter())
+                    .take_while(|(f, b)| b.same_texts(f) || b == f)
+                    .count();
+                let rest = list.1.get(keep..).unwrap_or_default();
+                (Some(*g), keep, Some(picks(rest, keep, b)))
+            }
+            None => (None, 0, None),
         };
         self.remember(&list);
         ListOut {
             list,
             base,
+            keep,
             pick,
             known,
         }
     }
 }
 
-/// For each item of `new`: the index of the first equal ref in `base`, or -1 when `base` has none.
-/// Items are first compared with the one at the same position by their shared text (no hashing in the
-/// common case of an unchanged or appended list); the others are looked up in indexes of `base` built
-/// on first need: by a hash of the id (equal refs have equal ids, so a new file is told absent at that
-/// cost), then, for a ref whose id `base` has in another ref, by a hash of all of its values. The whole
+/// For each item of `new` (the list's items from `from` on): the index of the first equal ref in
+/// `base`, or -1 when `base` has none. Items are first compared with the one at the same position by
+/// their shared text (no hashing in the common case of an unchanged or appended list); a few others
+/// are looked for one by one (a new output is told absent by the length and first word of its id);
+/// past those, in indexes of `base` built on first need: by a hash of the id (equal refs have equal
+/// ids), then, for a ref whose id `base` has in another ref, by a hash of all of its values. The whole
 /// diff stays linear in the two lists, also when every ref changed (a fold that moved every file to a
 /// new exec session). Only refs whose hashes collide are compared one by one.
-fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64> {
+fn picks(new: &[CodeEnvFile<'static>], from: usize, base: &[CodeEnvFile<'static>]) -> Vec<i64> {
+    /// Misses looked for one by one before the indexes pay.
+    const FEW: usize = 16;
     let hasher = hashbrown::DefaultHashBuilder::default();
     // Each value's bytes, then a byte no UTF-8 text holds (0xff; 0xfe for an absent storage id and
     // version), so that different refs feed different bytes.
@@ -130,6 +149,11 @@ fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64
         h.finish()
     };
     let id_hash = |f: &CodeEnvFile<'static>| hasher.hash_one(f.id.as_str());
+    let word = |f: &CodeEnvFile<'static>| {
+        let id = f.id.as_bytes();
+        let first = id.get(..8).and_then(|w| <[u8; 8]>::try_from(w).ok());
+        (id.len(), first)
+    };
     // Later refs first, so that an equal ref met again keeps the first index.
     let index_by = |key: &dyn Fn(&CodeEnvFile<'static>) -> u64| {
         let mut m = HashMap::with_capacity(base.len());
@@ -138,13 +162,23 @@ fn picks(new: &[CodeEnvFile<'static>], base: &[CodeEnvFile<'static>]) -> Vec<i64
         }
         m
     };
+    let mut misses = 0;
     let mut by_id: Option<HashMap<u64, usize>> = None;
     let mut index: Option<HashMap<u64, usize>> = None;
     new.iter()
         .enumerate()
         .map(|(i, f)| {
+            let i = i + from;
             if base.get(i).is_some_and(|b| b.same_texts(f) || b == f) {
                 return i as i64;
+            }
+            misses += 1;
+            if misses <= FEW {
+                let w = word(f);
+                return base
+                    .iter()
+                    .position(|b| word(b) == w && b == f)
+                    .map_or(-1, |k| k as i64);
             }
             let by_id = by_id.get_or_insert_with(|| index_by(&id_hash));
             match by_id.get(&id_hash(f)) {
@@ -174,10 +208,13 @@ impl Serialize for ListOut {
         if let Some(base) = self.base {
             m.serialize_entry("base", &base)?;
         }
+        if self.keep > 0 {
+            m.serialize_entry("keep", &self.keep)?;
+        }
         m.serialize_entry(
             "add",
             &Added {
-                list,
+                list: list.get(self.keep..).unwrap_or_default(),
                 pick: self.pick.as_deref(),
             },
         )?;
@@ -188,7 +225,8 @@ impl Serialize for ListOut {
     }
 }
 
-/// The refs of `list` that the picks leave to be added (all of them without picks).
+/// The refs of `list` (after the kept prefix) that the picks leave to be added (all of them without
+/// picks).
 struct Added<'a> {
     list: &'a [CodeEnvFile<'static>],
     pick: Option<&'a [i64]>,
@@ -272,19 +310,19 @@ mod tests {
         };
         // Every ref moved to another exec session: nothing in common.
         assert_eq!(
-            picks(&narrow(&["a", "b"], "e2"), &narrow(&["a", "b"], "e1")),
+            picks(&narrow(&["a", "b"], "e2"), 0, &narrow(&["a", "b"], "e1")),
             [-1, -1]
         );
         // Reordered, with a ref given twice in the base: the first equal one.
         let base = narrow(&["a", "b", "a", "c"], "e");
         assert_eq!(
-            picks(&narrow(&["c", "a", "x", "b"], "e"), &base),
+            picks(&narrow(&["c", "a", "x", "b"], "e"), 0, &base),
             [3, 0, -1, 1]
         );
         // A ref that equals a later one of the same id only: found by all of its values.
         let mut base = narrow(&["a"], "e1");
         base.extend(narrow(&["a"], "e2"));
-        assert_eq!(picks(&narrow(&["a"], "e2"), &base), [1]);
+        assert_eq!(picks(&narrow(&["a"], "e2"), 0, &base), [1]);
     }
 
     #[test]

@@ -41,7 +41,7 @@ impl ListReader {
         self.get(gen).is_some()
     }
 
-    /// The list a reference `{gen, base?, pick?, add?}` stands for, as narrowed refs.
+    /// The list a reference `{gen, base?, keep?, pick?, add?}` stands for, as narrowed refs.
     pub fn list(&mut self, r: &Value) -> Result<Vec<Value>, Broken> {
         let gen = r
             .get("gen")
@@ -61,7 +61,21 @@ impl ListReader {
                             .get(base_gen)
                             .cloned()
                             .ok_or_else(|| format!("base list {base_gen} is not held: {r}"))?;
-                        let mut out = Vec::with_capacity(pick.len());
+                        let keep = match r.get("keep") {
+                            None => 0,
+                            Some(k) => k
+                                .as_u64()
+                                .filter(|k| *k > 0)
+                                .and_then(|k| usize::try_from(k).ok())
+                                .ok_or_else(|| format!("`keep` is not a positive count: {r}"))?,
+                        };
+                        let mut out = base
+                            .get(..keep)
+                            .ok_or_else(|| {
+                                format!("keeps {keep} items of base list {base_gen}, which is shorter: {r}")
+                            })?
+                            .to_vec();
+                        out.reserve(pick.len());
                         for p in pick {
                             match p.as_i64() {
                                 Some(-1) => out.push(added.next().ok_or_else(|| {
@@ -80,10 +94,12 @@ impl ListReader {
                         }
                         out
                     }
-                    (None, None) => added.collect::<Result<Vec<Value>, Broken>>()?,
+                    (None, None) if r.get("keep").is_none() => {
+                        added.collect::<Result<Vec<Value>, Broken>>()?
+                    }
                     _ => {
                         return Err(format!(
-                            "a base without picks, or picks without a base: {r}"
+                            "a base without picks, or picks or a kept prefix without a base: {r}"
                         ))
                     }
                 }
@@ -259,6 +275,10 @@ mod tests {
         assert_eq!(b[0], a[1]);
         assert_eq!(b[1]["kind"], "agent");
         assert_eq!(r.last, 4);
+        let c = r
+            .list(&json!({"gen": 5, "base": 4, "keep": 1, "pick": [-1], "add": [["d", "d", "d", "e", "user"]]}))
+            .unwrap();
+        assert_eq!((c.len(), &c[0], &c[1]["id"]), (2, &b[0], &json!("d")));
     }
 
     #[test]
@@ -276,6 +296,15 @@ mod tests {
             r.list(&json!({"gen": 2, "base": 1, "pick": [5], "add": []}))
                 .is_err(),
             "a pick outside"
+        );
+        assert!(
+            r.list(&json!({"gen": 2, "base": 1, "keep": 2, "pick": [], "add": []}))
+                .is_err(),
+            "a kept prefix longer than the base"
+        );
+        assert!(
+            r.list(&json!({"gen": 2, "keep": 1, "add": []})).is_err(),
+            "a kept prefix without a base"
         );
         assert!(r
             .list(&json!({"gen": 2, "base": 1, "pick": [0], "add": [["x", "x", "x", "e", "user"]]}))
