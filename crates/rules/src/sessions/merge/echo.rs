@@ -8,9 +8,9 @@
 //! per echo and a few per new file, and no hash; any other answer takes the general fold. The tests
 //! hold both to the reference merge.
 
-use hashbrown::HashSet;
+use hashbrown::{HashMap, HashSet};
 
-use crate::files::{FileRef, StoredFile};
+use crate::files::{FileRef, Identity, StoredFile};
 use crate::json::Str;
 
 /// Most new files (and unechoed stored files) a fold in step compares against the others; beyond it,
@@ -61,13 +61,14 @@ fn same_name(a: &FileRef<'_>, b: &FileRef<'_>) -> bool {
     a.same_text(b) || a.as_str() == b.as_str()
 }
 
-/// Whether no two of `files` share an identity or a name.
+/// Whether no two of `files` share an identity or a name. (The sets are of the general fold's types,
+/// whose code the module already carries.)
 pub(super) fn distinct(files: &[FileRef<'_>]) -> bool {
-    let mut identities = HashSet::with_capacity(files.len());
-    let mut names = HashSet::with_capacity(files.len());
-    files
-        .iter()
-        .all(|f| identities.insert(f.identity("")) && names.insert(f.name.as_str()))
+    let mut identities: HashMap<Identity<'_>, usize> = HashMap::new();
+    let mut names: HashSet<&str> = HashSet::new();
+    files.iter().enumerate().all(|(i, f)| {
+        identities.insert(f.identity(""), i).is_none() && names.insert(f.name.as_str())
+    })
 }
 
 /// Whether no two of `files` (a few) share an identity or a name.
@@ -116,7 +117,6 @@ pub(super) fn fold_in_step<'a>(
         return None;
     }
 
-    let mut rest = existing.split_off(echoed);
     for (under, echo) in existing.iter_mut().zip(echoes) {
         under.overlay(echo);
     }
@@ -125,10 +125,20 @@ pub(super) fn fold_in_step<'a>(
         .filter(|f| !dropped(f))
         .map(|f| f.clone().into_owned())
         .collect();
-    // The rest, but for what a new file supersedes by name, keeps its place ahead of the echoes.
-    rest.retain(|s| !new.iter().any(|n| same_name(n, s)));
-    if !rest.is_empty() {
-        existing.splice(0..0, rest);
+    // The rest, but for what a new file supersedes by name, keeps its place ahead of the echoes (a
+    // few files, moved one by one, and only when some survive).
+    let mut at = echoed;
+    while let Some(s) = existing.get(at) {
+        if new.iter().any(|n| same_name(n, s)) {
+            existing.remove(at);
+        } else {
+            at += 1;
+        }
+    }
+    for _ in echoed..existing.len() {
+        if let Some(survivor) = existing.pop() {
+            existing.insert(0, survivor);
+        }
     }
     let all_distinct = !new_names_echoed && distinct_few(&new);
     existing.extend(new);
