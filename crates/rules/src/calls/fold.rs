@@ -14,6 +14,7 @@ use serde::de::{self as de, Deserialize, Deserializer, IgnoredAny, MapAccess, Vi
 use super::context::RequestContext;
 use crate::config::Profile;
 use crate::error::{GateError, GateResult, Path};
+use crate::files::scan::read_plain_object;
 use crate::files::{Field, FileRef, Identity};
 use crate::json::{self, RawJson, RawText, Str};
 use crate::sessions::baseline::Baseline;
@@ -51,8 +52,44 @@ pub fn read_fold_artifact<'a>(
     if json::raw_type_name(artifact) != "object" {
         return Ok(None);
     }
-    let read: ArtifactInput<'a> = json::decode(artifact.get(), &path.render())?;
+    let read: ArtifactInput<'a> = match read_plain_artifact(artifact.get()) {
+        Some(read) => read,
+        None => json::decode(artifact.get(), &path.render())?,
+    };
     finish_artifact(read, profile, path)
+}
+
+/// An artifact of the plain shape (no escape in its keys or its `session_id`, plain files: see
+/// [`read_plain_object`]) read in one pass, its files with it, as [`ArtifactInput`]'s `Deserialize`
+/// reads it; `None` for anything else, which the checked reader then reads and refuses by name.
+fn read_plain_artifact(text: &str) -> Option<ArtifactInput<'_>> {
+    let mut out = ArtifactInput {
+        session_id: None,
+        files: None,
+        deleted_files: None,
+    };
+    read_plain_object(text, |key, s| {
+        if key == "files" && s.peek()? == b'[' {
+            out.files = Some(FilesInput::Read(s.files()?));
+            return Some(());
+        }
+        let raw = s.raw_value()?;
+        match key {
+            "session_id" if json::is_null(raw) => out.session_id = None,
+            "session_id" => {
+                let id = raw.get().strip_prefix('"')?.strip_suffix('"')?;
+                if id.contains('\\') {
+                    return None;
+                }
+                out.session_id = (!id.is_empty()).then_some(Str::Borrowed(id));
+            }
+            "files" => out.files = (!json::is_null(raw)).then_some(FilesInput::Later(raw)),
+            "deleted_files" => out.deleted_files = (!json::is_null(raw)).then_some(raw),
+            _ => {}
+        }
+        Some(())
+    })?;
+    Some(out)
 }
 
 /// The artifact of an [`ArtifactInput`] (`path`: its path, for refusals in the parts read late).
