@@ -11,10 +11,11 @@ use std::rc::Rc;
 
 use serde::de::{self as de, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
+pub use super::artifact::read_fold_artifact;
+use super::artifact::{finish_artifact, ArtifactInput};
 use super::context::RequestContext;
 use crate::config::Profile;
 use crate::error::{GateError, GateResult, Path};
-use crate::files::scan::read_plain_object;
 use crate::files::{Field, FileRef, Identity};
 use crate::json::{self, RawJson, RawText, Str};
 use crate::sessions::baseline::Baseline;
@@ -38,145 +39,6 @@ impl<'de> Deserialize<'de> for Status {
             "error" => Ok(Status::Error),
             other => Err(format!("expected \"success\" or \"error\", got {other:?}")),
         })
-    }
-}
-
-/// The parts of an artifact the fold reads, decoded from its JSON text: `None` when it has no usable
-/// `session_id` (missing, `null`, `""`, or the artifact is not an object) — then `files` are ignored and
-/// nothing is validated, as the SDK never looks at them.
-pub fn read_fold_artifact<'a>(
-    artifact: &'a RawJson,
-    profile: Profile,
-    path: &Path<'_>,
-) -> GateResult<Option<Artifact<'a>>> {
-    if json::raw_type_name(artifact) != "object" {
-        return Ok(None);
-    }
-    let read: ArtifactInput<'a> = match read_plain_artifact(artifact.get()) {
-        Some(read) => read,
-        None => json::decode(artifact.get(), &path.render())?,
-    };
-    finish_artifact(read, profile, path)
-}
-
-/// An artifact of the plain shape (no escape in its keys or its `session_id`, plain files: see
-/// [`read_plain_object`]) read in one pass, its files with it, as [`ArtifactInput`]'s `Deserialize`
-/// reads it; `None` for anything else, which the checked reader then reads and refuses by name.
-fn read_plain_artifact(text: &str) -> Option<ArtifactInput<'_>> {
-    let mut out = ArtifactInput {
-        session_id: None,
-        files: None,
-        deleted_files: None,
-    };
-    read_plain_object(text, |key, s| {
-        if key == "files" && s.peek()? == b'[' {
-            out.files = Some(FilesInput::Read(s.files()?));
-            return Some(());
-        }
-        let raw = s.raw_value()?;
-        match key {
-            "session_id" if json::is_null(raw) => out.session_id = None,
-            "session_id" => {
-                let id = raw.get().strip_prefix('"')?.strip_suffix('"')?;
-                if id.contains('\\') {
-                    return None;
-                }
-                out.session_id = (!id.is_empty()).then_some(Str::Borrowed(id));
-            }
-            "files" => out.files = (!json::is_null(raw)).then_some(FilesInput::Later(raw)),
-            "deleted_files" => out.deleted_files = (!json::is_null(raw)).then_some(raw),
-            _ => {}
-        }
-        Some(())
-    })?;
-    Some(out)
-}
-
-/// The artifact of an [`ArtifactInput`] (`path`: its path, for refusals in the parts read late).
-fn finish_artifact<'a>(
-    read: ArtifactInput<'a>,
-    profile: Profile,
-    path: &Path<'_>,
-) -> GateResult<Option<Artifact<'a>>> {
-    let Some(exec) = read.session_id else {
-        return Ok(None);
-    };
-    let files = match read.files {
-        Some(FilesInput::Read(files)) => files,
-        Some(FilesInput::Later(raw)) => json::decode(raw.get(), &path.key("files").render())?,
-        None => Vec::new(),
-    };
-    let deleted_files = match (profile, read.deleted_files) {
-        (Profile::V3_9, Some(raw)) => {
-            let names: Option<Vec<Str<'a>>> =
-                json::decode(raw.get(), &path.key("deleted_files").render())?;
-            names.unwrap_or_default()
-        }
-        _ => Vec::new(),
-    };
-    Ok(Some(Artifact {
-        exec_session_id: exec,
-        files,
-        deleted_files,
-    }))
-}
-
-/// `files` as read: typed when the usable `session_id` came first, else kept as text until it is known
-/// whether the fold reads them at all.
-enum FilesInput<'a> {
-    Read(Vec<FileRef<'a>>),
-    Later(&'a RawJson),
-}
-
-struct ArtifactInput<'a> {
-    session_id: Option<Str<'a>>,
-    files: Option<FilesInput<'a>>,
-    deleted_files: Option<&'a RawJson>,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for ArtifactInput<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ArtifactInput<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an artifact object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut out = ArtifactInput {
-                    session_id: None,
-                    files: None,
-                    deleted_files: None,
-                };
-                let mut seen_session = false;
-                while let Some(key) = map.next_key::<Str<'de>>()? {
-                    match key.as_str() {
-                        "session_id" => {
-                            seen_session = true;
-                            let id: Option<Str<'de>> = map.next_value()?;
-                            out.session_id = id.filter(|s| !s.is_empty());
-                        }
-                        "files" if seen_session && out.session_id.is_some() => {
-                            let files: Option<Vec<FileRef<'de>>> = map.next_value()?;
-                            out.files = files.map(FilesInput::Read);
-                        }
-                        "files" => {
-                            let raw: &'de RawJson = map.next_value()?;
-                            out.files = (!json::is_null(raw)).then_some(FilesInput::Later(raw));
-                        }
-                        "deleted_files" => {
-                            let raw: &'de RawJson = map.next_value()?;
-                            out.deleted_files = (!json::is_null(raw)).then_some(raw);
-                        }
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_map(V)
     }
 }
 

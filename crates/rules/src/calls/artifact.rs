@@ -1,0 +1,203 @@
+//! A result's artifact as the fold reads it (`session_id`, `files`, 3.9's `deleted_files`), from its JSON
+//! text: by the scanner when it has the plain shape sandboxes write, else by the checked reader, which
+//! names every refusal. Both give the same artifact (the tests hold them to each other).
+
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use crate::config::Profile;
+use crate::error::{GateResult, Path};
+use crate::files::scan::read_plain_object;
+use crate::files::FileRef;
+use crate::json::{self, RawJson, Str};
+use crate::sessions::merge::Artifact;
+
+/// The parts of an artifact the fold reads, decoded from its JSON text: `None` when it has no usable
+/// `session_id` (missing, `null`, `""`, or the artifact is not an object) — then `files` are ignored and
+/// nothing is validated, as the SDK never looks at them.
+pub fn read_fold_artifact<'a>(
+    artifact: &'a RawJson,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Option<Artifact<'a>>> {
+    if json::raw_type_name(artifact) != "object" {
+        return Ok(None);
+    }
+    let read: ArtifactInput<'a> = match read_plain_artifact(artifact.get()) {
+        Some(read) => read,
+        None => json::decode(artifact.get(), &path.render())?,
+    };
+    finish_artifact(read, profile, path)
+}
+
+/// An artifact of the plain shape (no escape in its keys or its `session_id`, plain files: see
+/// [`read_plain_object`]) read in one pass, its files with it, as [`ArtifactInput`]'s `Deserialize`
+/// reads it; `None` for anything else, which the checked reader then reads and refuses by name.
+fn read_plain_artifact(text: &str) -> Option<ArtifactInput<'_>> {
+    let mut out = ArtifactInput {
+        session_id: None,
+        files: None,
+        deleted_files: None,
+    };
+    read_plain_object(text, |key, s| {
+        if key == "files" && s.peek()? == b'[' {
+            out.files = Some(FilesInput::Read(s.files()?));
+            return Some(());
+        }
+        let raw = s.raw_value()?;
+        match key {
+            "session_id" if json::is_null(raw) => out.session_id = None,
+            "session_id" => {
+                let id = raw.get().strip_prefix('"')?.strip_suffix('"')?;
+                if id.contains('\\') {
+                    return None;
+                }
+                out.session_id = (!id.is_empty()).then_some(Str::Borrowed(id));
+            }
+            "files" => out.files = (!json::is_null(raw)).then_some(FilesInput::Later(raw)),
+            "deleted_files" => out.deleted_files = (!json::is_null(raw)).then_some(raw),
+            _ => {}
+        }
+        Some(())
+    })?;
+    Some(out)
+}
+
+/// The artifact of an [`ArtifactInput`] (`path`: its path, for refusals in the parts read late).
+pub(super) fn finish_artifact<'a>(
+    read: ArtifactInput<'a>,
+    profile: Profile,
+    path: &Path<'_>,
+) -> GateResult<Option<Artifact<'a>>> {
+    let Some(exec) = read.session_id else {
+        return Ok(None);
+    };
+    let files = match read.files {
+        Some(FilesInput::Read(files)) => files,
+        Some(FilesInput::Later(raw)) => json::decode(raw.get(), &path.key("files").render())?,
+        None => Vec::new(),
+    };
+    let deleted_files = match (profile, read.deleted_files) {
+        (Profile::V3_9, Some(raw)) => {
+            let names: Option<Vec<Str<'a>>> =
+                json::decode(raw.get(), &path.key("deleted_files").render())?;
+            names.unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    Ok(Some(Artifact {
+        exec_session_id: exec,
+        files,
+        deleted_files,
+    }))
+}
+
+/// `files` as read: typed when the usable `session_id` came first, else kept as text until it is known
+/// whether the fold reads them at all.
+pub(super) enum FilesInput<'a> {
+    Read(Vec<FileRef<'a>>),
+    Later(&'a RawJson),
+}
+
+pub(super) struct ArtifactInput<'a> {
+    session_id: Option<Str<'a>>,
+    files: Option<FilesInput<'a>>,
+    deleted_files: Option<&'a RawJson>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ArtifactInput<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ArtifactInput<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an artifact object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = ArtifactInput {
+                    session_id: None,
+                    files: None,
+                    deleted_files: None,
+                };
+                let mut seen_session = false;
+                while let Some(key) = map.next_key::<Str<'de>>()? {
+                    match key.as_str() {
+                        "session_id" => {
+                            seen_session = true;
+                            let id: Option<Str<'de>> = map.next_value()?;
+                            out.session_id = id.filter(|s| !s.is_empty());
+                        }
+                        "files" if seen_session && out.session_id.is_some() => {
+                            let files: Option<Vec<FileRef<'de>>> = map.next_value()?;
+                            out.files = files.map(FilesInput::Read);
+                        }
+                        "files" => {
+                            let raw: &'de RawJson = map.next_value()?;
+                            out.files = (!json::is_null(raw)).then_some(FilesInput::Later(raw));
+                        }
+                        "deleted_files" => {
+                            let raw: &'de RawJson = map.next_value()?;
+                            out.deleted_files = (!json::is_null(raw)).then_some(raw);
+                        }
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The artifact (or the refusal) the checked reader alone gives.
+    fn checked(text: &str, profile: Profile) -> GateResult<Option<Artifact<'_>>> {
+        let path = Path::root("artifact");
+        let read: ArtifactInput<'_> = json::decode(text, &path.render())?;
+        finish_artifact(read, profile, &path)
+    }
+
+    /// Every artifact the scanner takes reads as the checked reader reads it, and what it does not take
+    /// (escapes, odd values, broken files) is left to the checked reader and its refusals.
+    #[test]
+    fn the_scanner_reads_artifacts_as_the_checked_reader_does() {
+        let file = r#"{"id":"f","name":"a.txt","storage_session_id":"s","inherited":true}"#;
+        let cases = [
+            format!(r#"{{"session_id":"e","files":[{file}],"stdout":"x"}}"#),
+            format!(r#"{{"files":[{file}],"session_id":"e"}}"#),
+            format!(r#"{{"session_id":"","files":[{file}]}}"#),
+            format!(r#"{{"session_id":null,"files":[{file}]}}"#),
+            format!(r#"{{"files":[{file}]}}"#),
+            r#"{"session_id":"e","files":null,"deleted_files":["a.txt"]}"#.to_owned(),
+            r#"{"session_id":"e","files":"no","deleted_files":null}"#.to_owned(),
+            r#"{"files":"no","session_id":"e"}"#.to_owned(),
+            r#"{"files":"no"}"#.to_owned(),
+            r#"{"session_id":"e","files":[{"id":1,"name":"a"}]}"#.to_owned(),
+            r#"{"files":[{"id":1,"name":"a"}]}"#.to_owned(),
+            r#"{"session_id":"e\u0041","files":[]}"#.to_owned(),
+            r#"{"session_id":"e\ud800","files":[]}"#.to_owned(),
+            r#"{"session_id":5,"files":[]}"#.to_owned(),
+            format!(r#"{{"session_id":"e","files":[{file}],"files":[],"session_id":"e2"}}"#),
+            format!(r#"{{"session_id":"e","files":[{{"id":"g","name":"b\n"}}],"files":[{file}]}}"#),
+            r#"{"session_id":"e","deleted_files":[1],"files":[]}"#.to_owned(),
+            r#"{"se\u0073sion_id":"e","files":[]}"#.to_owned(),
+            r#"{}"#.to_owned(),
+        ];
+        let mut plain = 0;
+        for text in &cases {
+            plain += usize::from(read_plain_artifact(text).is_some());
+            for profile in [Profile::V3_6, Profile::V3_9] {
+                let raw: &RawJson = serde_json::from_str(text).unwrap();
+                let read = read_fold_artifact(raw, profile, &Path::root("artifact"));
+                assert_eq!(read, checked(text, profile), "{text} ({profile:?})");
+            }
+        }
+        assert!(plain >= 8, "the scanner took only {plain} of the cases");
+    }
+}
