@@ -8,7 +8,6 @@
 use std::sync::OnceLock;
 
 use super::{Field, FileRef, ID, KIND, NAME, RESOURCE_ID, STORAGE_SESSION_ID, VERSION};
-use crate::json::write::special_word;
 use crate::json::{RawJson, RawText, Str};
 
 /// Reads `text`, a JSON array, as file refs; `None` when it is not of the plain shape this reader takes
@@ -113,30 +112,45 @@ impl<'a> Scan<'a> {
 
     /// A string without escapes or control characters (`None` for anything else).
     fn plain_string(&mut self) -> Option<&'a str> {
+        let (start, end) = self.plain_span()?;
+        self.text.get(start..end)
+    }
+
+    /// Where the body of the next value, a string without escapes or control characters, starts and
+    /// ends (`None` for anything else); the scanner moves past its closing quote.
+    fn plain_span(&mut self) -> Option<(usize, usize)> {
         if self.peek()? != b'"' {
             return None;
         }
         let start = self.at + 1;
         let rest = self.bytes().get(start..)?;
-        // Eight bytes at a time up to the chunk that holds the closing quote (or a byte that stops it).
+        // Eight bytes at a time: the lowest flagged lane of a word is its first byte that stops a
+        // plain string (a flag above it may be false, never one below).
         let mut from = 0;
-        while let Some(chunk) = rest.get(from..from + 8) {
-            let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).ok()?);
-            if special_word(word) {
-                break;
+        let len = loop {
+            match rest.get(from..from + 8) {
+                Some(chunk) => {
+                    let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).ok()?);
+                    let flags = special_lanes(word);
+                    if flags != 0 {
+                        break from + (flags.trailing_zeros() / 8) as usize;
+                    }
+                    from += 8;
+                }
+                None => {
+                    break from
+                        + rest
+                            .get(from..)?
+                            .iter()
+                            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?
+                }
             }
-            from += 8;
-        }
-        let len = from
-            + rest
-                .get(from..)?
-                .iter()
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        };
         if rest.get(len) != Some(&b'"') {
             return None;
         }
         self.at = start + len + 1;
-        self.text.get(start..start + len)
+        Some((start, start + len))
     }
 
     /// The text of the next value (of any type, escapes included), skipped.
@@ -206,6 +220,13 @@ impl<'a> Scan<'a> {
     }
 
     fn file(&mut self) -> Option<FileRef<'a>> {
+        // The known keys as bytes: a key is matched where it lies, without making it a `str` first.
+        const ID_KEY: &[u8] = ID.as_bytes();
+        const NAME_KEY: &[u8] = NAME.as_bytes();
+        const RESOURCE_ID_KEY: &[u8] = RESOURCE_ID.as_bytes();
+        const STORAGE_SESSION_ID_KEY: &[u8] = STORAGE_SESSION_ID.as_bytes();
+        const KIND_KEY: &[u8] = KIND.as_bytes();
+        const VERSION_KEY: &[u8] = VERSION.as_bytes();
         self.expect(b'{')?;
         let (mut id, mut name) = (None, None);
         let mut file = FileRef::new("", "");
@@ -213,22 +234,23 @@ impl<'a> Scan<'a> {
             return None;
         }
         loop {
-            let key = self.plain_string()?;
+            let (start, end) = self.plain_span()?;
+            let key = self.bytes().get(start..end)?;
             self.expect(b':')?;
             let field = |v: Option<&'a str>| match v {
                 Some(s) => Field::Set(Str::Borrowed(s)),
                 None => Field::Null,
             };
             match key {
-                ID => id = Some(self.plain_string()?),
-                NAME => name = Some(self.plain_string()?),
-                RESOURCE_ID => file.resource_id = field(self.nullable_string()?),
-                STORAGE_SESSION_ID => file.storage_session_id = field(self.nullable_string()?),
-                KIND => file.kind = field(self.nullable_string()?),
-                VERSION => {
+                ID_KEY => id = Some(self.plain_string()?),
+                NAME_KEY => name = Some(self.plain_string()?),
+                RESOURCE_ID_KEY => file.resource_id = field(self.nullable_string()?),
+                STORAGE_SESSION_ID_KEY => file.storage_session_id = field(self.nullable_string()?),
+                KIND_KEY => file.kind = field(self.nullable_string()?),
+                VERSION_KEY => {
                     let text = self.value()?;
                     file.version = match text.as_bytes().first()? {
-                        b'n' => Field::Null,
+                        b'n' if text == "null" => Field::Null,
                         b'-' | b'0'..=b'9' if text.parse::<f64>().is_ok_and(f64::is_finite) => {
                             Field::Set(RawText::Borrowed(raw(text)?))
                         }
@@ -236,13 +258,16 @@ impl<'a> Scan<'a> {
                     };
                 }
                 _ => {
+                    let key = self.text.get(start..end)?;
                     let text = self.value()?;
-                    // An escape may hide an unpaired surrogate: the checked reader decides.
-                    if text.contains('\\') {
-                        return None;
-                    }
+                    let value = match literal(text) {
+                        Some(l) => l,
+                        // An escape may hide an unpaired surrogate: the checked reader decides.
+                        None if text.contains('\\') => return None,
+                        None => serde_json::from_str(text).ok()?,
+                    };
                     file.extra
-                        .push((Str::Borrowed(key), RawText::Borrowed(raw(text)?)));
+                        .push((Str::Borrowed(key), RawText::Borrowed(value)));
                 }
             }
             match self.next_byte()? {
@@ -257,18 +282,39 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// `text` (one JSON value) as a raw value: the literals (`inherited: true` is on every echo) as raw
-/// values made once, anything else borrowing `text`.
+/// Eight copies of byte `b`.
+const fn lanes(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
+}
+
+/// The lanes (high bit of each byte) of `x` that hold `"`, `\\` or a control character. Each test is
+/// exact up to its first hit; a borrow can only flag lanes above that hit.
+fn special_lanes(x: u64) -> u64 {
+    const HIGH: u64 = lanes(0x80);
+    let zero_at = |v: u64| v.wrapping_sub(lanes(1)) & !v & HIGH;
+    zero_at(x ^ lanes(b'"')) | zero_at(x ^ lanes(b'\\')) | (x.wrapping_sub(lanes(0x20)) & !x & HIGH)
+}
+
+/// `text` (one JSON value) as a raw value, checked by serde (see [`literal`]).
 fn raw(text: &str) -> Option<&RawJson> {
+    match literal(text) {
+        Some(l) => Some(l),
+        None => serde_json::from_str(text).ok(),
+    }
+}
+
+/// `text` as a raw value when it is a literal (`inherited: true` is on every echo): made once, shared.
+fn literal(text: &str) -> Option<&'static RawJson> {
     static LITERALS: OnceLock<Option<[Box<RawJson>; 3]>> = OnceLock::new();
     let literals = LITERALS.get_or_init(|| {
         let make = |t: &str| RawJson::from_string(t.to_owned()).ok();
         Some([make("true")?, make("false")?, make("null")?])
     });
-    if let Some(literal) = literals.iter().flatten().find(|l| l.get() == text) {
-        return Some(literal);
-    }
-    serde_json::from_str(text).ok()
+    literals
+        .iter()
+        .flatten()
+        .find(|l| l.get() == text)
+        .map(|l| &**l)
 }
 
 #[cfg(test)]
@@ -327,6 +373,8 @@ mod tests {
             r#"[{"id":"a","name":"n","v":01}]"#,
             r#"[{"id":"a","name":"n","version":1.}]"#,
             r#"[{"id":"a" "name":"n"}]"#,
+            r#"[{"id":"a","name":"n","version":nul}]"#,
+            r#"[{"id":"a","name":"n","version":nope}]"#,
         ] {
             assert_eq!(read_plain_files(text), None, "{text}");
         }
@@ -339,6 +387,60 @@ mod tests {
                 Some(n),
                 "{n}"
             );
+        }
+    }
+
+    /// The eight-byte scan against the checked reader: a quote, an escape, a control byte or a
+    /// non-ASCII character at every place of the words of a string, in keys and values, and strings
+    /// that end the text (no whole word left to read).
+    #[test]
+    fn stops_where_the_checked_reader_does() {
+        let stops = [
+            "\\\"", "\\n", "\\u0041", "\u{1}", "\u{1f}", "\t", "é", "€", "😀", "\u{7f}", " ",
+        ];
+        let mut texts = Vec::new();
+        for n in 0..20 {
+            for stop in stops {
+                for at in 0..=n {
+                    let mut s = "y".repeat(n);
+                    s.insert_str(at, stop);
+                    texts.push(format!(r#"[{{"id":"{s}","name":"n"}}]"#));
+                    texts.push(format!(r#"[{{"id":"a","name":"n","{s}":1}}]"#));
+                    texts.push(format!(r#"[{{"id":"a","{s}":"n","name":"{s}"}}]"#));
+                }
+            }
+            // Cut short: the string (or the text) ends without its quote.
+            let s = "z".repeat(n);
+            texts.push(format!(r#"[{{"id":"a","name":"{s}"#));
+            texts.push(format!(r#"[{{"id":"a","name":"{s}""#));
+            texts.push(format!(r#"[{{"id":"a","name":"{s}"}}]"#));
+        }
+        for text in &texts {
+            let checked = checked(text);
+            match read_plain_files(text) {
+                Some(files) => assert_eq!(Some(files), checked, "{text}"),
+                None => assert!(
+                    text.contains('\\') || checked.is_none(),
+                    "gave up on {text}"
+                ),
+            }
+        }
+        // The same through objects (the answer's top level).
+        for n in 0..20 {
+            for stop in ["", "\"", "\\n", "\u{1}", "é"] {
+                let key = format!("{}{stop}", "k".repeat(n));
+                let text = format!(r#"{{"{key}":1}}"#);
+                let mut keys = Vec::new();
+                let read = read_plain_object(&text, |k, s| {
+                    keys.push(k);
+                    s.raw_value().map(drop)
+                });
+                let plain = !stop.contains(['"', '\\', '\u{1}']);
+                assert_eq!(read.is_some(), plain, "{text}");
+                if plain {
+                    assert_eq!(keys, [key.as_str()], "{text}");
+                }
+            }
         }
     }
 }
