@@ -266,8 +266,14 @@ impl<'a> Scan<'a> {
                         None if text.contains('\\') => return None,
                         None => serde_json::from_str(text).ok()?,
                     };
-                    file.extra
-                        .push((Str::Borrowed(key), RawText::Borrowed(value)));
+                    let entry = (Str::Borrowed(key), RawText::Borrowed(value));
+                    if file.extra.is_empty() {
+                        // Most files carry one extra key (`inherited`): room for just it, allocated
+                        // once, rather than a growing vector's first four.
+                        file.extra = vec![entry];
+                    } else {
+                        file.extra.push(entry);
+                    }
                 }
             }
             match self.next_byte()? {
