@@ -202,6 +202,29 @@ impl<'a> Scan<'a> {
         self.text.get(start..self.at).map(str::trim_start)
     }
 
+    /// The next value when it is a literal (`true`, `false`, `null`) that [`Scan::value`] would read
+    /// whole, read by its bytes; `None` (nothing read) for anything else.
+    fn literal_here(&mut self) -> Option<&'static RawJson> {
+        let [t, f, n] = literals()?;
+        let literal = match self.peek()? {
+            b't' => t,
+            b'f' => f,
+            b'n' => n,
+            _ => return None,
+        };
+        let end = self.at + literal.get().len();
+        let b = self.bytes();
+        let whole = matches!(
+            b.get(end),
+            None | Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
+        );
+        if !whole || b.get(self.at..end)? != literal.get().as_bytes() {
+            return None;
+        }
+        self.at = end;
+        Some(literal)
+    }
+
     /// Past the closing quote of a string whose opening quote is behind.
     fn skip_string_body(&mut self) -> Option<()> {
         let b = self.bytes();
@@ -222,7 +245,9 @@ impl<'a> Scan<'a> {
         if self.peek()? == b'"' {
             return self.plain_string().map(Some);
         }
-        (self.value()? == "null").then_some(None)
+        self.literal_here()
+            .filter(|l| l.get() == "null")
+            .map(|_| None)
     }
 
     fn file(&mut self) -> Option<FileRef<'a>> {
@@ -265,12 +290,16 @@ impl<'a> Scan<'a> {
                 }
                 _ => {
                     let key = self.text.get(start..end)?;
-                    let text = self.value()?;
-                    let value = match literal(text) {
+                    let value = match self.literal_here() {
                         Some(l) => l,
-                        // An escape may hide an unpaired surrogate: the checked reader decides.
-                        None if text.contains('\\') => return None,
-                        None => serde_json::from_str(text).ok()?,
+                        None => {
+                            let text = self.value()?;
+                            // An escape may hide an unpaired surrogate: the checked reader decides.
+                            if text.contains('\\') {
+                                return None;
+                            }
+                            raw(text)?
+                        }
                     };
                     let entry = (Str::Borrowed(key), RawText::Borrowed(value));
                     if file.extra.is_empty() {
@@ -320,16 +349,18 @@ fn raw(text: &str) -> Option<&RawJson> {
 
 /// `text` as a raw value when it is a literal (`inherited: true` is on every echo): made once, shared.
 fn literal(text: &str) -> Option<&'static RawJson> {
+    literals()?.iter().find(|l| l.get() == text).map(|l| &**l)
+}
+
+/// The raw values `true`, `false` and `null`.
+fn literals() -> Option<&'static [Box<RawJson>; 3]> {
     static LITERALS: OnceLock<Option<[Box<RawJson>; 3]>> = OnceLock::new();
-    let literals = LITERALS.get_or_init(|| {
-        let make = |t: &str| RawJson::from_string(t.to_owned()).ok();
-        Some([make("true")?, make("false")?, make("null")?])
-    });
-    literals
-        .iter()
-        .flatten()
-        .find(|l| l.get() == text)
-        .map(|l| &**l)
+    LITERALS
+        .get_or_init(|| {
+            let make = |t: &str| RawJson::from_string(t.to_owned()).ok();
+            Some([make("true")?, make("false")?, make("null")?])
+        })
+        .as_ref()
 }
 
 #[cfg(test)]
@@ -363,6 +394,14 @@ mod tests {
             r#"[{"id":"a","name":"n","x":"\ud800"}]"#,
             r#"[{"id":"a","na\u006de":"n"}]"#,
             r#"[{"id":"a","name":"n","extra":"q\"uote"}]"#,
+            r#"[{"id":"a","name":"n","x":false,"y":null,"z":true}]"#,
+            r#"[{"id":"a","name":"n","x":true ,"y":null
+}]"#,
+            r#"[{"id":"a","name":"n","kind":true}]"#,
+            r#"[{"id":"a","name":"n","kind":false}]"#,
+            r#"[{"id":"a","name":"n","kind":null }]"#,
+            r#"[{"id":"a","name":"n","kind":nullx}]"#,
+            r#"[{"id":"a","name":"n","x":"true"}]"#,
         ];
         for text in cases {
             let checked = checked(text);
@@ -390,6 +429,14 @@ mod tests {
             r#"[{"id":"a" "name":"n"}]"#,
             r#"[{"id":"a","name":"n","version":nul}]"#,
             r#"[{"id":"a","name":"n","version":nope}]"#,
+            r#"[{"id":"a","name":"n","x":truex}]"#,
+            r#"[{"id":"a","name":"n","x":true1}]"#,
+            r#"[{"id":"a","name":"n","x":t}]"#,
+            r#"[{"id":"a","name":"n","x":nul}]"#,
+            r#"[{"id":"a","name":"n","x":fals}]"#,
+            r#"[{"id":"a","name":"n","kind":nul}]"#,
+            r#"[{"id":"a","name":"n","x":true"#,
+            r#"[{"id":"a","name":"n","x":tr"#,
         ] {
             assert_eq!(read_plain_files(text), None, "{text}");
         }
@@ -402,6 +449,50 @@ mod tests {
                 Some(n),
                 "{n}"
             );
+        }
+    }
+
+    /// Texts near the plain shape, one byte changed or added at a time: whatever the scanner reads, the
+    /// checked reader reads alike.
+    #[test]
+    fn mutated_texts_read_as_the_checked_reader_reads() {
+        let templates = [
+            r#"[{"id":"F-1-_________________","name":"dir/data-1.csv","storage_session_id":"S-1-________________","inherited":true},{"id":"a","name":"n","kind":null,"version":12,"x":[1,{"y":"z"}],"f":false}]"#,
+            r#"[ {"id" : "abcdefgh" , "name":"ijklmnop", "resource_id":"r","path":"/mnt/data/x"} ]"#,
+        ];
+        let alphabet: [&str; 16] = [
+            "\"", "\\", "{", "}", "[", "]", ",", ":", " ", "t", "n", "1", "é", "\u{1}", "e", "-",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n.max(1)
+        };
+        for template in templates {
+            for _ in 0..4000 {
+                let mut text = template.to_owned();
+                for _ in 0..1 + next(2) {
+                    let mut at = next(text.len() + 1);
+                    while !text.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    let piece = alphabet.get(next(alphabet.len())).copied().unwrap_or("");
+                    if next(2) == 0 && at < text.len() {
+                        let mut end = at + 1;
+                        while !text.is_char_boundary(end) {
+                            end += 1;
+                        }
+                        text.replace_range(at..end, piece);
+                    } else {
+                        text.insert_str(at, piece);
+                    }
+                }
+                if let Some(files) = read_plain_files(&text) {
+                    assert_eq!(Some(files), checked(&text), "{text}");
+                }
+            }
         }
     }
 
