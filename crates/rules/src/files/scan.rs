@@ -202,6 +202,32 @@ impl<'a> Scan<'a> {
         self.text.get(start..self.at).map(str::trim_start)
     }
 
+    /// The next key of a file object: a known one is matched by its bytes where it lies (the keys
+    /// of an echo are all known), any other read as a plain string.
+    fn key(&mut self) -> Option<Key<'a>> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let rest = self.bytes().get(self.at + 1..)?;
+        let (text, key) = match rest.first()? {
+            b'i' if rest.get(1) == Some(&b'd') => (ID, Key::Id),
+            b'i' => (INHERITED, Key::Other(INHERITED)),
+            b'n' => (NAME, Key::Name),
+            b'r' => (RESOURCE_ID, Key::ResourceId),
+            b's' => (STORAGE_SESSION_ID, Key::StorageSessionId),
+            b'k' => (KIND, Key::Kind),
+            b'v' => (VERSION, Key::Version),
+            _ => return self.plain_string().map(Key::Other),
+        };
+        let n = text.len();
+        if rest.get(..n) != Some(text.as_bytes()) || rest.get(n) != Some(&b'"') {
+            // Only the candidate of its first bytes could be this key: it is none of the known.
+            return self.plain_string().map(Key::Other);
+        }
+        self.at += n + 2;
+        Some(key)
+    }
+
     /// The next value when it is a literal (`true`, `false`, `null`) that [`Scan::value`] would read
     /// whole, read by its bytes; `None` (nothing read) for anything else.
     fn literal_here(&mut self) -> Option<&'static RawJson> {
@@ -251,13 +277,6 @@ impl<'a> Scan<'a> {
     }
 
     fn file(&mut self) -> Option<FileRef<'a>> {
-        // The known keys as bytes: a key is matched where it lies, without making it a `str` first.
-        const ID_KEY: &[u8] = ID.as_bytes();
-        const NAME_KEY: &[u8] = NAME.as_bytes();
-        const RESOURCE_ID_KEY: &[u8] = RESOURCE_ID.as_bytes();
-        const STORAGE_SESSION_ID_KEY: &[u8] = STORAGE_SESSION_ID.as_bytes();
-        const KIND_KEY: &[u8] = KIND.as_bytes();
-        const VERSION_KEY: &[u8] = VERSION.as_bytes();
         self.expect(b'{')?;
         let (mut id, mut name) = (None, None);
         let mut file = FileRef::new("", "");
@@ -265,20 +284,19 @@ impl<'a> Scan<'a> {
             return None;
         }
         loop {
-            let (start, end) = self.plain_span()?;
-            let key = self.bytes().get(start..end)?;
+            let key = self.key()?;
             self.expect(b':')?;
             let field = |v: Option<&'a str>| match v {
                 Some(s) => Field::Set(Str::Borrowed(s)),
                 None => Field::Null,
             };
             match key {
-                ID_KEY => id = Some(self.plain_string()?),
-                NAME_KEY => name = Some(self.plain_string()?),
-                RESOURCE_ID_KEY => file.resource_id = field(self.nullable_string()?),
-                STORAGE_SESSION_ID_KEY => file.storage_session_id = field(self.nullable_string()?),
-                KIND_KEY => file.kind = field(self.nullable_string()?),
-                VERSION_KEY => {
+                Key::Id => id = Some(self.plain_string()?),
+                Key::Name => name = Some(self.plain_string()?),
+                Key::ResourceId => file.resource_id = field(self.nullable_string()?),
+                Key::StorageSessionId => file.storage_session_id = field(self.nullable_string()?),
+                Key::Kind => file.kind = field(self.nullable_string()?),
+                Key::Version => {
                     let text = self.value()?;
                     file.version = match text.as_bytes().first()? {
                         b'n' if text == "null" => Field::Null,
@@ -288,8 +306,7 @@ impl<'a> Scan<'a> {
                         _ => return None,
                     };
                 }
-                _ => {
-                    let key = self.text.get(start..end)?;
+                Key::Other(key) => {
                     let value = match self.literal_here() {
                         Some(l) => l,
                         None => {
@@ -322,6 +339,21 @@ impl<'a> Scan<'a> {
         Some(file)
     }
 }
+
+/// A key of a file object (see [`Scan::key`]).
+enum Key<'a> {
+    Id,
+    Name,
+    ResourceId,
+    StorageSessionId,
+    Kind,
+    Version,
+    /// Any other key, kept in `extra`.
+    Other(&'a str),
+}
+
+/// The extra key of every echo.
+const INHERITED: &str = "inherited";
 
 /// The most files [`Scan::files`] makes room for ahead of reading them.
 const MAX_FORESEEN_FILES: usize = 512;
@@ -402,6 +434,8 @@ mod tests {
             r#"[{"id":"a","name":"n","kind":null }]"#,
             r#"[{"id":"a","name":"n","kind":nullx}]"#,
             r#"[{"id":"a","name":"n","x":"true"}]"#,
+            r#"[{"i":0,"idx":1,"id":"a","name":"n","inherit":2,"inheritedx":3,"nam":4,"names":5,"kinds":6,"k":7,"versio":8,"resource":9,"storage_session_idx":10,"s":11,"r":12,"v":13,"n":14,"":15}]"#,
+            r#"[{"id":"a","name":"n","inherited":true,"inherited":false,"ID":"b","Name":"m"}]"#,
         ];
         for text in cases {
             let checked = checked(text);
@@ -437,6 +471,12 @@ mod tests {
             r#"[{"id":"a","name":"n","kind":nul}]"#,
             r#"[{"id":"a","name":"n","x":true"#,
             r#"[{"id":"a","name":"n","x":tr"#,
+            r#"[{"id"#,
+            r#"[{"i"#,
+            r#"[{"id":"a","name":"n","inherited"#,
+            r#"[{"id":"a","name":"n","storage_session_id"#,
+            r#"[{"id":"a","name":"n","storage_session_i"#,
+            r#"[{"id":"a","name":"n","storage_session_id""#,
         ] {
             assert_eq!(read_plain_files(text), None, "{text}");
         }
