@@ -5,8 +5,6 @@
 //! type the field does not take, a malformed number — makes it give up (`None`), and the caller reads
 //! the list the checked way, which decides and names every refusal.
 
-use std::sync::OnceLock;
-
 use super::{Field, FileRef, ID, KIND, NAME, RESOURCE_ID, STORAGE_SESSION_ID, VERSION};
 use crate::json::{RawJson, RawText, Str};
 
@@ -69,15 +67,19 @@ impl<'a> Scan<'a> {
             return Some(files);
         }
         let first = self.at;
-        files.push(self.file()?);
-        // An answer's files are much alike (echoes of the partition): room for as many more as the
-        // rest of the text would hold at the first one's length, rather than a vector grown (and
-        // copied) seven times on the way to hundreds. Bounded, as the rest may be a long output.
-        let rest = self.text.len().saturating_sub(self.at);
-        files.reserve((rest / self.at.saturating_sub(first).max(1)).min(MAX_FORESEEN_FILES));
         loop {
+            files.push(self.file()?);
+            if files.len() == 1 {
+                // An answer's files are much alike (echoes of the partition): room for as many more
+                // as the rest of the text would hold at the first one's length, rather than a vector
+                // grown (and copied) seven times on the way to hundreds. Bounded, as the rest may be
+                // a long output.
+                let rest = self.text.len().saturating_sub(self.at);
+                files
+                    .reserve((rest / self.at.saturating_sub(first).max(1)).min(MAX_FORESEEN_FILES));
+            }
             match self.next_byte()? {
-                b',' => files.push(self.file()?),
+                b',' => continue,
                 b']' => return Some(files),
                 _ => return None,
             }
@@ -217,10 +219,10 @@ impl<'a> Scan<'a> {
             b's' => (STORAGE_SESSION_ID, Key::StorageSessionId),
             b'k' => (KIND, Key::Kind),
             b'v' => (VERSION, Key::Version),
-            _ => return self.plain_string().map(Key::Other),
+            _ => ("", Key::Other("")),
         };
         let n = text.len();
-        if rest.get(..n) != Some(text.as_bytes()) || rest.get(n) != Some(&b'"') {
+        if n == 0 || rest.get(..n) != Some(text.as_bytes()) || rest.get(n) != Some(&b'"') {
             // Only the candidate of its first bytes could be this key: it is none of the known.
             return self.plain_string().map(Key::Other);
         }
@@ -231,11 +233,10 @@ impl<'a> Scan<'a> {
     /// The next value when it is a literal (`true`, `false`, `null`) that [`Scan::value`] would read
     /// whole, read by its bytes; `None` (nothing read) for anything else.
     fn literal_here(&mut self) -> Option<&'static RawJson> {
-        let [t, f, n] = literals()?;
         let literal = match self.peek()? {
-            b't' => t,
-            b'f' => f,
-            b'n' => n,
+            b't' => RawJson::TRUE,
+            b'f' => RawJson::FALSE,
+            b'n' => RawJson::NULL,
             _ => return None,
         };
         let end = self.at + literal.get().len();
@@ -371,28 +372,9 @@ fn special_lanes(x: u64) -> u64 {
     zero_at(x ^ lanes(b'"')) | zero_at(x ^ lanes(b'\\')) | (x.wrapping_sub(lanes(0x20)) & !x & HIGH)
 }
 
-/// `text` (one JSON value) as a raw value, checked by serde (see [`literal`]).
+/// `text` (one JSON value) as a raw value, checked by serde.
 fn raw(text: &str) -> Option<&RawJson> {
-    match literal(text) {
-        Some(l) => Some(l),
-        None => serde_json::from_str(text).ok(),
-    }
-}
-
-/// `text` as a raw value when it is a literal (`inherited: true` is on every echo): made once, shared.
-fn literal(text: &str) -> Option<&'static RawJson> {
-    literals()?.iter().find(|l| l.get() == text).map(|l| &**l)
-}
-
-/// The raw values `true`, `false` and `null`.
-fn literals() -> Option<&'static [Box<RawJson>; 3]> {
-    static LITERALS: OnceLock<Option<[Box<RawJson>; 3]>> = OnceLock::new();
-    LITERALS
-        .get_or_init(|| {
-            let make = |t: &str| RawJson::from_string(t.to_owned()).ok();
-            Some([make("true")?, make("false")?, make("null")?])
-        })
-        .as_ref()
+    serde_json::from_str(text).ok()
 }
 
 #[cfg(test)]
