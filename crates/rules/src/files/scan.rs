@@ -279,8 +279,12 @@ impl<'a> Scan<'a> {
 
     fn file(&mut self) -> Option<FileRef<'a>> {
         self.expect(b'{')?;
+        // Each key in a local, the file made once at the end (nothing built to be overwritten).
         let (mut id, mut name) = (None, None);
-        let mut file = FileRef::new("", "");
+        let (mut resource_id, mut storage_session_id, mut kind) =
+            (Field::Absent, Field::Absent, Field::Absent);
+        let mut version = Field::Absent;
+        let mut extra = Vec::new();
         if self.peek()? == b'}' {
             return None;
         }
@@ -294,12 +298,12 @@ impl<'a> Scan<'a> {
             match key {
                 Key::Id => id = Some(self.plain_string()?),
                 Key::Name => name = Some(self.plain_string()?),
-                Key::ResourceId => file.resource_id = field(self.nullable_string()?),
-                Key::StorageSessionId => file.storage_session_id = field(self.nullable_string()?),
-                Key::Kind => file.kind = field(self.nullable_string()?),
+                Key::ResourceId => resource_id = field(self.nullable_string()?),
+                Key::StorageSessionId => storage_session_id = field(self.nullable_string()?),
+                Key::Kind => kind = field(self.nullable_string()?),
                 Key::Version => {
                     let text = self.value()?;
-                    file.version = match text.as_bytes().first()? {
+                    version = match text.as_bytes().first()? {
                         b'n' if text == "null" => Field::Null,
                         b'-' | b'0'..=b'9' if text.parse::<f64>().is_ok_and(f64::is_finite) => {
                             Field::Set(RawText::Borrowed(raw(text)?))
@@ -320,12 +324,12 @@ impl<'a> Scan<'a> {
                         }
                     };
                     let entry = (Str::Borrowed(key), RawText::Borrowed(value));
-                    if file.extra.is_empty() {
+                    if extra.is_empty() {
                         // Most files carry one extra key (`inherited`): room for just it, allocated
                         // once, rather than a growing vector's first four.
-                        file.extra = vec![entry];
+                        extra = vec![entry];
                     } else {
-                        file.extra.push(entry);
+                        extra.push(entry);
                     }
                 }
             }
@@ -335,9 +339,15 @@ impl<'a> Scan<'a> {
                 _ => return None,
             }
         }
-        file.id = Str::Borrowed(id?);
-        file.name = Str::Borrowed(name?);
-        Some(file)
+        Some(FileRef {
+            id: Str::Borrowed(id?),
+            name: Str::Borrowed(name?),
+            resource_id,
+            storage_session_id,
+            kind,
+            version,
+            extra,
+        })
     }
 }
 
