@@ -5,10 +5,7 @@
 //! type the field does not take, a malformed number — makes it give up (`None`), and the caller reads
 //! the list the checked way, which decides and names every refusal.
 
-use std::sync::OnceLock;
-
 use super::{Field, FileRef, ID, KIND, NAME, RESOURCE_ID, STORAGE_SESSION_ID, VERSION};
-use crate::json::write::special_word;
 use crate::json::{RawJson, RawText, Str};
 
 /// Reads `text`, a JSON array, as file refs; `None` when it is not of the plain shape this reader takes
@@ -69,8 +66,18 @@ impl<'a> Scan<'a> {
             self.at += 1;
             return Some(files);
         }
+        let first = self.at;
         loop {
             files.push(self.file()?);
+            if files.len() == 1 {
+                // An answer's files are much alike (echoes of the partition): room for as many more
+                // as the rest of the text would hold at the first one's length, rather than a vector
+                // grown (and copied) seven times on the way to hundreds. Bounded, as the rest may be
+                // a long output.
+                let rest = self.text.len().saturating_sub(self.at);
+                files
+                    .reserve((rest / self.at.saturating_sub(first).max(1)).min(MAX_FORESEEN_FILES));
+            }
             match self.next_byte()? {
                 b',' => continue,
                 b']' => return Some(files),
@@ -108,35 +115,55 @@ impl<'a> Scan<'a> {
     }
 
     fn expect(&mut self, c: u8) -> Option<()> {
+        // Compact JSON (what sandboxes write) has the byte right here: no whitespace to skip.
+        if self.bytes().get(self.at) == Some(&c) {
+            self.at += 1;
+            return Some(());
+        }
         (self.next_byte()? == c).then_some(())
     }
 
     /// A string without escapes or control characters (`None` for anything else).
     fn plain_string(&mut self) -> Option<&'a str> {
+        let (start, end) = self.plain_span()?;
+        self.text.get(start..end)
+    }
+
+    /// Where the body of the next value, a string without escapes or control characters, starts and
+    /// ends (`None` for anything else); the scanner moves past its closing quote.
+    fn plain_span(&mut self) -> Option<(usize, usize)> {
         if self.peek()? != b'"' {
             return None;
         }
         let start = self.at + 1;
         let rest = self.bytes().get(start..)?;
-        // Eight bytes at a time up to the chunk that holds the closing quote (or a byte that stops it).
+        // Eight bytes at a time: the lowest flagged lane of a word is its first byte that stops a
+        // plain string (a flag above it may be false, never one below).
         let mut from = 0;
-        while let Some(chunk) = rest.get(from..from + 8) {
-            let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).ok()?);
-            if special_word(word) {
-                break;
+        let len = loop {
+            match rest.get(from..from + 8) {
+                Some(chunk) => {
+                    let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).ok()?);
+                    let flags = special_lanes(word);
+                    if flags != 0 {
+                        break from + (flags.trailing_zeros() / 8) as usize;
+                    }
+                    from += 8;
+                }
+                None => {
+                    break from
+                        + rest
+                            .get(from..)?
+                            .iter()
+                            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?
+                }
             }
-            from += 8;
-        }
-        let len = from
-            + rest
-                .get(from..)?
-                .iter()
-                .position(|&c| c == b'"' || c == b'\\' || c < 0x20)?;
+        };
         if rest.get(len) != Some(&b'"') {
             return None;
         }
         self.at = start + len + 1;
-        self.text.get(start..start + len)
+        Some((start, start + len))
     }
 
     /// The text of the next value (of any type, escapes included), skipped.
@@ -182,6 +209,54 @@ impl<'a> Scan<'a> {
         self.text.get(start..self.at).map(str::trim_start)
     }
 
+    /// The next key of a file object: a known one is matched by its bytes where it lies (the keys
+    /// of an echo are all known), any other read as a plain string.
+    fn key(&mut self) -> Option<Key<'a>> {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        let rest = self.bytes().get(self.at + 1..)?;
+        let (text, key) = match rest.first()? {
+            b'i' if rest.get(1) == Some(&b'd') => (ID, Key::Id),
+            b'i' => (INHERITED, Key::Other(INHERITED)),
+            b'n' => (NAME, Key::Name),
+            b'r' => (RESOURCE_ID, Key::ResourceId),
+            b's' => (STORAGE_SESSION_ID, Key::StorageSessionId),
+            b'k' => (KIND, Key::Kind),
+            b'v' => (VERSION, Key::Version),
+            _ => ("", Key::Other("")),
+        };
+        let n = text.len();
+        if n == 0 || rest.get(..n) != Some(text.as_bytes()) || rest.get(n) != Some(&b'"') {
+            // Only the candidate of its first bytes could be this key: it is none of the known.
+            return self.plain_string().map(Key::Other);
+        }
+        self.at += n + 2;
+        Some(key)
+    }
+
+    /// The next value when it is a literal (`true`, `false`, `null`) that [`Scan::value`] would read
+    /// whole, read by its bytes; `None` (nothing read) for anything else.
+    fn literal_here(&mut self) -> Option<&'static RawJson> {
+        let literal = match self.peek()? {
+            b't' => RawJson::TRUE,
+            b'f' => RawJson::FALSE,
+            b'n' => RawJson::NULL,
+            _ => return None,
+        };
+        let end = self.at + literal.get().len();
+        let b = self.bytes();
+        let whole = matches!(
+            b.get(end),
+            None | Some(b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t')
+        );
+        if !whole || b.get(self.at..end)? != literal.get().as_bytes() {
+            return None;
+        }
+        self.at = end;
+        Some(literal)
+    }
+
     /// Past the closing quote of a string whose opening quote is behind.
     fn skip_string_body(&mut self) -> Option<()> {
         let b = self.bytes();
@@ -202,47 +277,65 @@ impl<'a> Scan<'a> {
         if self.peek()? == b'"' {
             return self.plain_string().map(Some);
         }
-        (self.value()? == "null").then_some(None)
+        self.literal_here()
+            .filter(|l| l.get() == "null")
+            .map(|_| None)
     }
 
     fn file(&mut self) -> Option<FileRef<'a>> {
         self.expect(b'{')?;
+        // Each key in a local, the file made once at the end (nothing built to be overwritten).
         let (mut id, mut name) = (None, None);
-        let mut file = FileRef::new("", "");
+        let (mut resource_id, mut storage_session_id, mut kind) =
+            (Field::Absent, Field::Absent, Field::Absent);
+        let mut version = Field::Absent;
+        let mut extra = Vec::new();
         if self.peek()? == b'}' {
             return None;
         }
         loop {
-            let key = self.plain_string()?;
+            let key = self.key()?;
             self.expect(b':')?;
             let field = |v: Option<&'a str>| match v {
                 Some(s) => Field::Set(Str::Borrowed(s)),
                 None => Field::Null,
             };
             match key {
-                ID => id = Some(self.plain_string()?),
-                NAME => name = Some(self.plain_string()?),
-                RESOURCE_ID => file.resource_id = field(self.nullable_string()?),
-                STORAGE_SESSION_ID => file.storage_session_id = field(self.nullable_string()?),
-                KIND => file.kind = field(self.nullable_string()?),
-                VERSION => {
+                Key::Id => id = Some(self.plain_string()?),
+                Key::Name => name = Some(self.plain_string()?),
+                Key::ResourceId => resource_id = field(self.nullable_string()?),
+                Key::StorageSessionId => storage_session_id = field(self.nullable_string()?),
+                Key::Kind => kind = field(self.nullable_string()?),
+                Key::Version => {
                     let text = self.value()?;
-                    file.version = match text.as_bytes().first()? {
-                        b'n' => Field::Null,
+                    version = match text.as_bytes().first()? {
+                        b'n' if text == "null" => Field::Null,
                         b'-' | b'0'..=b'9' if text.parse::<f64>().is_ok_and(f64::is_finite) => {
                             Field::Set(RawText::Borrowed(raw(text)?))
                         }
                         _ => return None,
                     };
                 }
-                _ => {
-                    let text = self.value()?;
-                    // An escape may hide an unpaired surrogate: the checked reader decides.
-                    if text.contains('\\') {
-                        return None;
+                Key::Other(key) => {
+                    let value = match self.literal_here() {
+                        Some(l) => l,
+                        None => {
+                            let text = self.value()?;
+                            // An escape may hide an unpaired surrogate: the checked reader decides.
+                            if text.contains('\\') {
+                                return None;
+                            }
+                            raw(text)?
+                        }
+                    };
+                    let entry = (Str::Borrowed(key), RawText::Borrowed(value));
+                    if extra.is_empty() {
+                        // Most files carry one extra key (`inherited`): room for just it, allocated
+                        // once, rather than a growing vector's first four.
+                        extra = vec![entry];
+                    } else {
+                        extra.push(entry);
                     }
-                    file.extra
-                        .push((Str::Borrowed(key), RawText::Borrowed(raw(text)?)));
                 }
             }
             match self.next_byte()? {
@@ -251,23 +344,51 @@ impl<'a> Scan<'a> {
                 _ => return None,
             }
         }
-        file.id = Str::Borrowed(id?);
-        file.name = Str::Borrowed(name?);
-        Some(file)
+        Some(FileRef {
+            id: Str::Borrowed(id?),
+            name: Str::Borrowed(name?),
+            resource_id,
+            storage_session_id,
+            kind,
+            version,
+            extra,
+        })
     }
 }
 
-/// `text` (one JSON value) as a raw value: the literals (`inherited: true` is on every echo) as raw
-/// values made once, anything else borrowing `text`.
+/// A key of a file object (see [`Scan::key`]).
+enum Key<'a> {
+    Id,
+    Name,
+    ResourceId,
+    StorageSessionId,
+    Kind,
+    Version,
+    /// Any other key, kept in `extra`.
+    Other(&'a str),
+}
+
+/// The extra key of every echo.
+const INHERITED: &str = "inherited";
+
+/// The most files [`Scan::files`] makes room for ahead of reading them.
+const MAX_FORESEEN_FILES: usize = 512;
+
+/// Eight copies of byte `b`.
+const fn lanes(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
+}
+
+/// The lanes (high bit of each byte) of `x` that hold `"`, `\\` or a control character. Each test is
+/// exact up to its first hit; a borrow can only flag lanes above that hit.
+fn special_lanes(x: u64) -> u64 {
+    const HIGH: u64 = lanes(0x80);
+    let zero_at = |v: u64| v.wrapping_sub(lanes(1)) & !v & HIGH;
+    zero_at(x ^ lanes(b'"')) | zero_at(x ^ lanes(b'\\')) | (x.wrapping_sub(lanes(0x20)) & !x & HIGH)
+}
+
+/// `text` (one JSON value) as a raw value, checked by serde.
 fn raw(text: &str) -> Option<&RawJson> {
-    static LITERALS: OnceLock<Option<[Box<RawJson>; 3]>> = OnceLock::new();
-    let literals = LITERALS.get_or_init(|| {
-        let make = |t: &str| RawJson::from_string(t.to_owned()).ok();
-        Some([make("true")?, make("false")?, make("null")?])
-    });
-    if let Some(literal) = literals.iter().flatten().find(|l| l.get() == text) {
-        return Some(literal);
-    }
     serde_json::from_str(text).ok()
 }
 
@@ -302,6 +423,16 @@ mod tests {
             r#"[{"id":"a","name":"n","x":"\ud800"}]"#,
             r#"[{"id":"a","na\u006de":"n"}]"#,
             r#"[{"id":"a","name":"n","extra":"q\"uote"}]"#,
+            r#"[{"id":"a","name":"n","x":false,"y":null,"z":true}]"#,
+            r#"[{"id":"a","name":"n","x":true ,"y":null
+}]"#,
+            r#"[{"id":"a","name":"n","kind":true}]"#,
+            r#"[{"id":"a","name":"n","kind":false}]"#,
+            r#"[{"id":"a","name":"n","kind":null }]"#,
+            r#"[{"id":"a","name":"n","kind":nullx}]"#,
+            r#"[{"id":"a","name":"n","x":"true"}]"#,
+            r#"[{"i":0,"idx":1,"id":"a","name":"n","inherit":2,"inheritedx":3,"nam":4,"names":5,"kinds":6,"k":7,"versio":8,"resource":9,"storage_session_idx":10,"s":11,"r":12,"v":13,"n":14,"":15}]"#,
+            r#"[{"id":"a","name":"n","inherited":true,"inherited":false,"ID":"b","Name":"m"}]"#,
         ];
         for text in cases {
             let checked = checked(text);
@@ -327,6 +458,22 @@ mod tests {
             r#"[{"id":"a","name":"n","v":01}]"#,
             r#"[{"id":"a","name":"n","version":1.}]"#,
             r#"[{"id":"a" "name":"n"}]"#,
+            r#"[{"id":"a","name":"n","version":nul}]"#,
+            r#"[{"id":"a","name":"n","version":nope}]"#,
+            r#"[{"id":"a","name":"n","x":truex}]"#,
+            r#"[{"id":"a","name":"n","x":true1}]"#,
+            r#"[{"id":"a","name":"n","x":t}]"#,
+            r#"[{"id":"a","name":"n","x":nul}]"#,
+            r#"[{"id":"a","name":"n","x":fals}]"#,
+            r#"[{"id":"a","name":"n","kind":nul}]"#,
+            r#"[{"id":"a","name":"n","x":true"#,
+            r#"[{"id":"a","name":"n","x":tr"#,
+            r#"[{"id"#,
+            r#"[{"i"#,
+            r#"[{"id":"a","name":"n","inherited"#,
+            r#"[{"id":"a","name":"n","storage_session_id"#,
+            r#"[{"id":"a","name":"n","storage_session_i"#,
+            r#"[{"id":"a","name":"n","storage_session_id""#,
         ] {
             assert_eq!(read_plain_files(text), None, "{text}");
         }
@@ -339,6 +486,104 @@ mod tests {
                 Some(n),
                 "{n}"
             );
+        }
+    }
+
+    /// Texts near the plain shape, one byte changed or added at a time: whatever the scanner reads, the
+    /// checked reader reads alike.
+    #[test]
+    fn mutated_texts_read_as_the_checked_reader_reads() {
+        let templates = [
+            r#"[{"id":"F-1-_________________","name":"dir/data-1.csv","storage_session_id":"S-1-________________","inherited":true},{"id":"a","name":"n","kind":null,"version":12,"x":[1,{"y":"z"}],"f":false}]"#,
+            r#"[ {"id" : "abcdefgh" , "name":"ijklmnop", "resource_id":"r","path":"/mnt/data/x"} ]"#,
+        ];
+        let alphabet: [&str; 16] = [
+            "\"", "\\", "{", "}", "[", "]", ",", ":", " ", "t", "n", "1", "é", "\u{1}", "e", "-",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n.max(1)
+        };
+        for template in templates {
+            for _ in 0..4000 {
+                let mut text = template.to_owned();
+                for _ in 0..1 + next(2) {
+                    let mut at = next(text.len() + 1);
+                    while !text.is_char_boundary(at) {
+                        at -= 1;
+                    }
+                    let piece = alphabet.get(next(alphabet.len())).copied().unwrap_or("");
+                    if next(2) == 0 && at < text.len() {
+                        let mut end = at + 1;
+                        while !text.is_char_boundary(end) {
+                            end += 1;
+                        }
+                        text.replace_range(at..end, piece);
+                    } else {
+                        text.insert_str(at, piece);
+                    }
+                }
+                if let Some(files) = read_plain_files(&text) {
+                    assert_eq!(Some(files), checked(&text), "{text}");
+                }
+            }
+        }
+    }
+
+    /// The eight-byte scan against the checked reader: a quote, an escape, a control byte or a
+    /// non-ASCII character at every place of the words of a string, in keys and values, and strings
+    /// that end the text (no whole word left to read).
+    #[test]
+    fn stops_where_the_checked_reader_does() {
+        let stops = [
+            "\\\"", "\\n", "\\u0041", "\u{1}", "\u{1f}", "\t", "é", "€", "😀", "\u{7f}", " ",
+        ];
+        let mut texts = Vec::new();
+        for n in 0..20 {
+            for stop in stops {
+                for at in 0..=n {
+                    let mut s = "y".repeat(n);
+                    s.insert_str(at, stop);
+                    texts.push(format!(r#"[{{"id":"{s}","name":"n"}}]"#));
+                    texts.push(format!(r#"[{{"id":"a","name":"n","{s}":1}}]"#));
+                    texts.push(format!(r#"[{{"id":"a","{s}":"n","name":"{s}"}}]"#));
+                }
+            }
+            // Cut short: the string (or the text) ends without its quote.
+            let s = "z".repeat(n);
+            texts.push(format!(r#"[{{"id":"a","name":"{s}"#));
+            texts.push(format!(r#"[{{"id":"a","name":"{s}""#));
+            texts.push(format!(r#"[{{"id":"a","name":"{s}"}}]"#));
+        }
+        for text in &texts {
+            let checked = checked(text);
+            match read_plain_files(text) {
+                Some(files) => assert_eq!(Some(files), checked, "{text}"),
+                None => assert!(
+                    text.contains('\\') || checked.is_none(),
+                    "gave up on {text}"
+                ),
+            }
+        }
+        // The same through objects (the answer's top level).
+        for n in 0..20 {
+            for stop in ["", "\"", "\\n", "\u{1}", "é"] {
+                let key = format!("{}{stop}", "k".repeat(n));
+                let text = format!(r#"{{"{key}":1}}"#);
+                let mut keys = Vec::new();
+                let read = read_plain_object(&text, |k, s| {
+                    keys.push(k);
+                    s.raw_value().map(drop)
+                });
+                let plain = !stop.contains(['"', '\\', '\u{1}']);
+                assert_eq!(read.is_some(), plain, "{text}");
+                if plain {
+                    assert_eq!(keys, [key.as_str()], "{text}");
+                }
+            }
         }
     }
 }
