@@ -109,22 +109,20 @@ impl PartialEq for VersionText<'_> {
 
 /// A ref as it is sent, with the keys of its dialect in the dialect's order (codeapi: `id`,
 /// `resource_id`, `name`, `storage_session_id`, `kind`, `version`; LibreCodeInterpreter: `id`, `name`,
-/// `storage_session_id`, then the optional ones).
+/// `storage_session_id`, then the optional ones). Only the checks make one, and its fields are private:
+/// a codeapi ref's text is written trusting what they proved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SentRef<'v> {
     dialect: Dialect,
-    /// `id`.
-    pub id: &'v str,
-    /// `resource_id` (always sent to codeapi).
-    pub resource_id: Option<&'v str>,
-    /// `name`.
-    pub name: &'v str,
-    /// `storage_session_id`.
-    pub storage_session_id: &'v str,
-    /// `kind` (always sent to codeapi).
-    pub kind: Option<&'v str>,
-    /// `version` (a skill's only).
-    pub version: Option<VersionText<'v>>,
+    id: &'v str,
+    /// Always `Some` for codeapi, which is always sent one.
+    resource_id: Option<&'v str>,
+    name: &'v str,
+    storage_session_id: &'v str,
+    /// Always `Some` for codeapi, as `resource_id`.
+    kind: Option<&'v str>,
+    /// A skill's only.
+    version: Option<VersionText<'v>>,
 }
 
 impl SentRef<'_> {
@@ -132,19 +130,23 @@ impl SentRef<'_> {
     /// written as literals).
     pub fn write_json(&self, out: &mut String) {
         use crate::json::write::push_str;
-        out.push_str("{\"id\":");
-        push_str(out, self.id);
         if self.dialect == Dialect::CodeApi {
-            // Always sent to codeapi.
-            out.push_str(",\"resource_id\":");
-            write_opt(out, self.resource_id);
-            out.push_str(",\"name\":");
+            // codeapi's checks leave only the name to escape: its ids and resource ids are of
+            // A-Z a-z 0-9 _ . : -, and its kind is one of three words.
+            out.push_str("{\"id\":\"");
+            out.push_str(self.id);
+            out.push_str("\",\"resource_id\":\"");
+            out.push_str(self.resource_id.unwrap_or_default());
+            out.push_str("\",\"name\":");
             push_str(out, self.name);
-            out.push_str(",\"storage_session_id\":");
-            push_str(out, self.storage_session_id);
-            out.push_str(",\"kind\":");
-            write_opt(out, self.kind);
+            out.push_str(",\"storage_session_id\":\"");
+            out.push_str(self.storage_session_id);
+            out.push_str("\",\"kind\":\"");
+            out.push_str(self.kind.unwrap_or_default());
+            out.push('"');
         } else {
+            out.push_str("{\"id\":");
+            push_str(out, self.id);
             out.push_str(",\"name\":");
             push_str(out, self.name);
             out.push_str(",\"storage_session_id\":");
@@ -175,14 +177,6 @@ impl SentRef<'_> {
             r.write_json(out);
         }
         out.push(']');
-    }
-}
-
-/// A string or `null`.
-fn write_opt(out: &mut String, v: Option<&str>) {
-    match v {
-        Some(v) => crate::json::write::push_str(out, v),
-        None => out.push_str("null"),
     }
 }
 
