@@ -129,20 +129,20 @@ impl SentRef<'_> {
     /// Appends the ref as JSON (hot: a request carries every file of the partition, so the keys are
     /// written as literals).
     pub fn write_json(&self, out: &mut String) {
-        use crate::json::write::push_str;
+        use crate::json::write::{push_raw, push_str};
         if self.dialect == Dialect::CodeApi {
             // codeapi's checks leave only the name to escape: its ids and resource ids are of
             // A-Z a-z 0-9 _ . : -, and its kind is one of three words.
-            out.push_str("{\"id\":\"");
-            out.push_str(self.id);
-            out.push_str("\",\"resource_id\":\"");
-            out.push_str(self.resource_id.unwrap_or_default());
+            push_raw(out, "{\"id\":\"", self.id);
+            push_raw(
+                out,
+                "\",\"resource_id\":\"",
+                self.resource_id.unwrap_or_default(),
+            );
             out.push_str("\",\"name\":");
             push_str(out, self.name);
-            out.push_str(",\"storage_session_id\":\"");
-            out.push_str(self.storage_session_id);
-            out.push_str("\",\"kind\":\"");
-            out.push_str(self.kind.unwrap_or_default());
+            push_raw(out, ",\"storage_session_id\":\"", self.storage_session_id);
+            push_raw(out, "\",\"kind\":\"", self.kind.unwrap_or_default());
             out.push('"');
         } else {
             out.push_str("{\"id\":");
