@@ -109,42 +109,44 @@ impl PartialEq for VersionText<'_> {
 
 /// A ref as it is sent, with the keys of its dialect in the dialect's order (codeapi: `id`,
 /// `resource_id`, `name`, `storage_session_id`, `kind`, `version`; LibreCodeInterpreter: `id`, `name`,
-/// `storage_session_id`, then the optional ones).
+/// `storage_session_id`, then the optional ones). Only the checks make one, and its fields are private:
+/// a codeapi ref's text is written trusting what they proved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SentRef<'v> {
     dialect: Dialect,
-    /// `id`.
-    pub id: &'v str,
-    /// `resource_id` (always sent to codeapi).
-    pub resource_id: Option<&'v str>,
-    /// `name`.
-    pub name: &'v str,
-    /// `storage_session_id`.
-    pub storage_session_id: &'v str,
-    /// `kind` (always sent to codeapi).
-    pub kind: Option<&'v str>,
-    /// `version` (a skill's only).
-    pub version: Option<VersionText<'v>>,
+    id: &'v str,
+    /// Always `Some` for codeapi, which is always sent one.
+    resource_id: Option<&'v str>,
+    name: &'v str,
+    storage_session_id: &'v str,
+    /// Always `Some` for codeapi, as `resource_id`.
+    kind: Option<&'v str>,
+    /// A skill's only.
+    version: Option<VersionText<'v>>,
 }
 
 impl SentRef<'_> {
     /// Appends the ref as JSON (hot: a request carries every file of the partition, so the keys are
     /// written as literals).
     pub fn write_json(&self, out: &mut String) {
-        use crate::json::write::push_str;
-        out.push_str("{\"id\":");
-        push_str(out, self.id);
+        use crate::json::write::{push_raw, push_str};
         if self.dialect == Dialect::CodeApi {
-            // Always sent to codeapi.
-            out.push_str(",\"resource_id\":");
-            write_opt(out, self.resource_id);
-            out.push_str(",\"name\":");
+            // codeapi's checks leave only the name to escape: its ids and resource ids are of
+            // A-Z a-z 0-9 _ . : -, and its kind is one of three words.
+            push_raw(out, "{\"id\":\"", self.id);
+            push_raw(
+                out,
+                "\",\"resource_id\":\"",
+                self.resource_id.unwrap_or_default(),
+            );
+            out.push_str("\",\"name\":");
             push_str(out, self.name);
-            out.push_str(",\"storage_session_id\":");
-            push_str(out, self.storage_session_id);
-            out.push_str(",\"kind\":");
-            write_opt(out, self.kind);
+            push_raw(out, ",\"storage_session_id\":\"", self.storage_session_id);
+            push_raw(out, "\",\"kind\":\"", self.kind.unwrap_or_default());
+            out.push('"');
         } else {
+            out.push_str("{\"id\":");
+            push_str(out, self.id);
             out.push_str(",\"name\":");
             push_str(out, self.name);
             out.push_str(",\"storage_session_id\":");
@@ -175,14 +177,6 @@ impl SentRef<'_> {
             r.write_json(out);
         }
         out.push(']');
-    }
-}
-
-/// A string or `null`.
-fn write_opt(out: &mut String, v: Option<&str>) {
-    match v {
-        Some(v) => crate::json::write::push_str(out, v),
-        None => out.push_str("null"),
     }
 }
 
@@ -468,18 +462,45 @@ fn lci_ref<'v>(g: &Given<'v>, note: &mut Note<'_>) -> Option<SentRef<'v>> {
     })
 }
 
+/// A byte of codeapi's id format (nanoid).
+const NANOID: u8 = 1;
+/// A byte of codeapi's `resource_id` format.
+const RESOURCE: u8 = 2;
+/// The classes of each byte, one bit each: one lookup per byte of an id instead of a chain of range
+/// tests (three ids per ref, every ref of every request).
+static ID_BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut rest: &mut [u8] = &mut t;
+    let mut c = 0u8;
+    while let [slot, tail @ ..] = rest {
+        *slot = if c.is_ascii_alphanumeric() || c == b'_' || c == b'-' {
+            NANOID | RESOURCE
+        } else if c == b'.' || c == b':' {
+            RESOURCE
+        } else {
+            0
+        };
+        c = c.wrapping_add(1);
+        rest = tail;
+    }
+    t
+};
+
+/// Whether every byte of `s` is of `class` (all of them are looked up: no branch per byte).
+fn all_of(s: &str, class: u8) -> bool {
+    s.bytes().fold(class, |all, b| {
+        all & ID_BYTES.get(usize::from(b)).copied().unwrap_or(0)
+    }) != 0
+}
+
 /// codeapi's id format (nanoid): exactly 21 of `A-Z a-z 0-9 _ -`.
 pub fn is_nanoid(s: &str) -> bool {
-    s.len() == 21
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    s.len() == 21 && all_of(s, NANOID)
 }
 
 /// codeapi's `resource_id` format: 1 to 128 of `A-Z a-z 0-9 _ . : -`.
 pub fn is_resource_id(s: &str) -> bool {
-    (1..=MAX_RESOURCE_ID_LENGTH).contains(&s.len())
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
+    (1..=MAX_RESOURCE_ID_LENGTH).contains(&s.len()) && all_of(s, RESOURCE)
 }
 
 /// codeapi's `name` rule: a relative, canonical POSIX path — no empty, `.` or `..` segment, no `\` or
@@ -516,4 +537,37 @@ pub fn check_name(name: &str) -> Result<(), &'static str> {
         return Err("has more than 10 segments");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn id_formats_take_exactly_their_bytes() {
+        let nano = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
+        let resource = |b: u8| nano(b) || b == b'.' || b == b':';
+        for b in 0..=0x7fu8 {
+            for at in 0..21 {
+                let mut s = vec![b'a'; 21];
+                if let Some(x) = s.get_mut(at) {
+                    *x = b;
+                }
+                let s = String::from_utf8(s).unwrap();
+                assert_eq!(is_nanoid(&s), nano(b), "{s:?}");
+                assert_eq!(is_resource_id(&s), resource(b), "{s:?}");
+            }
+        }
+        // Bytes of other characters, at the start, middle and end (21 bytes each).
+        for s in [
+            "é0123456789012345678",
+            "0123456789é0123456789",
+            "0123456789012345678€",
+        ] {
+            assert!(!is_nanoid(s) && !is_resource_id(s), "{s:?}");
+        }
+        assert!(is_nanoid("AZaz09_-AZaz09_-AZaz0") && !is_nanoid("AZaz09_-AZaz09_-AZaz"));
+        assert!(is_resource_id("a") && is_resource_id("skill:a.b-c_d") && !is_resource_id(""));
+        assert!(is_resource_id(&"r".repeat(128)) && !is_resource_id(&"r".repeat(129)));
+    }
 }
