@@ -402,6 +402,19 @@ mod tests {
         json::decode(text, "files").ok()
     }
 
+    /// Whatever the scanner reads, it reads as the checked reader does; it gives up only on what it does
+    /// not take (an escape, or what the checked reader refuses).
+    fn agrees(text: &str) {
+        let checked = checked(text);
+        match read_plain_files(text) {
+            Some(files) => assert_eq!(Some(files), checked, "{text}"),
+            None => assert!(
+                text.contains('\\') || checked.is_none(),
+                "gave up on {text}"
+            ),
+        }
+    }
+
     #[test]
     fn reads_what_the_checked_reader_reads_or_gives_up() {
         let cases = [
@@ -435,16 +448,7 @@ mod tests {
             r#"[{"id":"a","name":"n","inherited":true,"inherited":false,"ID":"b","Name":"m"}]"#,
         ];
         for text in cases {
-            let checked = checked(text);
-            match read_plain_files(text) {
-                // Whatever it reads, it reads as the checked reader does.
-                Some(files) => assert_eq!(Some(files), checked, "{text}"),
-                // It gives up only on what it does not take; the plain cases it must take.
-                None => assert!(
-                    text.contains('\\') || checked.is_none(),
-                    "gave up on {text}"
-                ),
-            }
+            agrees(text);
         }
         assert!(read_plain_files(r#"[{"id":"a","name":"n","inherited":true}]"#).is_some());
         // Not JSON: never read.
@@ -559,14 +563,7 @@ mod tests {
             texts.push(format!(r#"[{{"id":"a","name":"{s}"}}]"#));
         }
         for text in &texts {
-            let checked = checked(text);
-            match read_plain_files(text) {
-                Some(files) => assert_eq!(Some(files), checked, "{text}"),
-                None => assert!(
-                    text.contains('\\') || checked.is_none(),
-                    "gave up on {text}"
-                ),
-            }
+            agrees(text);
         }
         // The same through objects (the answer's top level).
         for n in 0..20 {
