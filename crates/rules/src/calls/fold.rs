@@ -11,8 +11,7 @@ use std::rc::Rc;
 
 use serde::de::{self as de, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-pub use super::artifact::read_fold_artifact;
-use super::artifact::{finish_artifact, ArtifactInput};
+use super::artifact::{finish_artifact, read_fold_artifact, ArtifactInput};
 use super::context::RequestContext;
 use crate::config::Profile;
 use crate::error::{GateError, GateResult, Path};
