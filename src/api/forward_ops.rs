@@ -10,7 +10,7 @@ use super::params::Params;
 use super::GateSession;
 use crate::core::error::{GateError, GateResult, Path};
 use crate::core::json::write::append_member;
-use crate::core::json::{self, Json, Obj, RawText, Str};
+use crate::core::json::{self, Json, Opts, RawText, Str};
 use crate::core::sandbox::refs::{RefNote, SentRef};
 use crate::core::sandbox::{ArtifactOut, Dialect, RunReport, SandboxRequest};
 use crate::core::sessions::merge::Artifact;
@@ -96,9 +96,9 @@ pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult
 }
 
 /// The answer object of `sandboxAnswer` (the body itself comes as its own text when it is a string or
-/// bytes, which is how the JavaScript layer passes it); unknown keys are refused.
+/// bytes, which is how the JavaScript layer passes it), read under the key policy ([`Opts`]).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct AnswerInput<'a> {
     #[serde(default, borrow)]
     dialect: Option<Str<'a>>,
@@ -115,7 +115,7 @@ struct AnswerInput<'a> {
 pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
     let batch = p.id(0)?;
     let id = p.string(1)?;
-    let input: Obj<AnswerInput<'_>> = p.present(2)?;
+    let input: Opts<AnswerInput<'_>> = p.present(2)?;
     let input = input.0;
     if let Some(d) = &input.dialect {
         Dialect::parse(d, &Path::root("dialect"))?;

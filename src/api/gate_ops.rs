@@ -12,7 +12,7 @@ use crate::core::calls::input::{self, DirectCall, HostRequest, Options, SeedAgen
 use crate::core::config::ConfigInput;
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::files::Field;
-use crate::core::json::{Obj, RawText, Str};
+use crate::core::json::{Obj, Opts, RawText, Str};
 use crate::core::limits;
 use crate::core::sessions::SessionPairs;
 use crate::core::tools::bits;
@@ -21,12 +21,12 @@ use crate::core::tools::bits;
 /// every name that has one; also the answer of `describe`).
 pub fn new_gate(args: &[Option<&str>]) -> GateResult<(GateSession, String)> {
     let p = Params::new(args, &["config"]);
-    let config: Option<Obj<ConfigInput<'_, SessionPairs<'_>>>> = match p.text(0) {
+    let config: Option<Opts<ConfigInput<'_, SessionPairs<'_>>>> = match p.text(0) {
         None => None,
         Some(_) => Some(p.present(0)?),
     };
     let (config, sessions) = match config {
-        Some(Obj(c)) => (c.config(), c.sessions),
+        Some(Opts(c)) => (c.config(), c.sessions),
         None => Default::default(),
     };
     let sessions = match sessions {
@@ -387,7 +387,7 @@ fn restored_gate(p: &Params<'_>) -> GateResult<Gate> {
     let expected = match p.text(1) {
         None => None,
         Some(_) => {
-            let Obj(c): Obj<ConfigInput<'_, SessionPairs<'_>>> = p.present(1)?;
+            let Opts(c): Opts<ConfigInput<'_, SessionPairs<'_>>> = p.present(1)?;
             if !matches!(c.sessions, Field::Absent) {
                 return Err(GateError::new(
                     ErrorCode::InvalidValue,

@@ -11,7 +11,7 @@ use crate::core::error::{ErrorCode, GateError, GateResult, Path};
 use crate::core::files::narrow::{self, to_injected_file_ref};
 use crate::core::files::{Field, FileRef};
 use crate::core::json::write::append_member;
-use crate::core::json::{self, Json, JsonMap, Obj, RawJson, RawText, Str};
+use crate::core::json::{self, Json, JsonMap, Obj, Opts, RawJson, RawText, Str};
 use crate::core::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
 use crate::core::sandbox::trusted::strip_trusted;
 use crate::core::sandbox::{
@@ -67,9 +67,9 @@ struct PlanCallInput<'a> {
     runtime_session_hint: Option<String>,
 }
 
-/// `{ profile?, invalidArgsBehavior?, toolSchemas? }`; unknown keys are refused.
+/// `{ profile?, invalidArgsBehavior?, toolSchemas? }`, read under the key policy ([`Opts`]).
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct PlanOptions {
     #[serde(default, deserialize_with = "json::present")]
     profile: Option<Profile>,
@@ -96,7 +96,7 @@ impl<'de> Deserialize<'de> for Behavior {
 
 /// `planToolRequests(calls, options?)`: `{aborted: true}` or `{aborted: false, allRequests, rejectedIds}`.
 pub(super) fn plan(p: &Params<'_>) -> GateResult<String> {
-    let options: Option<Obj<PlanOptions>> = p.get::<Option<Obj<PlanOptions>>>(1)?.flatten();
+    let options: Option<Opts<PlanOptions>> = p.get::<Option<Opts<PlanOptions>>>(1)?.flatten();
     let options = options.map(|o| o.0).unwrap_or_default();
     let calls: Vec<Obj<PlanCallInput>> = p.present(0)?;
     // A context is carried verbatim into the answer: the text rules hold for it as for any string.
@@ -172,10 +172,10 @@ pub(super) fn plan(p: &Params<'_>) -> GateResult<String> {
     }))
 }
 
-/// The options of the exec-wire functions (`null` members count as absent); unknown keys are refused,
-/// as a misspelt key would otherwise silently drop, e.g., the whole factory.
+/// The options of the exec-wire functions (`null` members count as absent), read under the key
+/// policy ([`Opts`]: a misspelt key would otherwise silently drop, e.g., the whole factory).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct WireOptions<'a> {
     #[serde(default, borrow)]
     tool: Field<Str<'a>>,
@@ -196,7 +196,7 @@ struct WireOptions<'a> {
 
 impl WireOptions<'_> {
     fn read<'a>(p: &Params<'a>) -> GateResult<WireOptions<'a>> {
-        let o: Obj<WireOptions<'a>> = p.present(0)?;
+        let o: Opts<WireOptions<'a>> = p.present(0)?;
         Ok(o.0)
     }
 
@@ -287,9 +287,9 @@ pub(super) fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
     Ok(out)
 }
 
-/// The options of `readSandboxResponse`; unknown keys are refused.
+/// The options of `readSandboxResponse`, read under the key policy ([`Opts`]).
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 struct ResponseOptions<'a> {
     #[serde(borrow)]
     dialect: Str<'a>,
@@ -303,7 +303,7 @@ struct ResponseOptions<'a> {
 /// `readSandboxResponse({ dialect, status, body, retryAfter? })`: `{ artifact, stdout, stderr,
 /// exitCode? }`, or the sandbox's refusal.
 pub(super) fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
-    let o: Obj<ResponseOptions<'_>> = p.present(0)?;
+    let o: Opts<ResponseOptions<'_>> = p.present(0)?;
     let o = o.0;
     Dialect::parse(&o.dialect, &Path::root("dialect"))?;
     let answer = read_sandbox_response(o.status, &o.body, o.retry_after.as_deref())?;

@@ -113,7 +113,7 @@ export interface ToolExecutionConfig {
   [key: string]: unknown;
 }
 
-/** Configuration of a `Gate`. Unknown keys are refused. */
+/** Configuration of a `Gate`. Unknown keys are ignored, a misspelt known key is refused (README, *Errors*). */
 export interface GateConfig {
   profile?: SdkProfile;
   /** Host tools that share the code session (`RunConfig.codeSessionToolNames`). */
@@ -313,7 +313,7 @@ export interface SandboxRun {
   args?: string[];
 }
 
-/** `buildSandboxRequest`'s options. Unknown keys are refused. */
+/** `buildSandboxRequest`'s options. Unknown keys are ignored, a misspelt known key is refused (README, *Errors*). */
 export interface SandboxRequestOptions {
   dialect: SandboxDialect;
   /** The tool the model called (a built-in code tool or a host-declared one). */
@@ -409,7 +409,7 @@ export interface SandboxAnswer {
 }
 
 /** `Gate.sandboxRequest`'s options: `buildSandboxRequest`'s but what the batch planned (the tool, its arguments and
- * its context). Unknown keys are refused. */
+ * its context). Unknown keys are ignored, a misspelt known key is refused (README, *Errors*). */
 export interface ForwardRequestOptions extends Omit<SandboxRequestOptions, "tool" | "modelArgs" | "context"> {
   /** Also return the refs sent, as objects (`files`). */
   withFiles?: boolean | null;
@@ -443,7 +443,7 @@ export interface ForwardedRequest {
   files?: SandboxFileRef[];
 }
 
-/** `Gate.sandboxAnswer`'s answer: what came back. Unknown keys are refused. */
+/** `Gate.sandboxAnswer`'s answer: what came back. Unknown keys are ignored, a misspelt known key is refused (README, *Errors*). */
 export interface ForwardedAnswerInput {
   /** The HTTP status. */
   status: number;
@@ -720,7 +720,7 @@ export declare class Gate {
    * A gate for one conversation. `config` may set the SDK `profile` ("3.9" default, or "3.6"),
    * `codeSessionToolNames`, the default `codeSessionKey`, `toolExecution.sandbox`,
    * `eagerEventToolExecution.excludeToolNames`, and initial `sessions` (`[[key, entry], …]`; `null` for a
-   * gate without a session map). Unknown keys are refused.
+   * gate without a session map). Unknown keys are ignored, a misspelt known key is refused (README, *Errors*).
    */
   constructor(config?: GateConfig);
   /** The SDK profile this gate reproduces. */

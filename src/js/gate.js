@@ -5,7 +5,7 @@
 import { encoder, parsed, ReadOptions, textsOf, withTexts } from './call.js';
 import { gateError } from './errors.js';
 import { Shared, fieldsOf, isRecord, member, requestsOf } from './lists.js';
-import { C, LIMIT, OP, WRITES, core, epoch, guard, live } from './modules.js';
+import { C, CALL_KEYS, LIMIT, OP, WRITES, core, epoch, guard, live } from './modules.js';
 import { PLAIN_METHODS } from './plain-methods.js';
 import { isWellFormed, lengthOf, read } from './write.js';
 
@@ -50,7 +50,7 @@ export class Gate {
    * A gate for one conversation. `config` may set the SDK `profile` ("3.9" default, or "3.6"),
    * `codeSessionToolNames`, the default `codeSessionKey`, `toolExecution.sandbox`,
    * `eagerEventToolExecution.excludeToolNames`, and initial `sessions` (`[[key, entry], …]`; `null` for
-   * a gate without a session map). Unknown keys are refused.
+   * a gate without a session map). Unknown keys are ignored, a misspelt known key is refused (README, *Errors*).
    */
   constructor(config) {
     if (!live.open) guard.check('new Gate');
@@ -142,6 +142,9 @@ export class Gate {
     const last = this.#last;
     let key;
     let thread;
+    // Whether the options hold only keys the module knows: any other may be a misspelt one, which only
+    // the module may refuse or ignore, so such a call is never answered from the cache alone.
+    let known = true;
     if (options !== undefined && options !== null) {
       // The options object of the last answer was a record then and still is; any other (a revoked
       // Proxy included) is read by the module's way, which names what is wrong with it.
@@ -149,6 +152,12 @@ export class Gate {
         if (options !== last.options && !isRecord(options)) return this.#ask(path, name, options, undefined).value;
         key = options.codeSessionKey;
         thread = options.threadId;
+        for (const k in options) {
+          if (!CALL_KEYS.has(k)) {
+            known = false;
+            break;
+          }
+        }
       } catch {
         return this.#ask(path, name, options, undefined).value;
       }
@@ -156,6 +165,7 @@ export class Gate {
     // The last answer was given for valid arguments only, so arguments equal to them are valid too (a
     // freed gate's last answer never matches).
     if (
+      known &&
       last.version === this.#version &&
       last.path === path &&
       last.name === name &&
@@ -178,7 +188,7 @@ export class Gate {
     const entry = byThread.get(thread);
     // The module reads the two members as they were read for the cache, not a second time.
     const read = options === undefined || options === null ? options : new ReadOptions(options, new Map([['codeSessionKey', key], ['threadId', thread]]));
-    const next = this.#ask(path, name, read, entry);
+    const next = this.#ask(path, name, read, entry, known);
     if (next !== entry) {
       // A bounded cache: hosts with very many threads or names start over rather than grow without end.
       if (++this.#answerCount > 4096) {
@@ -193,10 +203,11 @@ export class Gate {
 
   /**
    * The answer for a call whose cached `entry` (if any) is out of date: the module says whether the
-   * partition state it depended on still holds (`same`), or builds the new one.
+   * partition state it depended on still holds (`same`), or builds the new one. With `known` false the
+   * options hold a key the module must judge, so it is asked even for a current entry.
    */
-  #ask(path, name, options, entry) {
-    if (entry !== undefined && (entry.version === this.#version || entry.dep === null)) {
+  #ask(path, name, options, entry, known = true) {
+    if (known && entry !== undefined && (entry.version === this.#version || entry.dep === null)) {
       entry.version = this.#version;
       return entry;
     }
@@ -243,31 +254,34 @@ export class Gate {
   #returned(batch, options) {
     if (!isRecord(options)) return options;
     const requests = member(options, 'requests', 'options');
-    const out = { results: member(options, 'results', 'options'), rejected: member(options, 'rejected', 'options') };
-    const now = member(options, 'now', 'options');
-    if (now !== undefined) out.now = now;
-    if (!Array.isArray(requests)) {
-      out.requests = requests;
-      return out;
-    }
+    // The members read here are written as read; the others go to the module as they are (it ignores
+    // a key it does not know, and refuses a misspelt one).
+    const given = new Map([
+      ['results', member(options, 'results', 'options')],
+      ['rejected', member(options, 'rejected', 'options')],
+      ['now', member(options, 'now', 'options')],
+      ['requests', requests],
+    ]);
+    if (!Array.isArray(requests)) return new ReadOptions(options, given);
     const handed = typeof batch === 'number' ? this.#handed.get(batch) : undefined;
     const n = lengthOf(requests, 'options.requests');
-    out.requests = new Array(n);
+    const out = new Array(n);
     for (let i = 0; i < n; i++) {
       const at = `options.requests[${i}]`;
       const r = read(requests, i, at);
       if (!isRecord(r)) {
-        out.requests[i] = r;
+        out[i] = r;
         continue;
       }
       const id = member(r, 'id', at);
       const ctx = member(r, 'codeSessionContext', at);
-      out.requests[i] =
+      out[i] =
         handed !== undefined && typeof id === 'string' && handed.has(id) && handed.get(id) === ctx
           ? { id, unchanged: true }
           : { id, codeSessionContext: ctx };
     }
-    return out;
+    given.set('requests', out);
+    return new ReadOptions(options, given);
   }
 
   /**

@@ -46,12 +46,17 @@ function loaded(glue) {
     WRITES = new Set(C.gateWrites);
     SOP = Object.fromEntries(C.staticOps.map((n, i) => [n, i]));
     SANDBOX_OPS = new Set(C.sandboxOps);
+    CALL_KEYS = new Set(C.callOptionKeys);
     LIMIT = Object.freeze({ maxInputBytes: Infinity, maxArrayItems: Infinity, ...Object.fromEntries(C.limits ?? []) });
   }
 }
 
 /** The static operations the sandbox module serves (the core module's list). */
 export let SANDBOX_OPS;
+
+/** The keys of gate calls' options (the module's list): `contextForCall` answers from its cache only
+ * when the options hold no other key, since the module refuses a misspelt one. */
+export let CALL_KEYS;
 
 /**
  * Takes the sandbox module's glue, which now holds an instance, after checking that the module numbers

@@ -184,7 +184,8 @@ describe('sandboxAnswer', () => {
     refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200 }), 'missing_field', 'body');
     refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: 5 }), 'invalid_type', 'body');
     refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: 'x\ud800' }), 'lone_surrogate', 'body');
-    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: '{}', extra: 1 }), 'invalid_value', 'extra');
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: '{}', retry_after: '1' }), 'invalid_value', 'retry_after');
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: '{}', withArtefact: true }), 'invalid_value', 'withArtefact');
     refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: '{}', dialect: 'e2b' }), 'invalid_value', 'dialect');
     refuses(() => gate.sandboxAnswer(batch.id, 'c1', null), 'invalid_type');
     gate.completeEventBatch(batch.id, { now: 9 });

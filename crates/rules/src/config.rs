@@ -238,9 +238,10 @@ struct EagerInput {
 }
 
 /// The configuration object of a gate, as hosts write it (`sessions` is read by the gate itself).
-/// Unknown keys are refused, so that a typo cannot silently switch a gate off.
+/// Read under the key policy of options objects ([`crate::json::Opts`]): unknown keys are ignored, a
+/// misspelt known one is refused, so that a typo cannot silently switch a gate off.
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct ConfigInput<'a, S> {
     #[serde(default)]
     profile: Option<Profile>,
@@ -290,7 +291,8 @@ mod tests {
     use serde::de::IgnoredAny;
 
     fn cfg(text: &str) -> GateResult<GateConfig> {
-        let input: ConfigInput<'_, IgnoredAny> = json::decode(text, "config")?;
+        let json::Opts(input): json::Opts<ConfigInput<'_, IgnoredAny>> =
+            json::decode(text, "config")?;
         Ok(input.config())
     }
 
@@ -299,7 +301,8 @@ mod tests {
         let c = cfg(
             r#"{"profile":"3.6","codeSessionToolNames":["create_file"],"codeSessionKey":"",
             "toolExecution":{"engine":"sandbox","sandbox":{"statefulSessions":true,"runtimeSessionHint":"h"}},
-            "eagerEventToolExecution":{"enabled":true,"excludeToolNames":["x"]}}"#,
+            "eagerEventToolExecution":{"enabled":true,"excludeToolNames":["x"]},
+            "agentId":"a","codeSessionKeyPrefix":"p","tools":[]}"#,
         );
         let Ok(c) = c else { unreachable!("{c:?}") };
         assert_eq!(c.profile, Profile::V3_6);
@@ -349,6 +352,16 @@ mod tests {
             (
                 r#"{"codeSessionToolName":["a"]}"#,
                 "config.codeSessionToolName",
+                ErrorCode::InvalidValue,
+            ),
+            (
+                r#"{"profile":"3.6","code_session_key":"a"}"#,
+                "config.code_session_key",
+                ErrorCode::InvalidValue,
+            ),
+            (
+                r#"{"toolexecution":{"sandbox":{"statefulSessions":true}}}"#,
+                "config.toolexecution",
                 ErrorCode::InvalidValue,
             ),
             (

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::{GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC, STATIC_OPS, STATIC_PARAMS};
 use crate::api::{Module, HOST_TEXT, NEW_PARAMS};
+use crate::core::calls::input::Options;
 use crate::core::files::narrow::CODE_ENV_KINDS;
 use crate::core::json;
 use crate::core::limits;
@@ -16,7 +17,9 @@ use crate::core::tools::{bits, CODE_EXECUTION_TOOLS};
 /// What the JavaScript layer reads once: which module this is (`"core"`), the operation tables (with
 /// each operation's parameter names, which root the paths of refusals, the operations that write the
 /// session map, and the static ones the sandbox module serves), `CODE_EXECUTION_TOOLS`,
-/// `CODE_ENV_KINDS`, the verdict bits, the nesting limit and the [`HOST_TEXT`] mark.
+/// `CODE_ENV_KINDS`, the verdict bits, the nesting limit, the [`HOST_TEXT`] mark and the keys of gate
+/// calls' options (a `contextForCall` whose options hold any other key is answered by the module, which
+/// refuses a misspelt one, never from the layer's cache).
 pub fn core_constants() -> String {
     #[derive(Serialize)]
     #[serde(rename_all = "camelCase")]
@@ -36,6 +39,7 @@ pub fn core_constants() -> String {
         host_text: char,
         trusted_fields: &'static [&'static str],
         limits: &'static [(&'static str, usize)],
+        call_option_keys: &'static [&'static str],
     }
     json::to_text(&Constants {
         module: Module::Core.name(),
@@ -53,6 +57,7 @@ pub fn core_constants() -> String {
         host_text: HOST_TEXT,
         trusted_fields: &TRUSTED_FIELDS,
         limits: &limits::LIMITS,
+        call_option_keys: json::fields_of::<Options<'_>>(),
     })
 }
 

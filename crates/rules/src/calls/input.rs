@@ -1,7 +1,8 @@
 //! The host-facing inputs of the gate's operations, with the names of the JavaScript API and of the
 //! SDK's objects (`toolCallId`, `codeSessionKey`, …). They check shapes and nothing else: every record
 //! is an object ([`Obj`]), a key that must be a string refuses `null` ([`json::present`]), and keys
-//! the gate does not know are ignored.
+//! the gate does not know are ignored. Options objects follow the key policy of [`Opts`] (a misspelt
+//! known key is refused).
 //!
 //! Every operation's options object is one [`Options`]: its keys are kept as JSON text and read by
 //! the operations that use them, so that a key another operation knows is ignored, not checked.
@@ -12,7 +13,7 @@ use super::batch::HostAnswer;
 use super::context::RequestContext;
 use super::fold::ToolResult;
 use crate::error::{GateError, GateResult, Path};
-use crate::json::{self, JsonMap, Obj, RawText, Str};
+use crate::json::{self, JsonMap, Obj, Opts, RawText, Str};
 use crate::sessions::seed::SeedAgent;
 use crate::sessions::{Millis, SessionPairs};
 
@@ -62,7 +63,7 @@ impl<'a> Options<'a> {
         let Some(text) = text else {
             return Ok(Options::default());
         };
-        let read: Option<Obj<Options<'a>>> = json::decode(text, "options")?;
+        let read: Option<Opts<Options<'a>>> = json::decode(text, "options")?;
         Ok(read.map(|o| o.0).unwrap_or_default())
     }
 

@@ -12,6 +12,7 @@
 //! (`artifact.files[0].name`), an escaped unpaired surrogate is [`ErrorCode::LoneSurrogate`], and
 //! nesting deeper than [`MAX_DEPTH`] is refused before any recursion.
 
+mod keys;
 mod refusal;
 #[cfg(test)]
 mod tests;
@@ -24,6 +25,7 @@ use serde::de::{self, Deserialize, Deserializer, Visitor};
 
 use super::error::{ErrorCode, GateError, GateResult, Path};
 
+pub use keys::{fields_of, misspelling_of, misspelt, Opts};
 use refusal::{bare_message, decode_error, is_lone_surrogate};
 pub use refusal::{expected, expected_raw, refuse, refuse_at};
 use text::LONE_SURROGATE;

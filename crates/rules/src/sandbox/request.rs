@@ -21,7 +21,7 @@ pub const MAX_RUNTIME_HINT_LENGTH: usize = 128;
 pub const LCI_TIMEOUT_MS: (f64, f64) = (1000.0, 300_000.0);
 
 /// The options a request is built from; every key is the root of its refusals' paths.
-const OPTION_KEYS: [&str; 10] = [
+const OPTION_KEYS: [&str; 11] = [
     "dialect",
     "tool",
     "run",
@@ -32,8 +32,9 @@ const OPTION_KEYS: [&str; 10] = [
     "timeoutMs",
     "credential",
     "executionProfile",
+    REQUEST_ID_KEY,
 ];
-/// `requestId` too (kept apart to keep the list above in the order of the docs).
+/// The option that asks for the request id header.
 const REQUEST_ID_KEY: &str = "requestId";
 
 /// A request for the host to send: `POST <baseUrl>/<endpoint>` with `headers` and `body` as JSON.
@@ -149,9 +150,15 @@ impl<'v> Common<'v> {
     }
 }
 
-/// The options object, its keys checked against [`OPTION_KEYS`] (and `requestId`) but `planned` (the keys
-/// whose values a forwarded call's plan gives instead of the host).
-fn options_object<'v>(options: &'v Json, planned: &[&str]) -> GateResult<&'v JsonMap> {
+/// The options object under the key policy of options objects ([`json::Opts`]): a key that is none of
+/// [`OPTION_KEYS`] is ignored unless it misspells one; a key of `planned` (the keys whose
+/// values a forwarded call's plan gives instead of the host) is refused; `flags` are known too (options
+/// that shape the API's answer, read before the request is built), so that their misspellings are refused.
+fn options_object<'v>(
+    options: &'v Json,
+    planned: &[&str],
+    flags: &[&'static str],
+) -> GateResult<&'v JsonMap> {
     let o = options.as_object().ok_or_else(|| {
         GateError::expected(
             &Path::root(""),
@@ -159,19 +166,21 @@ fn options_object<'v>(options: &'v Json, planned: &[&str]) -> GateResult<&'v Jso
             json::type_name(options),
         )
     })?;
-    let known =
-        |k: &str| (OPTION_KEYS.contains(&k) && !planned.contains(&k)) || k == REQUEST_ID_KEY;
-    if let Some(k) = o.keys().find(|k| !known(k)) {
-        let mut list = String::new();
-        for key in OPTION_KEYS.iter().filter(|k| !planned.contains(k)) {
-            list.push_str(key);
-            list.push_str(", ");
+    for k in o.keys() {
+        if planned.contains(&k.as_str()) {
+            return Err(GateError::new(
+                ErrorCode::InvalidValue,
+                &Path::root(k),
+                "is the planned call's own (its tool, arguments and context come from the batch)",
+            ));
         }
-        return Err(GateError::new(
-            ErrorCode::InvalidValue,
-            &Path::root(k),
-            format!("unknown option (known: {list}{REQUEST_ID_KEY})"),
-        ));
+        if !OPTION_KEYS.contains(&k.as_str()) && !flags.contains(&k.as_str()) {
+            let meant =
+                json::misspelling_of(k, &OPTION_KEYS).or_else(|| json::misspelling_of(k, flags));
+            if let Some(meant) = meant {
+                return Err(json::misspelt(&Path::root(k), k, meant));
+            }
+        }
     }
     Ok(o)
 }
@@ -202,7 +211,7 @@ fn model_args(args: Option<&Json>) -> GateResult<(Option<&JsonMap>, Vec<String>)
 ///   `runtimeSessionHint`); other keys of the request are ignored. No context: nothing is mounted.
 /// - The trusted fields of `modelArgs` are dropped and named in [`SandboxRequest::dropped_fields`].
 pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest<'_>> {
-    let o = options_object(options, &[])?;
+    let o = options_object(options, &[], &[])?;
     let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
     let tool = required_str(o, "tool")?;
     let (args, dropped_fields) = model_args(o.get("modelArgs"))?;
@@ -230,6 +239,10 @@ pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest<'_>> {
 /// batch's).
 const PLANNED_KEYS: [&str; 3] = ["tool", "modelArgs", "context"];
 
+/// The options of a forwarded request that shape the API's answer rather than the request
+/// (`withFiles`: the refs sent, as objects; `bodyBytes`: the body as bytes), taken out before it is built.
+const ANSWER_FLAGS: [&str; 2] = ["withFiles", "bodyBytes"];
+
 /// The session a planned call was given, as [`build_forwarded_request`] reads it.
 pub struct PlannedSession<'v> {
     /// The partition's exec session.
@@ -250,7 +263,7 @@ pub fn build_forwarded_request<'v>(
     args: &'v JsonMap,
     session: PlannedSession<'v>,
 ) -> GateResult<SandboxRequest<'v>> {
-    let o = options_object(options, &PLANNED_KEYS)?;
+    let o = options_object(options, &PLANNED_KEYS, &ANSWER_FLAGS)?;
     let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
     let dropped_fields = trusted_keys(args);
     let run = read_run(dialect, tool, o.get("run"), Some(args))?;

@@ -216,7 +216,9 @@ fn malformed_options_are_refused_with_their_path() {
         (r#"[]"#.into(), ErrorCode::InvalidType, ""),
         (r#"{"tool":"bash_tool"}"#.into(), ErrorCode::MissingField, "dialect"),
         (r#"{"dialect":"e2b","tool":"bash_tool"}"#.into(), ErrorCode::InvalidValue, "dialect"),
-        (r#"{"dialect":"codeapi","tool":"bash_tool","modelArgs":{"command":"ls"},"bogus":1}"#.into(), ErrorCode::InvalidValue, "bogus"),
+        (r#"{"dialect":"codeapi","tool":"bash_tool","modelArgs":{"command":"ls"},"user_id":"u"}"#.into(), ErrorCode::InvalidValue, "user_id"),
+        (r#"{"dialect":"codeapi","tool":"bash_tool","modelArgs":{"command":"ls"},"timeoutMS":1000}"#.into(), ErrorCode::InvalidValue, "timeoutMS"),
+        (r#"{"dialect":"codeapi","tool":"bash_tool","modelArg":{"command":"ls"}}"#.into(), ErrorCode::InvalidValue, "modelArg"),
         (r#"{"dialect":"codeapi","tool":"create_file"}"#.into(), ErrorCode::MissingField, "run"),
         (r#"{"dialect":"codeapi","tool":"bash_tool","modelArgs":{}}"#.into(), ErrorCode::InvalidModelArgs, "modelArgs.command"),
         (r#"{"dialect":"codeapi","tool":"execute_code","modelArgs":{"lang":"cobol","code":"x"}}"#.into(), ErrorCode::InvalidModelArgs, "modelArgs.lang"),
@@ -233,6 +235,21 @@ fn malformed_options_are_refused_with_their_path() {
     for (text, code, path) in cases {
         assert_eq!(refused(&text), Some((code, path.to_owned())), "{text}");
     }
+}
+
+#[test]
+fn unknown_options_are_ignored() -> GateResult<()> {
+    let plain = r#"{"dialect":"codeapi","tool":"bash_tool","modelArgs":{"command":"ls"}}"#;
+    let extra = r#"{"dialect":"codeapi","tool":"bash_tool","modelArgs":{"command":"ls"},"bogus":1,"baseUrl":"http://x","traceId":{"a":[1]}}"#;
+    let (plain, extra) = (
+        json::parse(plain, &Path::root(""))?,
+        json::parse(extra, &Path::root(""))?,
+    );
+    assert_eq!(
+        build_sandbox_request(&extra)?,
+        build_sandbox_request(&plain)?
+    );
+    Ok(())
 }
 
 #[test]

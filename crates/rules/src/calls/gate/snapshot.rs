@@ -14,7 +14,7 @@ use super::Gate;
 use crate::config::{ConfigInput, GateConfig, Profile};
 use crate::error::{ErrorCode, GateError, GateResult, Path};
 use crate::files::Field;
-use crate::json::{self, Obj, RawJson, Str};
+use crate::json::{self, Obj, Opts, RawJson, Str};
 use crate::sessions::{SessionMap, SessionPairs};
 
 /// The `format` every snapshot names.
@@ -56,7 +56,7 @@ struct Body<'a> {
     config_fingerprint: String,
     #[serde(borrow)]
     /// Decoded as `new Gate`'s configuration is (one decoder for both); a snapshot's never has `sessions`.
-    config: Obj<ConfigInput<'a, SessionPairs<'a>>>,
+    config: Opts<ConfigInput<'a, SessionPairs<'a>>>,
     #[serde(default, borrow)]
     partitions: Field<SessionPairs<'a>>,
     suppressed_eager_tools: Vec<String>,
@@ -195,9 +195,9 @@ mod tests {
     use crate::sessions::SessionPairs;
 
     fn gate(config: &str) -> Gate {
-        let input: GateResult<Obj<ConfigInput<'_, SessionPairs<'_>>>> =
+        let input: GateResult<Opts<ConfigInput<'_, SessionPairs<'_>>>> =
             json::decode(config, "config");
-        let Ok(Obj(input)) = input else {
+        let Ok(Opts(input)) = input else {
             unreachable!("{config}")
         };
         let config = input.config();

@@ -1,0 +1,314 @@
+//! The one input policy of the gate's options and configuration objects: a key the object does not
+//! know is ignored (a JavaScript object may carry anything, and the SDK reads only what it knows), but
+//! a key that is a known key misspelt is refused, naming the key it resembles.
+//!
+//! Misspelt means: the same key once ASCII case and the separators `_`, `-` and space are set aside
+//! (`codesessionkey`, `code_session_key`, `thread-id`), or, for known keys of five letters or more,
+//! one letter added, dropped, changed or swapped with its neighbour (`codeSesionKey`, `modelArg`).
+//! Such a key is a host's mistake the SDK cannot see; ignoring it would silently put a call in
+//! another partition or drop a factory.
+//!
+//! The SDK's own objects that pass through the gate (tool calls, results, artifacts, file refs,
+//! `toolExecution`) keep the SDK's handling of unknown keys, and a snapshot document refuses any key
+//! its version does not define.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
+
+use crate::error::{ErrorCode, GateError, Path};
+
+/// Known keys of at least this many letters also catch a one-letter slip.
+const EDIT_MIN_LETTERS: usize = 5;
+
+/// The known key that `key` (not itself one of `known`) misspells, if any.
+pub fn misspelling_of<'k>(key: &str, known: &[&'k str]) -> Option<&'k str> {
+    let key = folded(key);
+    known.iter().copied().find(|k| {
+        let k = folded(k);
+        k == key || (k.len() >= EDIT_MIN_LETTERS && one_edit_apart(&key, &k))
+    })
+}
+
+/// The refusal of the misspelt key `key` (at `path`), which resembles `meant`.
+pub fn misspelt(path: &Path<'_>, key: &str, meant: &str) -> GateError {
+    GateError::new(ErrorCode::InvalidValue, path, message(key, meant))
+}
+
+fn message(key: &str, meant: &str) -> String {
+    format!("unknown key {key:?}: did you mean {meant:?}? (unknown keys are ignored, misspelt ones refused)")
+}
+
+/// `key` without ASCII case and separators, as characters.
+fn folded(key: &str) -> Vec<char> {
+    key.chars()
+        .filter(|c| !matches!(c, '_' | '-' | ' '))
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Whether `a` and `b` differ by exactly one insertion, deletion, substitution or swap of neighbours.
+fn one_edit_apart(a: &[char], b: &[char]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let prefix = short.iter().zip(long).take_while(|(x, y)| x == y).count();
+    let (s, l) = (
+        short.get(prefix..).unwrap_or(&[]),
+        long.get(prefix..).unwrap_or(&[]),
+    );
+    match long.len() - short.len() {
+        // Substitution, or a swap of the first differing pair.
+        0 if s.is_empty() => false,
+        0 => {
+            s.get(1..) == l.get(1..)
+                || (s.len() >= 2
+                    && s.first() == l.get(1)
+                    && s.get(1) == l.first()
+                    && s.get(2..) == l.get(2..))
+        }
+        // Insertion into the shorter one.
+        1 => Some(s) == l.get(1..),
+        _ => false,
+    }
+}
+
+/// The keys the struct `T` reads (its field names as serde names them): what [`Opts`] checks an
+/// object's keys against, for a caller that needs the list itself.
+pub fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    let mut probe = Probe(&[]);
+    // The probe refuses to give a value: the struct's field list is all it wants.
+    let _ = T::deserialize(&mut probe);
+    probe.0
+}
+
+/// A deserializer that only records the field list of the struct asked of it.
+struct Probe(&'static [&'static str]);
+
+impl<'de> Deserializer<'de> for &mut Probe {
+    type Error = de::value::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("a probe holds no value"))
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        _: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0 = fields;
+        Err(de::Error::custom("a probe holds no value"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// An options object decoded into the struct `T`, refusing arrays as [`super::Obj`] does and
+/// applying the key policy above to its own keys (not to the values it holds).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Opts<T>(pub T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Opts<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Opts<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Opts<T>, A::Error> {
+                T::deserialize(Entries(map)).map(Opts)
+            }
+        }
+        d.deserialize_map(V(PhantomData))
+    }
+}
+
+/// The entries of an options object, handed to the struct that reads them: its field list is what
+/// the keys are checked against.
+struct Entries<A>(A);
+
+impl<'de, A: MapAccess<'de>> Deserializer<'de> for Entries<A> {
+    type Error = A::Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, v: V) -> Result<V::Value, A::Error> {
+        v.visit_map(self.0)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, A::Error> {
+        v.visit_map(Checked {
+            map: self.0,
+            fields,
+        })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// The entries of an options object whose keys are checked against `fields` as they are read.
+struct Checked<A> {
+    map: A,
+    fields: &'static [&'static str],
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Checked<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        let Some(key) = self.map.next_key::<Key<'de>>()? else {
+            return Ok(None);
+        };
+        let text = key.as_str();
+        if !self.fields.contains(&text) {
+            if let Some(meant) = misspelling_of(text, self.fields) {
+                // Raised with serde_json standing just past the key: the refusal's path ends at it.
+                return Err(super::refuse(ErrorCode::InvalidValue, message(text, meant)));
+            }
+        }
+        match key {
+            Key::Borrowed(k) => seed.deserialize(BorrowedStrDeserializer::new(k)),
+            Key::Owned(k) => seed.deserialize(StringDeserializer::new(k)),
+        }
+        .map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.map.size_hint()
+    }
+}
+
+/// A key as read: borrowed from the text, or unescaped.
+enum Key<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Key<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Key::Borrowed(k) => k,
+            Key::Owned(k) => k,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Key<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, k: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key::Borrowed(k))
+            }
+            fn visit_str<E: de::Error>(self, k: &str) -> Result<Key<'de>, E> {
+                Ok(Key::Owned(k.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, k: String) -> Result<Key<'de>, E> {
+                Ok(Key::Owned(k))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KNOWN: [&str; 5] = ["codeSessionKey", "threadId", "now", "modelArgs", "tool"];
+
+    #[test]
+    fn a_known_key_spelt_otherwise_is_named() {
+        for (key, meant) in [
+            ("codesessionkey", "codeSessionKey"),
+            ("code_session_key", "codeSessionKey"),
+            ("CodeSessionKey", "codeSessionKey"),
+            ("codeSesionKey", "codeSessionKey"),
+            ("codeSessoinKey", "codeSessionKey"),
+            ("codeSessionKeys", "codeSessionKey"),
+            ("codeSessionKez", "codeSessionKey"),
+            ("thread_id", "threadId"),
+            ("thread-ID", "threadId"),
+            ("threadI", "threadId"),
+            ("NOW", "now"),
+            ("modelArg", "modelArgs"),
+            ("Tool", "tool"),
+        ] {
+            assert_eq!(misspelling_of(key, &KNOWN), Some(meant), "{key}");
+        }
+    }
+
+    #[test]
+    fn other_keys_are_not_misspellings() {
+        for key in [
+            "nows",
+            "no",
+            "tools",
+            "too",
+            "toolx",
+            "model",
+            "modelArgsX2",
+            "session",
+            "sessionKey",
+            "codeSessionKeyss",
+            "tread",
+            "threadIdentity",
+            "",
+            "_",
+            "ködeSessionKey",
+        ] {
+            assert_eq!(misspelling_of(key, &KNOWN), None, "{key}");
+        }
+    }
+
+    #[test]
+    fn a_struct_tells_its_keys() {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        #[allow(dead_code)]
+        struct S {
+            code_session_key: Option<String>,
+            now: f64,
+        }
+        assert_eq!(fields_of::<S>(), ["codeSessionKey", "now"]);
+        assert!(fields_of::<String>().is_empty());
+    }
+
+    #[test]
+    fn one_edit_means_one() {
+        let c = |s: &str| s.chars().collect::<Vec<_>>();
+        assert!(one_edit_apart(&c("abcde"), &c("abxde")));
+        assert!(one_edit_apart(&c("abcde"), &c("abdce")));
+        assert!(one_edit_apart(&c("abcde"), &c("abde")));
+        assert!(one_edit_apart(&c("abcde"), &c("xabcde")));
+        assert!(one_edit_apart(&c("abcde"), &c("abcdex")));
+        assert!(!one_edit_apart(&c("abcde"), &c("abcde")));
+        assert!(!one_edit_apart(&c("abcde"), &c("badce")));
+        assert!(!one_edit_apart(&c("abcde"), &c("axcdy")));
+        assert!(!one_edit_apart(&c("abcde"), &c("abc")));
+        assert!(!one_edit_apart(&c("abcde"), &c("aebcd")));
+    }
+}
