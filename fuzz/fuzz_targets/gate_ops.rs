@@ -57,11 +57,12 @@ mod op {
     pub const EXPLAIN: u32 = gate_op("explain");
     pub const SANDBOX_REQUEST: u32 = gate_op("sandboxRequest");
     pub const SANDBOX_ANSWER: u32 = gate_op("sandboxAnswer");
+    pub const FORWARDED_ARTIFACT: u32 = gate_op("forwardedArtifact");
 }
 
 // Every name above is an operation of the registry.
 const _: () = {
-    let all = [op::VERDICT, op::CLASSIFY, op::IS_EAGER_EXCLUDED, op::SUPPRESS_EAGER_TOOL, op::CONTEXT_FOR_CALL, op::UPDATE_SESSION, op::FOLD_RESULTS, op::BEGIN_DIRECT, op::COMPLETE_DIRECT, op::BEGIN_EVENT, op::COMPLETE_EVENT, op::PRESTART_EAGER, op::SETTLE_EAGER, op::SEED_RUN, op::SEED_AGENTS, op::SESSIONS, op::SESSION, op::SET_SESSIONS, op::RESET_RUN, op::ABANDON, op::VERDICT_TABLE, op::DESCRIBE, op::SNAPSHOT, op::RESTORE, op::EXPLAIN, op::SANDBOX_REQUEST, op::SANDBOX_ANSWER];
+    let all = [op::VERDICT, op::CLASSIFY, op::IS_EAGER_EXCLUDED, op::SUPPRESS_EAGER_TOOL, op::CONTEXT_FOR_CALL, op::UPDATE_SESSION, op::FOLD_RESULTS, op::BEGIN_DIRECT, op::COMPLETE_DIRECT, op::BEGIN_EVENT, op::COMPLETE_EVENT, op::PRESTART_EAGER, op::SETTLE_EAGER, op::SEED_RUN, op::SEED_AGENTS, op::SESSIONS, op::SESSION, op::SET_SESSIONS, op::RESET_RUN, op::ABANDON, op::VERDICT_TABLE, op::DESCRIBE, op::SNAPSHOT, op::RESTORE, op::EXPLAIN, op::SANDBOX_REQUEST, op::SANDBOX_ANSWER, op::FORWARDED_ARTIFACT];
     let mut i = 0;
     while i < all.len() {
         assert!(all[i] != u32::MAX, "an operation name in op:: is not in the registry");
@@ -85,6 +86,7 @@ const WEIGHTS: &[(u32, u8)] = &[
     (op::RESTORE, 3),
     (op::SANDBOX_REQUEST, 3),
     (op::SANDBOX_ANSWER, 4),
+    (op::FORWARDED_ARTIFACT, 2),
     (op::SEED_AGENTS, 2),
     (op::ABANDON, 2),
     (op::VERDICT, 1),
@@ -644,7 +646,7 @@ fn arguments(
             let kind = g.pick(&[Kind::Direct, Kind::Event, Kind::Prestart]);
             vec![Some(batch_id(g, host, kind).0)]
         }
-        op::SANDBOX_REQUEST | op::SANDBOX_ANSWER => {
+        op::SANDBOX_REQUEST | op::SANDBOX_ANSWER | op::FORWARDED_ARTIFACT => {
             // The forwarding path: a dispatched call of a pending event batch (or not), and what came back.
             let (id, batch) = batch_id(g, host, Kind::Event);
             let call = match batch
@@ -654,7 +656,9 @@ fn arguments(
                 Some(b) => b.requests[g.upto(b.requests.len() - 1)].0.to_string(),
                 None => g.junk(1).text(),
             };
-            if which == op::SANDBOX_REQUEST {
+            if which == op::FORWARDED_ARTIFACT {
+                vec![Some(id), Some(call)]
+            } else if which == op::SANDBOX_REQUEST {
                 let entries = vec![
                     (
                         "dialect",

@@ -4,14 +4,14 @@
 //! `sandboxRequest`'s answer is two texts on two lines: the JSON of everything but the body, then the
 //! body as it goes on the wire (JSON text holds no raw line break, so the first one ends the head).
 
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use super::params::Params;
 use super::GateSession;
 use crate::core::error::{GateError, GateResult, Path};
-use crate::core::json::write::append_member;
-use crate::core::json::{self, Json, Opts, RawText, Str};
-use crate::core::sandbox::refs::{RefNote, SentRef};
+use crate::core::json::{self, Opts, RawText, Str};
+use crate::core::sandbox::refs::RefNote;
 use crate::core::sandbox::{ArtifactOut, Dialect, RunReport, SandboxRequest};
 use crate::core::sessions::merge::Artifact;
 
@@ -53,23 +53,6 @@ impl serde::Serialize for HeaderMap<'_> {
     }
 }
 
-/// Option `key` (`withFiles`: what the answer holds, not what the request is) taken out of the
-/// options. (`bodyBytes`, how the JavaScript layer hands the body out, never reaches the module.)
-fn take_flag(options: &mut Json, key: &str) -> GateResult<bool> {
-    let Some(o) = options.as_object_mut() else {
-        return Ok(false);
-    };
-    match o.shift_remove(key) {
-        None | Some(Json::Null) => Ok(false),
-        Some(Json::Bool(b)) => Ok(b),
-        Some(other) => Err(GateError::expected(
-            &Path::root(key),
-            "a boolean",
-            json::type_name(&other),
-        )),
-    }
-}
-
 /// `sandboxRequest(batch, id, options)`.
 pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
     let batch = p.id(0)?;
@@ -77,19 +60,13 @@ pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult
     let text = p
         .text(2)
         .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
-    let mut options = json::parse(text, &Path::root(""))?;
-    let with_files = take_flag(&mut options, "withFiles")?;
+    let options = json::parse(text, &Path::root(""))?;
     let request = s.gate.forward_request(batch, &id, &options)?;
     let mut out = json::to_text(&RequestHead {
         session_id: request.body.session_id,
         runtime_session_hint: request.body.runtime_session_hint,
         ..RequestHead::of(&request)
     });
-    if with_files {
-        let mut files = String::new();
-        SentRef::write_all(&request.body.files, &mut files);
-        append_member(&mut out, "files", &files);
-    }
     out.push('\n');
     out.push_str(&request.body.to_json());
     Ok(out)
@@ -107,11 +84,14 @@ struct AnswerInput<'a> {
     body: Option<Str<'a>>,
     #[serde(default, borrow)]
     retry_after: Option<Str<'a>>,
+    /// `withArtifact`, which the JavaScript layer reads and never passes (it asks
+    /// [`forwarded_artifact`] for the artifact): named here so that a misspelling of it is refused.
     #[serde(default)]
-    with_artifact: Option<bool>,
+    #[allow(dead_code)]
+    with_artifact: IgnoredAny,
 }
 
-/// `sandboxAnswer(batch, id, answer)`: `{ stdout, stderr, exitCode?, sessionId, files, artifact? }`.
+/// `sandboxAnswer(batch, id, answer)`: `{ stdout, stderr, exitCode?, run?, sessionId, files }`.
 pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
     let batch = p.id(0)?;
     let id = p.string(1)?;
@@ -140,8 +120,6 @@ pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<
         run: Option<&'a RunReport<'a>>,
         session_id: &'a str,
         files: usize,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        artifact: Option<ArtifactOut<'a>>,
     }
     let artifact: &Artifact<'_> = &read.artifact;
     Ok(json::to_text(&Out {
@@ -151,6 +129,14 @@ pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<
         run: (!read.run.is_empty()).then_some(&read.run),
         session_id: &artifact.exec_session_id,
         files: artifact.files.len(),
-        artifact: (input.with_artifact == Some(true)).then(|| ArtifactOut::of(artifact)),
     }))
+}
+
+/// `forwardedArtifact(batch, id)`: the artifact kept for the fold from the answer `sandboxAnswer` read
+/// for the call (what `withArtifact: true` adds to that answer).
+pub(super) fn forwarded_artifact(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let batch = p.id(0)?;
+    let id = p.string(1)?;
+    let artifact = s.gate.forwarded_artifact(batch, &id)?;
+    Ok(json::to_text(&ArtifactOut::of(&artifact)))
 }

@@ -443,6 +443,10 @@ $callback! {
             batch: "number", id: "string", #[unrooted] answer: "ForwardedAnswerInput", #[internal] body: "string"
         ) -> "ForwardedAnswer"
         => forward_ops::sandbox_answer;
+        /// The artifact kept for the fold from the answer `sandboxAnswer` read for dispatched call `id` of
+        /// event batch `batch`: what the JavaScript layer adds to that answer for `withArtifact: true`.
+        [internal]
+        forwardedArtifact(batch: "number", id: "string") -> "SessionArtifact" => forward_ops::forwarded_artifact;
     }
     core {
         /// `toInjectedFileRef(file, execSessionId)`: narrows a stored file to the wire shape the sandbox

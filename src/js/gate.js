@@ -10,6 +10,20 @@ import { PLAIN_METHODS } from './plain-methods.js';
 import { isWellFormed, lengthOf, read } from './write.js';
 
 /**
+ * A flag of an options object that shapes this layer's answer (`true`, or absent / `false` / `null`);
+ * anything else is refused with its path.
+ * @param {object} options @param {string} key
+ */
+function flag(options, key) {
+  const v = read(options, key, key);
+  if (v !== undefined && v !== null && typeof v !== 'boolean') {
+    const got = Array.isArray(v) ? 'array' : typeof v;
+    throw gateError('invalid_type', key, `${key}: expected a boolean, got ${got}`);
+  }
+  return v === true;
+}
+
+/**
  * The code-session gate of one conversation: the SDK's session-aware tool set, its session map and its
  * batch bookkeeping, without any runtime of its own (no fetch, no timers, no clock: writers take `now`).
  */
@@ -304,22 +318,21 @@ export class Gate {
   sandboxRequest(batch, id, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxRequest');
     let bytes = false;
+    let files = false;
     let values = [batch, id, options];
     if (isRecord(options)) {
-      // How the body is handed out is this layer's business: the flag never enters the module.
-      const asBytes = read(options, 'bodyBytes', 'bodyBytes');
-      if (asBytes !== undefined && asBytes !== null && typeof asBytes !== 'boolean') {
-        const got = Array.isArray(asBytes) ? 'array' : typeof asBytes;
-        throw gateError('invalid_type', 'bodyBytes', `bodyBytes: expected a boolean, got ${got}`);
-      }
-      bytes = asBytes === true;
-      values = [batch, id, new ReadOptions(options, new Map([['bodyBytes', undefined]]))];
+      // How the answer is handed out is this layer's business: its flags never enter the module.
+      bytes = flag(options, 'bodyBytes');
+      files = flag(options, 'withFiles');
+      values = [batch, id, new ReadOptions(options, new Map([['bodyBytes', undefined], ['withFiles', undefined]]))];
     }
     const out = this.#run('sandboxRequest', values, undefined);
     // The head's JSON, a line break, the body (JSON text holds no raw line break).
     const cut = out.indexOf('\n');
     const head = JSON.parse(out.slice(0, cut));
     const body = out.slice(cut + 1);
+    // The refs sent are the body's own (which leaves `files` out when there are none).
+    if (files) head.files = JSON.parse(body).files ?? [];
     head.body = bytes ? encoder.encode(body) : body;
     return head;
   }
@@ -342,8 +355,12 @@ export class Gate {
     }
     else if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
     else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-    const options = new ReadOptions(answer, new Map([['body', raw === undefined ? body : undefined]]));
-    return this.#call('sandboxAnswer', [batch, id, options], raw);
+    const artifact = flag(answer, 'withArtifact');
+    const options = new ReadOptions(answer, new Map([['body', raw === undefined ? body : undefined], ['withArtifact', undefined]]));
+    const out = this.#call('sandboxAnswer', [batch, id, options], raw);
+    // Asked of the module only when wanted: the artifact it kept for the fold.
+    if (artifact) out.artifact = this.#call('forwardedArtifact', [batch, id]);
+    return out;
   }
 
   /**

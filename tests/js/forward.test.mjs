@@ -90,6 +90,20 @@ describe('sandboxRequest', () => {
     refuses(() => gate.sandboxRequest(batch.id, 'c1', { dialect: 'codeapi', bodyBytes: 'yes' }), 'invalid_type', 'bodyBytes');
     refuses(() => gate.sandboxRequest(batch.id, 'c1'), 'invalid_type');
   });
+
+  test('withFiles: the refs the body sends, [] when it sends none; the flags never reach the module', () => {
+    const gate = new Gate({});
+    const batch = gate.beginEventBatch([CALL], {});
+    const forwarded = gate.sandboxRequest(batch.id, 'c1', { dialect: 'librecodeinterpreter', withFiles: true, bodyBytes: false });
+    assert.deepEqual(forwarded.files, []);
+    assert.equal(JSON.parse(forwarded.body).files, undefined);
+    assert.deepEqual(Object.keys(forwarded), ['endpoint', 'headers', 'droppedFields', 'refs', 'files', 'body']);
+    // A flag read twice by a getter would answer differently the second time: it is read once.
+    let reads = 0;
+    const options = { dialect: 'codeapi', get withFiles() { reads += 1; return reads === 1; } };
+    assert.deepEqual(gate.sandboxRequest(batch.id, 'c1', options).files, []);
+    assert.equal(reads, 1);
+  });
 });
 
 describe('sandboxAnswer', () => {
@@ -172,6 +186,18 @@ describe('sandboxAnswer', () => {
       assert.equal(gate.completeEventBatch(batch.id, { now: 9 }), 'folded');
       assert.deepEqual(gate.session(KEY), before, body);
     }
+  });
+
+  test('withArtifact: the artifact kept for the fold, asked of the module only when wanted', () => {
+    const { gate, batch } = pending();
+    const answer = gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: answerBody('codeapi') });
+    assert.equal(answer.artifact, undefined);
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: '{}', withArtifact: 'yes' }), 'invalid_type', 'withArtifact');
+    const read = readSandboxResponse({ dialect: 'codeapi', status: 200, body: answerBody('codeapi') });
+    const again = pending();
+    const full = again.gate.sandboxAnswer(again.batch.id, 'c1', { status: 200, body: answerBody('codeapi'), withArtifact: true });
+    assert.deepEqual(full.artifact, read.artifact);
+    assert.deepEqual(Object.keys(full), ['stdout', 'stderr', 'exitCode', 'sessionId', 'files', 'artifact']);
   });
 
   test('a retried call is read once it succeeds; an answer is read once; other calls are refused', () => {

@@ -173,4 +173,17 @@ impl Gate {
             artifact,
         })
     }
+
+    /// The artifact the gate kept for the fold from the sandbox's answer to dispatched call `id` of event
+    /// batch `batch` (read by [`Gate::forward_answer`]). A call whose answer was not read is refused.
+    pub fn forwarded_artifact(&self, batch: u32, id: &str) -> GateResult<Rc<Artifact<'static>>> {
+        let (_, _, answers) = self.dispatched(batch, id)?;
+        answers
+            .iter()
+            .find(|a| a.tool_call_id.as_str() == id)
+            .and_then(|a| a.read.clone())
+            .ok_or_else(|| {
+                not_forwardable(id, format!("no answer of it was read for batch {batch}"))
+            })
+    }
 }
