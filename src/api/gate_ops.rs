@@ -1,7 +1,8 @@
 //! The operations on a gate (declared in [`super::registry`]): each decodes its arguments, runs the
 //! gate, and writes its answer.
 
-use super::answers::{self, ContextAnswer};
+use super::answers;
+use super::fields::{self, ContextAnswer};
 use super::params::Params;
 use super::{GateSession, NULL};
 use crate::core::calls::batch::{EventCall, HostContext};
@@ -185,7 +186,7 @@ pub(super) fn begin_direct_batch(s: &mut GateSession, p: &Params<'_>) -> GateRes
     let scope = Scope::read(g, &options)?;
     let list = p.get(2)?.unwrap_or(0);
     let (id, fields) = g.begin_direct_batch(&calls, scope.scope());
-    Ok(answers::direct_batch(id, &fields, list, &mut s.lists))
+    Ok(fields::direct_batch(id, &fields, list, &mut s.lists))
 }
 
 /// `completeDirectBatch`.
@@ -215,7 +216,7 @@ pub(super) fn begin_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResu
         schemas.as_ref(),
         &Path::root("calls"),
     )?;
-    Ok(answers::event_batch(id, &requests, list, &mut s.lists))
+    Ok(fields::event_batch(id, &requests, list, &mut s.lists))
 }
 
 /// `completeEventBatch`.
@@ -250,7 +251,7 @@ pub(super) fn prestart_eager(s: &mut GateSession, p: &Params<'_>) -> GateResult<
     };
     match g.prestart_eager(&calls, scope, schemas.as_ref())? {
         None => Ok(NULL.to_owned()),
-        Some(batch) => Ok(answers::prestart(
+        Some(batch) => Ok(fields::prestart(
             batch.id,
             &batch.requests,
             list,
@@ -442,7 +443,7 @@ pub(super) fn context_for_call(s: &mut GateSession, p: &Params<'_>) -> GateResul
         ExecPath::Event => ContextAnswer::Request(g.event_fields(&name, scope)),
         ExecPath::Eager => ContextAnswer::Request(g.eager_fields(&name, scope)),
     };
-    Ok(answers::context(&answer, dep, list, &mut s.lists))
+    Ok(fields::context(&answer, dep, list, &mut s.lists))
 }
 
 /// What the host did to each request's context.

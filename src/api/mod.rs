@@ -10,6 +10,7 @@
 //! refusals (`artifact.files[0].name`). An answer is JSON, except that an empty text means `undefined`.
 
 mod answers;
+mod fields;
 mod forward_ops;
 mod gate_ops;
 pub mod lists;

@@ -29,9 +29,8 @@ use hashbrown::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::rc::Rc;
 
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
-
 use crate::core::files::narrow::{CodeEnvFile, CodeEnvKind};
+use crate::core::json::write::{push_i64, push_str, push_u64};
 
 /// How many written lists the gate keeps to diff against.
 pub(crate) const KEPT: usize = 16;
@@ -69,7 +68,7 @@ impl Lists {
 }
 
 /// A list as an answer writes it, relative to what the caller holds: worked out when the answer is
-/// assembled, written when it is serialised.
+/// assembled, written when the answer is ([`ListOut::write`]).
 #[derive(Debug)]
 pub struct ListOut {
     list: List,
@@ -197,76 +196,86 @@ fn picks(new: &[CodeEnvFile<'static>], from: usize, base: &[CodeEnvFile<'static>
         .collect()
 }
 
-impl Serialize for ListOut {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl ListOut {
+    /// Writes the list as the module comment shows.
+    pub fn write(&self, out: &mut String) {
         let (gen, list) = &self.list;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("gen", gen)?;
+        out.push_str("{\"gen\":");
+        push_u64(out, *gen);
         if self.known {
-            return m.end();
+            out.push('}');
+            return;
         }
         if let Some(base) = self.base {
-            m.serialize_entry("base", &base)?;
+            out.push_str(",\"base\":");
+            push_u64(out, base);
         }
         if self.keep > 0 {
-            m.serialize_entry("keep", &self.keep)?;
+            out.push_str(",\"keep\":");
+            push_u64(out, self.keep as u64);
         }
-        m.serialize_entry(
-            "add",
-            &Added {
-                list: list.get(self.keep..).unwrap_or_default(),
-                pick: self.pick.as_deref(),
-            },
-        )?;
-        if let Some(pick) = &self.pick {
-            m.serialize_entry("pick", pick)?;
-        }
-        m.end()
-    }
-}
-
-/// The refs of `list` (after the kept prefix) that the picks leave to be added (all of them without
-/// picks).
-struct Added<'a> {
-    list: &'a [CodeEnvFile<'static>],
-    pick: Option<&'a [i64]>,
-}
-
-impl Serialize for Added<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(None)?;
-        for (i, f) in self.list.iter().enumerate() {
-            let picked = self.pick.and_then(|p| p.get(i)).is_some_and(|&j| j >= 0);
+        out.push_str(",\"add\":[");
+        let mut first = true;
+        for (i, f) in list.get(self.keep..).unwrap_or_default().iter().enumerate() {
+            let picked = self
+                .pick
+                .as_deref()
+                .and_then(|p| p.get(i))
+                .is_some_and(|&j| j >= 0);
             if !picked {
-                seq.serialize_element(&Packed(f))?;
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                write_packed(f, out);
             }
         }
-        seq.end()
+        out.push(']');
+        if let Some(pick) = &self.pick {
+            out.push_str(",\"pick\":[");
+            for (i, p) in pick.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_i64(out, *p);
+            }
+            out.push(']');
+        }
+        out.push('}');
     }
 }
 
 /// A ref as the array of its values (see the module comment).
-struct Packed<'a>(&'a CodeEnvFile<'static>);
-
-impl Serialize for Packed<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let f = self.0;
-        let mut seq = s.serialize_seq(None)?;
-        seq.serialize_element(&f.id)?;
-        seq.serialize_element(&f.resource_id)?;
-        seq.serialize_element(&f.name)?;
-        seq.serialize_element(&f.storage_session_id)?;
-        seq.serialize_element(f.kind.as_str())?;
-        if let CodeEnvKind::Skill { version } = &f.kind {
-            seq.serialize_element(version)?;
-        }
-        seq.end()
+fn write_packed(f: &CodeEnvFile<'static>, out: &mut String) {
+    out.push('[');
+    push_str(out, &f.id);
+    out.push(',');
+    push_str(out, &f.resource_id);
+    out.push(',');
+    push_str(out, &f.name);
+    out.push(',');
+    match &f.storage_session_id {
+        Some(s) => push_str(out, s),
+        None => out.push_str("null"),
     }
+    out.push(',');
+    push_str(out, f.kind.as_str());
+    if let CodeEnvKind::Skill { version } = &f.kind {
+        out.push(',');
+        out.push_str(version.get());
+    }
+    out.push(']');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn written(list: ListOut) -> String {
+        let mut out = String::new();
+        list.write(&mut out);
+        out
+    }
     use crate::core::files::narrow::to_injected_file_ref;
     use crate::core::files::FileRef;
     use crate::core::json::{self, Str};
@@ -285,18 +294,18 @@ mod tests {
         let mut lists = Lists::default();
         let a = list(3, &["a", "b"]);
         lists.remember(&a);
-        assert_eq!(json::to_text(&lists.out(a, 3)), r#"{"gen":3}"#);
+        assert_eq!(written(lists.out(a, 3)), r#"{"gen":3}"#);
         let b = list(4, &["b", "c"]);
         assert_eq!(
-            json::to_text(&lists.out(b.clone(), 3)),
+            written(lists.out(b.clone(), 3)),
             r#"{"gen":4,"base":3,"add":[["c","c","c","e","user"]],"pick":[1,-1]}"#
         );
         assert_eq!(
-            json::to_text(&lists.out(b.clone(), 0)),
+            written(lists.out(b.clone(), 0)),
             r#"{"gen":4,"add":[["b","b","b","e","user"],["c","c","c","e","user"]]}"#
         );
         // A base the gate no longer keeps: the list in full.
-        assert!(json::to_text(&lists.out(b, 99)).starts_with(r#"{"gen":4,"add":[["b""#));
+        assert!(written(lists.out(b, 99)).starts_with(r#"{"gen":4,"add":[["b""#));
     }
 
     #[test]
@@ -344,7 +353,7 @@ mod tests {
             .collect();
         let mut lists = Lists::default();
         assert_eq!(
-            json::to_text(&lists.out((2, refs.into()), 0)),
+            written(lists.out((2, refs.into()), 0)),
             r#"{"gen":2,"add":[["s","s","SKILL.md",null,"skill",7.50],["a","agent-1","out.csv",null,"agent"]]}"#
         );
     }

@@ -41,16 +41,17 @@ fn message(key: &str, meant: &str) -> String {
     format!("unknown key {key:?}: did you mean {meant:?}? (unknown keys are ignored, misspelt ones refused)")
 }
 
-/// `key` without ASCII case and separators, as characters.
-fn folded(key: &str) -> Vec<char> {
-    key.chars()
-        .filter(|c| !matches!(c, '_' | '-' | ' '))
-        .map(|c| c.to_ascii_lowercase())
-        .collect()
+/// `key` without ASCII case and separators. Compared as bytes: the known keys are ASCII, so a letter
+/// outside ASCII never matches one and only makes a key less alike.
+fn folded(key: &str) -> Vec<u8> {
+    let mut out = key.as_bytes().to_vec();
+    out.retain(|b| !matches!(b, b'_' | b'-' | b' '));
+    out.make_ascii_lowercase();
+    out
 }
 
 /// Whether `a` and `b` differ by exactly one insertion, deletion, substitution or swap of neighbours.
-fn one_edit_apart(a: &[char], b: &[char]) -> bool {
+fn one_edit_apart(a: &[u8], b: &[u8]) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     let prefix = short.iter().zip(long).take_while(|(x, y)| x == y).count();
     let (s, l) = (
@@ -299,7 +300,7 @@ mod tests {
 
     #[test]
     fn one_edit_means_one() {
-        let c = |s: &str| s.chars().collect::<Vec<_>>();
+        let c = |s: &str| s.as_bytes().to_vec();
         assert!(one_edit_apart(&c("abcde"), &c("abxde")));
         assert!(one_edit_apart(&c("abcde"), &c("abdce")));
         assert!(one_edit_apart(&c("abcde"), &c("abde")));

@@ -46,6 +46,33 @@ pub fn push_str(out: &mut String, s: &str) {
     }
 }
 
+/// Appends `n` in decimal.
+pub fn push_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        if let Some(d) = digits.get_mut(at) {
+            *d = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    for &d in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(d));
+    }
+}
+
+/// Appends `n` in decimal.
+pub fn push_i64(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    push_u64(out, n.unsigned_abs());
+}
+
 /// Appends `text` (JSON text, a literal) and `value` (a string known to need no escape) as they are.
 /// Not inlined: one call where each ref's fields are written is smaller than two copies.
 #[inline(never)]
@@ -88,6 +115,18 @@ mod tests {
         append_member(&mut o, "a", "1");
         append_member(&mut o, "b", "\"x\"");
         assert_eq!(o, r#"{"a":1,"b":"x"}"#);
+    }
+
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0i64, 7, 10, 99, 100, -1, -10, i64::MAX, i64::MIN, 1 << 53] {
+            let mut out = String::new();
+            push_i64(&mut out, n);
+            assert_eq!(out, n.to_string());
+        }
+        let mut out = String::new();
+        push_u64(&mut out, u64::MAX);
+        assert_eq!(out, u64::MAX.to_string());
     }
 
     #[test]

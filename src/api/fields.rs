@@ -1,0 +1,493 @@
+//! The answers that carry session fields: a context for one call, and the requests of a batch.
+//!
+//! A context is written once per answer with its partition generation (`gen`), so that the JavaScript
+//! layer builds one frozen object per partition state and shares it; its files are a list by reference
+//! ([`super::lists`]). A request says which context it carries by its place in the answer's `contexts`.
+//!
+//! These answers are written by hand (every batch and every uncached context writes one): their keys
+//! are literals, their strings copied unless they need an escape ([`json::write`]).
+
+use hashbrown::HashMap;
+
+use super::lists::{ListOut, Lists};
+use crate::core::calls::batch::{Disposition, PlannedEventRequest};
+use crate::core::calls::context::{BuiltContext, DirectFields, RequestFields};
+use crate::core::json::write::{push_key, push_str, push_u64};
+use crate::core::json::{self, Str};
+
+/// A context as an answer writes it: `{gen, session_id?, files?}`.
+struct ContextOut<'a> {
+    context: &'a BuiltContext,
+    files: Option<ListOut>,
+}
+
+impl ContextOut<'_> {
+    fn write(&self, out: &mut String) {
+        out.push_str("{\"gen\":");
+        push_u64(out, self.context.generation);
+        if let Some(id) = &self.context.session_id {
+            push_key(out, "session_id", false);
+            push_str(out, id);
+        }
+        if let Some(files) = &self.files {
+            push_key(out, "files", false);
+            files.write(out);
+        }
+        out.push('}');
+    }
+}
+
+/// Assembles one answer: lists by reference to what the caller holds (`have`), each list written at
+/// most once.
+struct Writer<'l> {
+    lists: &'l mut Lists,
+    have: u64,
+    written: Vec<u64>,
+}
+
+impl<'l> Writer<'l> {
+    fn new(lists: &'l mut Lists, have: u64) -> Self {
+        Writer {
+            lists,
+            have,
+            written: Vec::new(),
+        }
+    }
+
+    fn list(&mut self, list: super::lists::List) -> ListOut {
+        // A list written earlier in this answer is known by the time the caller reads this one.
+        let have = if self.written.contains(&list.0) {
+            list.0
+        } else {
+            self.have
+        };
+        self.written.push(list.0);
+        self.lists.out(list, have)
+    }
+
+    fn context<'c>(&mut self, c: &'c BuiltContext) -> ContextOut<'c> {
+        ContextOut {
+            context: c,
+            files: c
+                .files
+                .as_ref()
+                .map(|f| self.list((c.generation, f.clone()))),
+        }
+    }
+}
+
+/// What one in-process call receives: `{session_id?, _injected_files?, _runtime_session_hint?}`.
+struct DirectOut<'a> {
+    fields: &'a DirectFields,
+    files: Option<ListOut>,
+}
+
+impl<'a> DirectOut<'a> {
+    fn new(fields: &'a DirectFields, w: &mut Writer<'_>) -> Self {
+        let files = fields
+            .injected_files
+            .as_ref()
+            .map(|f| w.list((fields.generation, f.clone())));
+        DirectOut { fields, files }
+    }
+
+    fn write(&self, out: &mut String) {
+        out.push('{');
+        let mut first = true;
+        if let Some(id) = &self.fields.session_id {
+            push_key(out, "session_id", first);
+            push_str(out, id);
+            first = false;
+        }
+        if let Some(files) = &self.files {
+            push_key(out, "_injected_files", first);
+            files.write(out);
+            first = false;
+        }
+        if let Some(h) = &self.fields.runtime_session_hint {
+            push_key(out, "_runtime_session_hint", first);
+            push_str(out, h);
+        }
+        out.push('}');
+    }
+}
+
+/// A dispatched request's session fields: `{codeSessionContext?, runtimeSessionHint?,
+/// codeSessionBaselineId?}`.
+fn write_request_fields(
+    fields: &RequestFields,
+    context: Option<&ContextOut<'_>>,
+    out: &mut String,
+) {
+    out.push('{');
+    let mut first = true;
+    if let Some(c) = context {
+        push_key(out, "codeSessionContext", first);
+        c.write(out);
+        first = false;
+    }
+    if let Some(h) = &fields.runtime_session_hint {
+        push_key(out, "runtimeSessionHint", first);
+        push_str(out, h);
+        first = false;
+    }
+    if let Some(b) = &fields.code_session_baseline_id {
+        push_key(out, "codeSessionBaselineId", first);
+        push_str(out, b);
+    }
+    out.push('}');
+}
+
+/// The fields one call receives, by path.
+pub enum ContextAnswer {
+    /// In-process invoke params.
+    Direct(DirectFields),
+    /// A dispatched request's session fields.
+    Request(RequestFields),
+}
+
+/// `contextForCall`'s answer: `{"dep": <the partition generation the answer depends on (0: no
+/// partition), or null when it depends on none>, "fields": {…}}`.
+pub fn context(answer: &ContextAnswer, dep: Option<u64>, list: u64, lists: &mut Lists) -> String {
+    let mut w = Writer::new(lists, list);
+    let mut out = String::with_capacity(256);
+    out.push_str("{\"dep\":");
+    match dep {
+        Some(d) => push_u64(&mut out, d),
+        None => out.push_str("null"),
+    }
+    out.push_str(",\"fields\":");
+    match answer {
+        ContextAnswer::Direct(f) => DirectOut::new(f, &mut w).write(&mut out),
+        ContextAnswer::Request(f) => {
+            let context = f.code_session_context.as_ref().map(|c| w.context(c));
+            write_request_fields(f, context.as_ref(), &mut out);
+        }
+    }
+    out.push('}');
+    out
+}
+
+/// `beginDirectBatch`'s answer: `{id, injections}`.
+pub fn direct_batch(id: u32, fields: &[DirectFields], list: u64, lists: &mut Lists) -> String {
+    let mut w = Writer::new(lists, list);
+    let mut out = String::with_capacity(64 + 128 * fields.len());
+    out.push_str("{\"id\":");
+    push_u64(&mut out, id.into());
+    out.push_str(",\"injections\":[");
+    for (i, f) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        DirectOut::new(f, &mut w).write(&mut out);
+    }
+    out.push_str("]}");
+    out
+}
+
+/// A planned request: `{id, name, args, ctx?, runtimeSessionHint?, codeSessionBaselineId?,
+/// retainCodeSessionInputs?}`, where `ctx` is the place of its context in the answer's `contexts`.
+fn write_planned(r: &PlannedEventRequest, ctx: Option<usize>, out: &mut String) {
+    out.push_str("{\"id\":");
+    push_str(out, &r.id);
+    push_key(out, "name", false);
+    push_str(out, &r.name);
+    push_key(out, "args", false);
+    out.push_str(&json::to_text(&*r.args));
+    if let Some(ctx) = ctx {
+        push_key(out, "ctx", false);
+        push_u64(out, ctx as u64);
+    }
+    if let Some(h) = &r.runtime_session_hint {
+        push_key(out, "runtimeSessionHint", false);
+        push_str(out, h);
+    }
+    if let Some(b) = &r.baseline_id {
+        push_key(out, "codeSessionBaselineId", false);
+        push_str(out, b);
+    }
+    if r.retain_inputs {
+        out.push_str(",\"retainCodeSessionInputs\":true");
+    }
+    out.push('}');
+}
+
+/// `"contexts":[…],"<key>":[…]`: the requests of a batch with their contexts, each distinct context
+/// written once.
+fn write_requests<'r>(
+    key: &str,
+    requests: impl Iterator<Item = &'r PlannedEventRequest>,
+    w: &mut Writer<'_>,
+    out: &mut String,
+) {
+    let mut contexts: Vec<ContextOut<'r>> = Vec::new();
+    let mut index: HashMap<(u64, bool), usize> = HashMap::new();
+    let mut planned = Vec::new();
+    for request in requests {
+        let ctx = request.context.as_ref().map(|c| {
+            *index
+                .entry((c.generation, c.files.is_some()))
+                .or_insert_with(|| {
+                    contexts.push(w.context(c));
+                    contexts.len() - 1
+                })
+        });
+        planned.push((request, ctx));
+    }
+    out.push_str("\"contexts\":[");
+    for (i, c) in contexts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        c.write(out);
+    }
+    out.push_str("],");
+    push_str(out, key);
+    out.push_str(":[");
+    for (i, (r, ctx)) in planned.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_planned(r, ctx, out);
+    }
+    out.push(']');
+}
+
+/// A call the gate answers itself: `{id, errorMessage?, matched?}`, one of `calls` whose disposition
+/// `which` picks.
+fn write_answered(
+    key: &str,
+    calls: &[PlannedEventRequest],
+    which: impl Fn(&Disposition) -> Option<Option<bool>>,
+    out: &mut String,
+) {
+    push_key(out, key, false);
+    out.push('[');
+    let mut first = true;
+    for r in calls {
+        let Some(matched) = which(&r.disposition) else {
+            continue;
+        };
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        write_answer_of(&r.id, r.disposition.error_message(), matched, out);
+    }
+    out.push(']');
+}
+
+fn write_answer_of(id: &Str<'_>, error: Option<&str>, matched: Option<bool>, out: &mut String) {
+    out.push_str("{\"id\":");
+    push_str(out, id);
+    if let Some(e) = error {
+        push_key(out, "errorMessage", false);
+        push_str(out, e);
+    }
+    if let Some(m) = matched {
+        out.push_str(if m {
+            ",\"matched\":true"
+        } else {
+            ",\"matched\":false"
+        });
+    }
+    out.push('}');
+}
+
+/// `beginEventBatch`'s answer: `{id, contexts, dispatch, rejected, eager}`.
+pub fn event_batch(
+    id: u32,
+    planned: &[PlannedEventRequest],
+    list: u64,
+    lists: &mut Lists,
+) -> String {
+    let mut w = Writer::new(lists, list);
+    let mut out = String::with_capacity(512);
+    out.push_str("{\"id\":");
+    push_u64(&mut out, id.into());
+    out.push(',');
+    write_requests(
+        "dispatch",
+        planned
+            .iter()
+            .filter(|r| r.disposition == Disposition::Dispatch),
+        &mut w,
+        &mut out,
+    );
+    write_answered(
+        "rejected",
+        planned,
+        |d| (*d == Disposition::Rejected).then_some(None),
+        &mut out,
+    );
+    write_answered(
+        "eager",
+        planned,
+        |d| match d {
+            Disposition::Eager { matched } => Some(Some(*matched)),
+            _ => None,
+        },
+        &mut out,
+    );
+    out.push('}');
+    out
+}
+
+/// `prestartEager`'s answer: `{id, contexts, requests}`.
+pub fn prestart(id: u32, planned: &[PlannedEventRequest], list: u64, lists: &mut Lists) -> String {
+    let mut w = Writer::new(lists, list);
+    let mut out = String::with_capacity(512);
+    out.push_str("{\"id\":");
+    push_u64(&mut out, id.into());
+    out.push(',');
+    write_requests("requests", planned.iter(), &mut w, &mut out);
+    out.push('}');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::super::{call, new_gate, GATE_OPS};
+
+    fn op(name: &str) -> u32 {
+        GATE_OPS.iter().position(|n| *n == name).unwrap() as u32
+    }
+
+    fn parsed(text: &str) -> Value {
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}: {text}"))
+    }
+
+    /// Files whose strings need escapes, a skill with a version as written, a ref without a storage id.
+    const CONFIG: &str = r#"{"codeSessionToolNames":["create_file"],"toolExecution":{"sandbox":{"statefulSessions":true}},
+        "sessions":[["execute_code",{"session_id":"e\"0","files":[
+            {"id":"a","name":"q\"uote\n.txt","storage_session_id":"s\\1"},
+            {"id":"b","name":"SKILL.md","kind":"skill","version":2.50,"resource_id":"sk"}],"lastUpdated":1}],
+            ["other",{"files":[{"id":"c","name":"c.txt"}]}]]}"#;
+
+    #[test]
+    fn batch_answers_are_json_with_every_field() {
+        let (mut s, _) = new_gate(&[Some(CONFIG)]).unwrap();
+        let calls = r#"[{"id":"c\"1","name":"bash_tool","args":{"command":"ls \"x\""}},
+            {"id":"c2","name":"create_file","args":"not json"},
+            {"id":"c3","name":"bash_tool","args":{}}]"#;
+        let batch = call(
+            &mut s,
+            op("beginEventBatch"),
+            &[Some(calls), Some(r#"{"threadId":"t\"1"}"#), None],
+        )
+        .unwrap();
+        let v = parsed(&batch);
+        let context = &v["contexts"][0];
+        assert_eq!(context["session_id"], "e\"0");
+        assert_eq!(
+            context["files"]["add"],
+            parsed(
+                r#"[["a","a","q\"uote\n.txt","s\\1","user"],["b","sk","SKILL.md","e\"0","skill",2.50]]"#
+            )
+        );
+        assert!(
+            batch.contains("2.50"),
+            "a version is written as it came: {batch}"
+        );
+        let dispatch = v["dispatch"].as_array().unwrap();
+        assert_eq!(dispatch.len(), 2);
+        assert_eq!(dispatch[0]["id"], "c\"1");
+        assert_eq!(dispatch[0]["args"], json!({"command": "ls \"x\""}));
+        assert_eq!(dispatch[0]["ctx"], 0);
+        assert_eq!(dispatch[0]["runtimeSessionHint"], "t\"1");
+        assert_eq!(dispatch[0]["codeSessionBaselineId"], "e\"0");
+        assert_eq!(dispatch[1]["ctx"], 0, "one context per partition state");
+        assert_eq!(v["rejected"][0]["id"], "c2");
+        assert!(v["rejected"][0]["errorMessage"].is_string());
+        assert_eq!(v["eager"], json!([]));
+        assert_eq!(
+            v["id"].as_u64(),
+            batch
+                .get(6..)
+                .and_then(|t| t.split(',').next())
+                .and_then(|t| t.parse().ok())
+        );
+
+        // The same list again, for a caller that holds it: its generation alone.
+        let gen = context["files"]["gen"].as_u64().unwrap().to_string();
+        let one = r#"[{"id":"p1","name":"bash_tool","args":{"command":"ls"}}]"#;
+        let again = call(
+            &mut s,
+            op("beginEventBatch"),
+            &[Some(one), Some("{}"), Some(&gen)],
+        )
+        .unwrap();
+        let again = parsed(&again);
+        assert_eq!(
+            again["contexts"][0]["files"],
+            json!({ "gen": context["files"]["gen"] })
+        );
+        assert_eq!(again["dispatch"][0]["id"], "p1");
+        assert_eq!(again["rejected"], json!([]));
+    }
+
+    #[test]
+    fn context_and_direct_answers_are_json_with_every_field() {
+        let (mut s, _) = new_gate(&[Some(CONFIG)]).unwrap();
+        let direct = call(
+            &mut s,
+            op("contextForCall"),
+            &[
+                Some("\"direct\""),
+                Some("\"bash_tool\""),
+                Some(r#"{"threadId":"t"}"#),
+                None,
+                None,
+            ],
+        )
+        .unwrap();
+        let v = parsed(&direct);
+        assert!(v["dep"].is_u64());
+        assert_eq!(v["fields"]["session_id"], "e\"0");
+        assert_eq!(v["fields"]["_injected_files"]["add"][0][2], "q\"uote\n.txt");
+        assert_eq!(v["fields"]["_runtime_session_hint"], "t");
+        // A partition seeded without session_id: no key, and a ref without a storage id is `null`.
+        let other = call(
+            &mut s,
+            op("contextForCall"),
+            &[
+                Some("\"event\""),
+                Some("\"bash_tool\""),
+                Some(r#"{"codeSessionKey":"other"}"#),
+                None,
+                None,
+            ],
+        )
+        .unwrap();
+        let v = parsed(&other);
+        let context = &v["fields"]["codeSessionContext"];
+        assert_eq!(context.get("session_id"), None);
+        assert_eq!(
+            context["files"]["add"],
+            json!([["c", "c", "c.txt", null, "user"]])
+        );
+        // A tool outside the session: no fields, no dependency on a partition.
+        let none = call(
+            &mut s,
+            op("contextForCall"),
+            &[Some("\"event\""), Some("\"web_search\""), None, None, None],
+        )
+        .unwrap();
+        assert_eq!(parsed(&none), json!({ "dep": null, "fields": {} }));
+        let batch = call(
+            &mut s,
+            op("beginDirectBatch"),
+            &[
+                Some(r#"[{"id":"d1","name":"bash_tool"},{"name":"web_search"}]"#),
+                None,
+                None,
+            ],
+        )
+        .unwrap();
+        let v = parsed(&batch);
+        assert_eq!(v["injections"][0]["session_id"], "e\"0");
+        assert_eq!(v["injections"][1], json!({}));
+    }
+}
