@@ -39,6 +39,8 @@ export class Gate {
   /** `contextForCall` answers: path → name → key → thread → { version, dep, value }. */
   #answers = new Map();
   #answerCount = 0;
+  /** The last options object of `contextForCall` whose keys were all keys of the module's options. */
+  #checked = null;
   /** The last answer, checked first. */
   #last = { version: -1, path: null, name: null, options: null, key: null, thread: null, value: null };
   #shared = new Shared();
@@ -166,11 +168,16 @@ export class Gate {
         if (options !== last.options && !isRecord(options)) return this.#ask(path, name, options, undefined).value;
         key = options.codeSessionKey;
         thread = options.threadId;
-        for (const k in options) {
-          if (!CALL_KEYS.has(k)) {
-            known = false;
-            break;
+        // The object whose keys passed last time is not looked at again (an options object reused
+        // call after call costs nothing; one that gains a misspelt key after it passed is not seen).
+        if (options !== this.#checked) {
+          for (const k in options) {
+            if (!CALL_KEYS.has(k)) {
+              known = false;
+              break;
+            }
           }
+          if (known) this.#checked = options;
         }
       } catch {
         return this.#ask(path, name, options, undefined).value;

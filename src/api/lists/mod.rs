@@ -214,9 +214,12 @@ impl ListOut {
             out.push_str(",\"keep\":");
             push_u64(out, self.keep as u64);
         }
+        let rest = list.get(self.keep..).unwrap_or_default();
+        // Room for the refs at a typical length, so that the answer grows once, not ref by ref.
+        out.reserve(32 + rest.len() * 112);
         out.push_str(",\"add\":[");
         let mut first = true;
-        for (i, f) in list.get(self.keep..).unwrap_or_default().iter().enumerate() {
+        for (i, f) in rest.iter().enumerate() {
             let picked = self
                 .pick
                 .as_deref()
