@@ -3,7 +3,11 @@
 // They reference no DOM or Node type by name: a host's globals are looked up through `globalThis`, so
 // they compile under `lib: ["es2022"]` alone (no DOM, no @types/node) and `skipLibCheck: false`.
 
-import type { CodeSessionGateErrorCode, GateOperations } from "./ops.js";
+// The unions of names and the error codes are written from the Rust definitions into ops.d.ts.
+import type {
+  CodeEnvKind, CodeExecutionToolName, CodeSessionGateErrorCode, EagerRuleId, ExecEndpoint, FileChange, GateOperations,
+  HintRuleId, KindRuleId, RefAction, RefProblem, SandboxDialect, SdkProfile, SiteRuleId,
+} from "./ops.js";
 export * from "./ops.js";
 
 declare global {
@@ -45,15 +49,6 @@ export type InitInput =
  * @deprecated the init functions return nothing
  */
 export type InitOutput = void;
-
-/** The SDK release family a gate reproduces: "3.9" (3.9.1 and later, the default) or "3.6" (3.6.x). */
-export type SdkProfile = "3.6" | "3.9";
-
-/** `CODE_ENV_KINDS` members. */
-export type CodeEnvKind = "skill" | "agent" | "user";
-
-/** `CODE_EXECUTION_TOOLS` members. */
-export type CodeExecutionToolName = "execute_code" | "bash_tool" | "run_tools_with_code" | "run_tools_with_bash";
 
 /** Fields every wire file ref carries. */
 export interface CodeEnvFileBase {
@@ -139,9 +134,6 @@ export interface GateVerdict {
 
 /** The bit of each gate site in `Gate.verdict(name)` (see `verdictBits()`). */
 export type VerdictBits = { readonly [K in keyof GateVerdict]: number };
-
-/** The execution path of a call. */
-export type ExecPath = "direct" | "event" | "eager";
 
 /** Per-call scope. */
 export interface CallOptions {
@@ -302,9 +294,6 @@ export interface CodeSessionGateError extends Error {
   retryAfterSeconds?: number;
 }
 
-/** The sandbox server a request is built for (`buildSandboxRequest`). */
-export type SandboxDialect = "codeapi" | "librecodeinterpreter";
-
 /** What a call runs in the sandbox. */
 export interface SandboxRun {
   /** codeapi: one of `execute_code`'s languages ("py", "bash", …). */
@@ -338,27 +327,13 @@ export interface SandboxRequestOptions {
   requestId?: string | null;
 }
 
-/** Why a ref was changed or left out of a request. */
-export type RefProblem =
-  | "missing_kind"
-  | "unknown_kind"
-  | "missing_resource_id"
-  | "skill_without_resource_id"
-  | "skill_without_version"
-  | "version_on_non_skill"
-  | "invalid_id"
-  | "invalid_storage_session_id"
-  | "invalid_resource_id"
-  | "invalid_name"
-  | "duplicate_name";
-
 /** One change `buildSandboxRequest` made to the refs it was given. */
 export interface RefNote {
   /** The ref's place in the context's file list. */
   index: number;
   id: string;
   name: string;
-  action: "repaired" | "dropped";
+  action: RefAction;
   reason: RefProblem;
   message: string;
 }
@@ -515,9 +490,6 @@ export type ToolRequestPlan =
       rejectedIds: string[];
     };
 
-/** A route relative to the Code API base URL. */
-export type ExecEndpoint = "exec" | "exec/programmatic";
-
 /**
  * The tool factory params as plain data. `execute_code` and `bash_tool` spread every key they do not
  * consume into the request body, as the SDK does. `authHeaders` is stripped and never reported: the host
@@ -623,28 +595,11 @@ export type ExecResponseOutcome =
   | { status: "completed"; artifact: ExecArtifact }
   | { status: "tool_call_required" };
 
-/**
- * The code-session gate of one conversation: the SDK's session-aware tool set, its session map and its
- * batch bookkeeping, without any runtime of its own (no fetch, no timers, no clock: writers take `now`).
- */
 /** A rule's stable identifier and its sentence. */
 export interface RuleDecision<R extends string> {
   rule: R;
   because: string;
 }
-
-/** The rules of the gate sites (`participatesInCodeSession`, G1–G5, G7). */
-export type SiteRuleId =
-  | "empty_name" | "built_in" | "declared" | "skill_allowance" | "read_file_allowance"
-  | "stream_includes" | "skill_not_participant" | "read_file_not_participant" | "not_listed";
-
-/** The rules of the eager prestart exclusion (G6), in the order they are tried. */
-export type EagerRuleId =
-  | "empty_name" | "exclude_list" | "suppressed" | "declared" | "not_code_tool"
-  | "stateful_sessions" | "custom_partition" | "default_partition";
-
-/** The rules that resolve a runtime session hint. */
-export type HintRuleId = "not_stateful" | "explicit_hint" | "thread_id" | "no_thread_id";
 
 /** One gate site's decision for a name. */
 export interface SiteExplanation extends RuleDecision<SiteRuleId> {
@@ -680,10 +635,6 @@ export interface GateExplanation {
   /** The runtime session hint a participant would carry (G1 `_runtime_session_hint`, G4). */
   runtimeHint: RuleDecision<HintRuleId> & { value: string | null };
 }
-
-/** The rules that give a narrowed file its kind. */
-export type KindRuleId =
-  | "skill_with_version" | "skill_without_version" | "agent" | "user" | "missing_kind" | "unknown_kind";
 
 /** `explainInjectedFileRef(file, execSessionId)`. */
 export interface NarrowingExplanation {
@@ -738,9 +689,6 @@ export declare class Gate {
 
 /** The methods that run an operation of the module: `ops.d.ts`, generated from its operation registry. */
 export interface Gate extends GateOperations {}
-
-/** How one file fared in a write to a partition. */
-export type FileChange = "added" | "kept" | "replaced" | "deleted";
 
 /** `diffSessions(before, after)`. */
 export interface SessionChanges {

@@ -1,6 +1,84 @@
-// Generated from the operation registry (src/api/registry.rs) and the error codes
-// (crates/rules/src/error.rs): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.
-import type { BatchOptions, CallOptions, CodeEnvFile, CodeSessionContext, CompleteEventBatchOptions, DirectBatch, DirectCallInput, DirectInjection, DirectOutcomeInput, EagerPrestart, EventBatch, ExecPath, ExecRequest, ExecRequestOptions, ExecResponseOptions, ExecResponseOutcome, FileRef, FoldOptions, FoldResultInput, ForwardRequestOptions, ForwardedAnswer, ForwardedAnswerInput, ForwardedRequest, GateExplanation, GateVerdict, JsonText, NarrowingExplanation, PlanToolCallInput, PlanToolRequestsOptions, RequestSessionFields, SandboxAnswer, SandboxRequest, SandboxRequestOptions, SandboxResponseOptions, SeedAgentInput, SessionArtifact, SessionChanges, SessionPairs, SettleEagerOptions, ToolCallInput, ToolRequestPlan, UpdateSessionOptions, WriteOptions } from "./api.js";
+// Generated from the operation registry (src/api/registry.rs), the names the rules give their enums'
+// variants and the error codes (crates/rules): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib
+// registry` rewrites it.
+import type { BatchOptions, CallOptions, CodeEnvFile, CodeSessionContext, CompleteEventBatchOptions, DirectBatch, DirectCallInput, DirectInjection, DirectOutcomeInput, EagerPrestart, EventBatch, ExecRequest, ExecRequestOptions, ExecResponseOptions, ExecResponseOutcome, FileRef, FoldOptions, FoldResultInput, ForwardRequestOptions, ForwardedAnswer, ForwardedAnswerInput, ForwardedRequest, GateExplanation, GateVerdict, JsonText, NarrowingExplanation, PlanToolCallInput, PlanToolRequestsOptions, RequestSessionFields, SandboxAnswer, SandboxRequest, SandboxRequestOptions, SandboxResponseOptions, SeedAgentInput, SessionArtifact, SessionChanges, SessionPairs, SettleEagerOptions, ToolCallInput, ToolRequestPlan, UpdateSessionOptions, WriteOptions } from "./api.js";
+
+/** The SDK release a gate reproduces: 3.6.x, or 3.9.1 and later. */
+export type SdkProfile = "3.6" | "3.9";
+
+/** `CODE_ENV_KINDS` members. */
+export type CodeEnvKind = "skill" | "agent" | "user";
+
+/** `CODE_EXECUTION_TOOLS` members. */
+export type CodeExecutionToolName =
+  | "execute_code"
+  | "bash_tool"
+  | "run_tools_with_code"
+  | "run_tools_with_bash";
+
+/** The execution path of a call. */
+export type ExecPath = "direct" | "event" | "eager";
+
+/** The sandbox server a request is built for (`buildSandboxRequest`). */
+export type SandboxDialect = "codeapi" | "librecodeinterpreter";
+
+/** What was done to a ref the server would refuse: sent changed, or not sent. */
+export type RefAction = "repaired" | "dropped";
+
+/** Why a ref was changed or left out of a request. */
+export type RefProblem =
+  | "missing_kind"
+  | "unknown_kind"
+  | "missing_resource_id"
+  | "skill_without_resource_id"
+  | "skill_without_version"
+  | "version_on_non_skill"
+  | "invalid_id"
+  | "invalid_storage_session_id"
+  | "invalid_resource_id"
+  | "invalid_name"
+  | "duplicate_name";
+
+/** The rules of the gate sites (`participatesInCodeSession`, G1–G5, G7). */
+export type SiteRuleId =
+  | "empty_name"
+  | "built_in"
+  | "declared"
+  | "skill_allowance"
+  | "read_file_allowance"
+  | "stream_includes"
+  | "skill_not_participant"
+  | "read_file_not_participant"
+  | "not_listed";
+
+/** The rules of the eager prestart exclusion (G6), in the order they are tried. */
+export type EagerRuleId =
+  | "empty_name"
+  | "exclude_list"
+  | "suppressed"
+  | "declared"
+  | "not_code_tool"
+  | "stateful_sessions"
+  | "custom_partition"
+  | "default_partition";
+
+/** The rules that resolve a runtime session hint. */
+export type HintRuleId = "not_stateful" | "explicit_hint" | "thread_id" | "no_thread_id";
+
+/** The rules that give a narrowed file its kind. */
+export type KindRuleId =
+  | "skill_with_version"
+  | "skill_without_version"
+  | "agent"
+  | "user"
+  | "missing_kind"
+  | "unknown_kind";
+
+/** How one file fared in a write to a partition. */
+export type FileChange = "added" | "kept" | "replaced" | "deleted";
+
+/** A route relative to the Code API base URL. */
+export type ExecEndpoint = "exec" | "exec/programmatic";
 
 /** Every `code` a `CodeSessionGateError` can carry: the module's, then the loader's. */
 export type CodeSessionGateErrorCode =

@@ -9,25 +9,21 @@ use serde::Deserialize;
 use super::json::{self, RawJson};
 use super::tools::ToolSet;
 
-/// The SDK release family whose behaviour the gate reproduces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Profile {
-    /// `@librechat/agents` 3.6.x, quirks 3.9.1 fixed included.
-    V3_6,
-    /// `@librechat/agents` 3.9.1 and later (the default).
-    #[default]
-    V3_9,
+crate::names::named! {
+    /// The SDK release family whose behaviour the gate reproduces.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+    pub enum Profile;
+    /// `"3.6"` or `"3.9"`.
+    fn as_str {
+        /// `@librechat/agents` 3.6.x, quirks 3.9.1 fixed included.
+        V3_6 = "3.6",
+        /// `@librechat/agents` 3.9.1 and later (the default).
+        #[default]
+        V3_9 = "3.9",
+    }
 }
 
 impl Profile {
-    /// `"3.6"` or `"3.9"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Profile::V3_6 => "3.6",
-            Profile::V3_9 => "3.9",
-        }
-    }
-
     /// Parses `"3.6"` / `"3.9"`.
     pub fn parse(s: &str) -> Option<Profile> {
         match s {
@@ -101,30 +97,24 @@ impl SandboxConfig {
     }
 }
 
-/// The rule that resolved a runtime session hint.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HintRule {
-    /// `statefulSessions` is not exactly `true`: never a hint.
-    NotStateful,
-    /// The non-empty `sandbox.runtimeSessionHint`.
-    Explicit,
-    /// No explicit hint: the call's non-empty `thread_id`.
-    ThreadId,
-    /// Neither an explicit hint nor a non-empty `thread_id`: no hint.
-    NoThreadId,
+crate::names::named! {
+    /// The rule that resolved a runtime session hint.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum HintRule;
+    /// The rule's stable identifier (hosts may match on it).
+    fn id {
+        /// `statefulSessions` is not exactly `true`: never a hint.
+        NotStateful = "not_stateful",
+        /// The non-empty `sandbox.runtimeSessionHint`.
+        Explicit = "explicit_hint",
+        /// No explicit hint: the call's non-empty `thread_id`.
+        ThreadId = "thread_id",
+        /// Neither an explicit hint nor a non-empty `thread_id`: no hint.
+        NoThreadId = "no_thread_id",
+    }
 }
 
 impl HintRule {
-    /// The rule's stable identifier (hosts may match on it).
-    pub fn id(self) -> &'static str {
-        match self {
-            HintRule::NotStateful => "not_stateful",
-            HintRule::Explicit => "explicit_hint",
-            HintRule::ThreadId => "thread_id",
-            HintRule::NoThreadId => "no_thread_id",
-        }
-    }
-
     /// One sentence saying what the rule is.
     pub fn text(self) -> &'static str {
         match self {

@@ -28,6 +28,7 @@ pub mod error;
 pub mod files;
 pub mod json;
 pub mod limits;
+mod names;
 pub mod plan;
 pub mod sandbox;
 pub mod sessions;

@@ -1,11 +1,21 @@
 //! What the registry writes for the JavaScript layer: `src/js/ops.d.ts` (the `Gate` methods that run
-//! an operation, the static functions, the error codes) and `src/js/plain-methods.js` (the `Gate`
+//! an operation, the static functions, the error codes, the unions of the names the rules give) and `src/js/plain-methods.js` (the `Gate`
 //! methods written from the registry, [`op_flag::plain`]). A test compares each file with what
 //! [`typescript`] and [`plain_methods`] write and fails when one is stale;
 //! `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites them.
 
 use super::{flag, op_flag, Operation, GATE, STATIC};
+use crate::core::calls::context::ExecPath;
+use crate::core::config::{HintRule, Profile};
 use crate::core::error::ALL_CODES;
+use crate::core::files::narrow::{KindRule, CODE_ENV_KINDS};
+use crate::core::sandbox::refs::{RefAction, RefProblem};
+use crate::core::sandbox::Dialect;
+use crate::core::sessions::changes::FileChange;
+use crate::core::tools::eager::EagerRule;
+use crate::core::tools::explain::SiteRule;
+use crate::core::tools::CODE_EXECUTION_TOOLS;
+use crate::core::wire::{EXEC_ENDPOINT, PROGRAMMATIC_ENDPOINT};
 
 /// The codes the JavaScript layer throws by itself, while it finds, loads and checks a module.
 pub const LOADING_CODES: [&str; 3] = ["not_initialized", "wasm_not_found", "not_wasm"];
@@ -16,13 +26,30 @@ const BUILTIN_TYPES: [&str; 4] = ["Record", "ReadonlyMap", "Omit", "Array"];
 /// The text of `src/js/ops.d.ts`.
 pub fn typescript() -> String {
     let mut out = String::from(
-        "// Generated from the operation registry (src/api/registry.rs) and the error codes\n\
-         // (crates/rules/src/error.rs): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.\n",
+        "// Generated from the operation registry (src/api/registry.rs), the names the rules give their enums'\n\
+         // variants and the error codes (crates/rules): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib\n\
+         // registry` rewrites it.\n",
     );
     out.push_str(&format!(
         "import type {{ {} }} from \"./api.js\";\n\n",
         imported_types().join(", ")
     ));
+
+    for (name, doc, names) in unions() {
+        out.push_str(&format!("/** {doc} */\n"));
+        let quoted: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+        let one = format!("export type {name} = {};\n", quoted.join(" | "));
+        if one.len() <= 110 {
+            out.push_str(&one);
+        } else {
+            out.push_str(&format!("export type {name} =\n"));
+            for (i, q) in quoted.iter().enumerate() {
+                let end = if i + 1 == quoted.len() { ";" } else { "" };
+                out.push_str(&format!("  | {q}{end}\n"));
+            }
+        }
+        out.push('\n');
+    }
 
     out.push_str("/** Every `code` a `CodeSessionGateError` can carry: the module's, then the loader's. */\n");
     out.push_str("export type CodeSessionGateErrorCode =\n");
@@ -79,6 +106,82 @@ pub fn plain_methods() -> String {
     out
 }
 
+/// The unions of the names the rules give the variants of their enums (and their lists of names), as
+/// `(type, TSDoc, names)`: written here from the Rust definitions, so that a new variant reaches the
+/// declarations.
+fn unions() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {
+    fn names<T: Copy>(all: &[T], name: fn(T) -> &'static str) -> Vec<&'static str> {
+        all.iter().map(|&v| name(v)).collect()
+    }
+    vec![
+        (
+            "SdkProfile",
+            "The SDK release a gate reproduces: 3.6.x, or 3.9.1 and later.",
+            names(Profile::ALL, Profile::as_str),
+        ),
+        (
+            "CodeEnvKind",
+            "`CODE_ENV_KINDS` members.",
+            CODE_ENV_KINDS.to_vec(),
+        ),
+        (
+            "CodeExecutionToolName",
+            "`CODE_EXECUTION_TOOLS` members.",
+            CODE_EXECUTION_TOOLS.to_vec(),
+        ),
+        (
+            "ExecPath",
+            "The execution path of a call.",
+            names(ExecPath::ALL, ExecPath::as_str),
+        ),
+        (
+            "SandboxDialect",
+            "The sandbox server a request is built for (`buildSandboxRequest`).",
+            names(Dialect::ALL, Dialect::as_str),
+        ),
+        (
+            "RefAction",
+            "What was done to a ref the server would refuse: sent changed, or not sent.",
+            names(RefAction::ALL, RefAction::as_str),
+        ),
+        (
+            "RefProblem",
+            "Why a ref was changed or left out of a request.",
+            names(RefProblem::ALL, RefProblem::as_str),
+        ),
+        (
+            "SiteRuleId",
+            "The rules of the gate sites (`participatesInCodeSession`, G1–G5, G7).",
+            names(SiteRule::ALL, SiteRule::id),
+        ),
+        (
+            "EagerRuleId",
+            "The rules of the eager prestart exclusion (G6), in the order they are tried.",
+            names(EagerRule::ALL, EagerRule::id),
+        ),
+        (
+            "HintRuleId",
+            "The rules that resolve a runtime session hint.",
+            names(HintRule::ALL, HintRule::id),
+        ),
+        (
+            "KindRuleId",
+            "The rules that give a narrowed file its kind.",
+            names(KindRule::ALL, KindRule::id),
+        ),
+        (
+            "FileChange",
+            "How one file fared in a write to a partition.",
+            names(FileChange::ALL, FileChange::as_str),
+        ),
+        (
+            "ExecEndpoint",
+            "A route relative to the Code API base URL.",
+            vec![EXEC_ENDPOINT, PROGRAMMATIC_ENDPOINT],
+        ),
+    ]
+}
+
 /// `name(params): answer`, or the signature the registry writes out.
 fn signature(op: &Operation) -> String {
     if let Some(written) = op.signature {
@@ -126,7 +229,12 @@ fn imported_types() -> Vec<String> {
                 continue;
             }
             let starts_upper = word.chars().next().is_some_and(|f| f.is_ascii_uppercase());
-            if starts_upper && !BUILTIN_TYPES.contains(&word.as_str()) && !names.contains(&word) {
+            let own = unions().iter().any(|(name, _, _)| *name == word);
+            if starts_upper
+                && !own
+                && !BUILTIN_TYPES.contains(&word.as_str())
+                && !names.contains(&word)
+            {
                 names.push(std::mem::take(&mut word));
             }
             word.clear();

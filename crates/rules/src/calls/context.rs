@@ -21,15 +21,19 @@ use crate::sessions::baseline::Baseline;
 use crate::sessions::{SessionMap, DEFAULT_CODE_SESSION_KEY};
 use crate::tools::{bits, ToolSet};
 
-/// The execution path a call takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ExecPath {
-    /// In-process `runTool` (invoke params).
-    Direct,
-    /// Event dispatch to the host (`ToolCallRequest`).
-    Event,
-    /// Stream-layer eager prestart (`ToolCallRequest`).
-    Eager,
+crate::names::named! {
+    /// The execution path a call takes.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ExecPath;
+    /// `"direct"`, `"event"` or `"eager"`.
+    fn as_str {
+        /// In-process `runTool` (invoke params).
+        Direct = "direct",
+        /// Event dispatch to the host (`ToolCallRequest`).
+        Event = "event",
+        /// Stream-layer eager prestart (`ToolCallRequest`).
+        Eager = "eager",
+    }
 }
 
 impl ExecPath {

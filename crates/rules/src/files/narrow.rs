@@ -71,36 +71,28 @@ pub fn to_injected_file_ref<'a>(
     }
 }
 
-/// Why a narrowed file has the kind it has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KindRule {
-    /// `kind: "skill"` with a version: a skill pinned to it.
-    Skill,
-    /// `kind: "skill"` without a version (absent or `null`): narrowed to `user`.
-    SkillWithoutVersion,
-    /// `kind: "agent"`: stays an agent file.
-    Agent,
-    /// `kind: "user"`: stays a user file.
-    User,
-    /// No kind (absent or `null`): a user file.
-    Missing,
-    /// A kind the wire does not know: narrowed to `user`.
-    Unknown,
+crate::names::named! {
+    /// Why a narrowed file has the kind it has.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum KindRule;
+    /// The rule's stable identifier (hosts may match on it).
+    fn id {
+        /// `kind: "skill"` with a version: a skill pinned to it.
+        Skill = "skill_with_version",
+        /// `kind: "skill"` without a version (absent or `null`): narrowed to `user`.
+        SkillWithoutVersion = "skill_without_version",
+        /// `kind: "agent"`: stays an agent file.
+        Agent = "agent",
+        /// `kind: "user"`: stays a user file.
+        User = "user",
+        /// No kind (absent or `null`): a user file.
+        Missing = "missing_kind",
+        /// A kind the wire does not know: narrowed to `user`.
+        Unknown = "unknown_kind",
+    }
 }
 
 impl KindRule {
-    /// The rule's stable identifier (hosts may match on it).
-    pub fn id(self) -> &'static str {
-        match self {
-            KindRule::Skill => "skill_with_version",
-            KindRule::SkillWithoutVersion => "skill_without_version",
-            KindRule::Agent => "agent",
-            KindRule::User => "user",
-            KindRule::Missing => "missing_kind",
-            KindRule::Unknown => "unknown_kind",
-        }
-    }
-
     /// One sentence saying what the rule is.
     pub fn text(self) -> &'static str {
         match self {

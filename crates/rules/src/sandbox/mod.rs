@@ -32,13 +32,17 @@ pub use response::{read_sandbox_response, ArtifactOut, RunReport, RunStop, Sandb
 
 use super::error::{ErrorCode, GateError, GateResult, Path};
 
-/// Which server `/exec` speaks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
-    /// The official Code API (`LibreChat-AI/code-interpreter`).
-    CodeApi,
-    /// `usnavy13/LibreCodeInterpreter`.
-    LibreCodeInterpreter,
+crate::names::named! {
+    /// Which server `/exec` speaks to.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Dialect;
+    /// The dialect's name.
+    fn as_str {
+        /// The official Code API (`LibreChat-AI/code-interpreter`).
+        CodeApi = "codeapi",
+        /// `usnavy13/LibreCodeInterpreter`.
+        LibreCodeInterpreter = "librecodeinterpreter",
+    }
 }
 
 impl Dialect {
@@ -52,14 +56,6 @@ impl Dialect {
                 path,
                 format!("unknown sandbox dialect {other:?} (known: \"codeapi\", \"librecodeinterpreter\")"),
             )),
-        }
-    }
-
-    /// The dialect's name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Dialect::CodeApi => "codeapi",
-            Dialect::LibreCodeInterpreter => "librecodeinterpreter",
         }
     }
 }

@@ -19,42 +19,50 @@ pub const MAX_NAME_SEGMENTS: usize = 10;
 /// codeapi's limit on a `resource_id`.
 pub const MAX_RESOURCE_ID_LENGTH: usize = 128;
 
-/// What was done to a ref.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RefAction {
-    /// Sent, changed as the note says.
-    Repaired,
-    /// Not sent.
-    Dropped,
+crate::names::named! {
+    /// What was done to a ref.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum RefAction;
+    /// The action's name.
+    fn as_str {
+        /// Sent, changed as the note says.
+        Repaired = "repaired",
+        /// Not sent.
+        Dropped = "dropped",
+    }
 }
 
-/// Why.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RefProblem {
-    /// No `kind`: sent as `user`, as the narrowing does.
-    MissingKind,
-    /// A `kind` outside `skill`, `agent`, `user`.
-    UnknownKind,
-    /// No `resource_id` on a user or agent ref: its `id` stands in, as the narrowing does.
-    MissingResourceId,
-    /// A skill ref without `resource_id`: its storage key cannot be derived.
-    SkillWithoutResourceId,
-    /// A skill ref without a finite `version`: its storage key cannot be derived.
-    SkillWithoutVersion,
-    /// A `version` (or `version: null`) on a user or agent ref, which codeapi refuses: removed.
-    VersionOnNonSkill,
-    /// An `id` that is not a 21-character id.
-    InvalidId,
-    /// No storage session, or one that is not a 21-character id.
-    InvalidStorageSessionId,
-    /// A `resource_id` the server refuses.
-    InvalidResourceId,
-    /// A `name` that is not a relative, canonical path within the server's limits.
-    InvalidName,
-    /// A later ref has the same `name` (one destination, two inputs): the later one is sent.
-    DuplicateName,
+crate::names::named! {
+    /// Why.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum RefProblem;
+    /// The problem's name.
+    fn as_str {
+        /// No `kind`: sent as `user`, as the narrowing does.
+        MissingKind = "missing_kind",
+        /// A `kind` outside `skill`, `agent`, `user`.
+        UnknownKind = "unknown_kind",
+        /// No `resource_id` on a user or agent ref: its `id` stands in, as the narrowing does.
+        MissingResourceId = "missing_resource_id",
+        /// A skill ref without `resource_id`: its storage key cannot be derived.
+        SkillWithoutResourceId = "skill_without_resource_id",
+        /// A skill ref without a finite `version`: its storage key cannot be derived.
+        SkillWithoutVersion = "skill_without_version",
+        /// A `version` (or `version: null`) on a user or agent ref, which codeapi refuses: removed.
+        VersionOnNonSkill = "version_on_non_skill",
+        /// An `id` that is not a 21-character id.
+        InvalidId = "invalid_id",
+        /// No storage session, or one that is not a 21-character id.
+        InvalidStorageSessionId = "invalid_storage_session_id",
+        /// A `resource_id` the server refuses.
+        InvalidResourceId = "invalid_resource_id",
+        /// A `name` that is not a relative, canonical path within the server's limits.
+        InvalidName = "invalid_name",
+        /// A later ref has the same `name` (one destination, two inputs): the later one is sent.
+        DuplicateName = "duplicate_name",
+    }
 }
 
 /// One change made to the refs of a request.

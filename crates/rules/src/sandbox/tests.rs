@@ -497,3 +497,13 @@ fn unusable_bodies_name_the_field() {
         );
     }
 }
+
+#[test]
+fn ref_notes_are_written_with_the_names_the_declarations_list() {
+    for a in RefAction::ALL {
+        assert_eq!(json::to_text(a), format!("\"{}\"", a.as_str()));
+    }
+    for p in RefProblem::ALL {
+        assert_eq!(json::to_text(p), format!("\"{}\"", p.as_str()));
+    }
+}

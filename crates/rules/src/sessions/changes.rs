@@ -8,28 +8,20 @@ use crate::files::narrow::narrow_kind;
 use crate::files::FileRef;
 use crate::json::Str;
 
-/// How one file fared in a write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileChange {
-    /// No file of its name was there before.
-    Added,
-    /// The same file (identity and narrowed form) as before.
-    Kept,
-    /// A file of its name was there before, with another identity, kind or version.
-    Replaced,
-    /// The file was there before and is gone.
-    Deleted,
-}
-
-impl FileChange {
+crate::names::named! {
+    /// How one file fared in a write.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum FileChange;
     /// `"added"`, `"kept"`, `"replaced"` or `"deleted"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FileChange::Added => "added",
-            FileChange::Kept => "kept",
-            FileChange::Replaced => "replaced",
-            FileChange::Deleted => "deleted",
-        }
+    fn as_str {
+        /// No file of its name was there before.
+        Added = "added",
+        /// The same file (identity and narrowed form) as before.
+        Kept = "kept",
+        /// A file of its name was there before, with another identity, kind or version.
+        Replaced = "replaced",
+        /// The file was there before and is gone.
+        Deleted = "deleted",
     }
 }
 

@@ -18,42 +18,32 @@ pub struct EagerExclusion<'a> {
     pub agent_code_session_key: Option<&'a str>,
 }
 
-/// The rule of the eager prestart exclusion that decided, in the order they are tried.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EagerRule {
-    /// 1. `""` is never excluded (the planner refuses the whole candidate set instead).
-    EmptyName,
-    /// 2. Listed in `eagerEventToolExecution.excludeToolNames`.
-    ExcludeList,
-    /// 3. Suppressed for this run (a prestart of the name diverged from the final call).
-    Suppressed,
-    /// 4. Declared in `codeSessionToolNames`: host tools are never prestarted.
-    Declared,
-    /// 5. Not a built-in code tool: eligible.
-    NotCodeTool,
-    /// 6. Stateful sessions: the durable workspace must never see speculative writes.
-    StatefulSessions,
-    /// 7. The agent's partition is custom (set and not `execute_code`; `""` counts as custom).
-    CustomPartition,
-    /// 7. The agent uses the default partition: eligible.
-    DefaultPartition,
+crate::names::named! {
+    /// The rule of the eager prestart exclusion that decided, in the order they are tried.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum EagerRule;
+    /// The rule's stable identifier (hosts may match on it).
+    fn id {
+        /// 1. `""` is never excluded (the planner refuses the whole candidate set instead).
+        EmptyName = "empty_name",
+        /// 2. Listed in `eagerEventToolExecution.excludeToolNames`.
+        ExcludeList = "exclude_list",
+        /// 3. Suppressed for this run (a prestart of the name diverged from the final call).
+        Suppressed = "suppressed",
+        /// 4. Declared in `codeSessionToolNames`: host tools are never prestarted.
+        Declared = "declared",
+        /// 5. Not a built-in code tool: eligible.
+        NotCodeTool = "not_code_tool",
+        /// 6. Stateful sessions: the durable workspace must never see speculative writes.
+        StatefulSessions = "stateful_sessions",
+        /// 7. The agent's partition is custom (set and not `execute_code`; `""` counts as custom).
+        CustomPartition = "custom_partition",
+        /// 7. The agent uses the default partition: eligible.
+        DefaultPartition = "default_partition",
+    }
 }
 
 impl EagerRule {
-    /// The rule's stable identifier (hosts may match on it).
-    pub fn id(self) -> &'static str {
-        match self {
-            EagerRule::EmptyName => "empty_name",
-            EagerRule::ExcludeList => "exclude_list",
-            EagerRule::Suppressed => "suppressed",
-            EagerRule::Declared => "declared",
-            EagerRule::NotCodeTool => "not_code_tool",
-            EagerRule::StatefulSessions => "stateful_sessions",
-            EagerRule::CustomPartition => "custom_partition",
-            EagerRule::DefaultPartition => "default_partition",
-        }
-    }
-
     /// One sentence saying what the rule is.
     pub fn text(self) -> &'static str {
         match self {

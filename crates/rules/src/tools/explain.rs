@@ -4,45 +4,34 @@
 
 use super::{bits, is_code_execution_tool, ToolSet, READ_FILE, SKILL_TOOL};
 
-/// The rule that decided one gate site for one name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SiteRule {
-    /// `""` never participates (`participatesInCodeSession` guards it).
-    EmptyName,
-    /// The name is one of `CODE_EXECUTION_TOOLS`.
-    BuiltIn,
-    /// The name is in the host's `codeSessionToolNames`.
-    Declared,
-    /// `skill` reads the session on the event and eager paths and folds on the event path only.
-    SkillAllowance,
-    /// `read_file` reads the session on the event and eager paths and never folds.
-    ReadFileAllowance,
-    /// The stream layer tests the raw `codeSessionToolNames` with `includes`, so a declared `""` passes.
-    StreamIncludes,
-    /// `skill` is not a participant: the direct path and the runtime hint never see it.
-    SkillNotParticipant,
-    /// `read_file` is not a participant: only the event and eager contexts see it.
-    ReadFileNotParticipant,
-    /// No list names it: every gate leaves the call untouched.
-    NotListed,
+crate::names::named! {
+    /// The rule that decided one gate site for one name.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum SiteRule;
+    /// The rule's stable identifier (hosts may match on it).
+    fn id {
+        /// `""` never participates (`participatesInCodeSession` guards it).
+        EmptyName = "empty_name",
+        /// The name is one of `CODE_EXECUTION_TOOLS`.
+        BuiltIn = "built_in",
+        /// The name is in the host's `codeSessionToolNames`.
+        Declared = "declared",
+        /// `skill` reads the session on the event and eager paths and folds on the event path only.
+        SkillAllowance = "skill_allowance",
+        /// `read_file` reads the session on the event and eager paths and never folds.
+        ReadFileAllowance = "read_file_allowance",
+        /// The stream layer tests the raw `codeSessionToolNames` with `includes`, so a declared `""` passes.
+        StreamIncludes = "stream_includes",
+        /// `skill` is not a participant: the direct path and the runtime hint never see it.
+        SkillNotParticipant = "skill_not_participant",
+        /// `read_file` is not a participant: only the event and eager contexts see it.
+        ReadFileNotParticipant = "read_file_not_participant",
+        /// No list names it: every gate leaves the call untouched.
+        NotListed = "not_listed",
+    }
 }
 
 impl SiteRule {
-    /// The rule's stable identifier (hosts may match on it).
-    pub fn id(self) -> &'static str {
-        match self {
-            SiteRule::EmptyName => "empty_name",
-            SiteRule::BuiltIn => "built_in",
-            SiteRule::Declared => "declared",
-            SiteRule::SkillAllowance => "skill_allowance",
-            SiteRule::ReadFileAllowance => "read_file_allowance",
-            SiteRule::StreamIncludes => "stream_includes",
-            SiteRule::SkillNotParticipant => "skill_not_participant",
-            SiteRule::ReadFileNotParticipant => "read_file_not_participant",
-            SiteRule::NotListed => "not_listed",
-        }
-    }
-
     /// One sentence saying what the rule is.
     pub fn text(self) -> &'static str {
         match self {
