@@ -206,7 +206,7 @@ for (const name of MODULES) {
     }
   }
   const toCts = (text) => text.replace(/(from\s+|import\()(['"])\.\/([\w.-]+)\.js\2/g, '$1$2./$3.cjs$2');
-  for (const f of ['api', 'ops', 'slim', 'node', 'inline', ...MODULES.map((m) => `${m}.wasm`)]) {
+  for (const f of ['api', 'ops', 'answers', 'slim', 'node', 'inline', ...MODULES.map((m) => `${m}.wasm`)]) {
     writeFileSync(join(outDir, `${f}.d.cts`), toCts(readFileSync(join(outDir, `${f}.d.ts`), 'utf8')));
   }
 }

@@ -44,51 +44,71 @@ pub fn verdict_object(v: Verdict) -> String {
     json::to_text(&m)
 }
 
-/// One gate site's decision.
+/// One gate site's decision for a name.
 #[derive(serde::Serialize)]
-struct SiteOut {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub(crate) struct SiteExplanation {
+    /// The site as {@link GateVerdict} names it.
+    #[cfg_attr(feature = "typescript", tsify(type = "keyof GateVerdict"))]
     site: &'static str,
+    /// The SDK's name for it: `G1`…`G5`, `G7`, or `participatesInCodeSession`.
     sdk: &'static str,
     passes: bool,
+    #[cfg_attr(feature = "typescript", tsify(type = "SiteRuleId"))]
     rule: &'static str,
+    /// The rule in one sentence.
     because: &'static str,
 }
 
-/// G6's decision, with what it consulted.
+/// G6: whether the stream layer would never prestart the call, and what it consulted.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct EagerOut<'a> {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub(crate) struct EagerExplanation<'a> {
+    #[cfg_attr(feature = "typescript", tsify(type = "\"eagerExcluded\""))]
     site: &'static str,
+    #[cfg_attr(feature = "typescript", tsify(type = "\"G6\""))]
     sdk: &'static str,
     excluded: bool,
+    #[cfg_attr(feature = "typescript", tsify(type = "EagerRuleId"))]
     rule: &'static str,
+    /// The rule in one sentence.
     because: &'static str,
     exclude_tool_names: &'a [String],
     suppressed_tool_names: &'a [String],
     stateful_sessions: bool,
 }
 
-/// The runtime hint a participant would carry.
+/// The runtime session hint a participant would carry (G1 `_runtime_session_hint`, G4).
 #[derive(serde::Serialize)]
-struct HintOut<'a> {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub(crate) struct HintExplanation<'a> {
     value: Option<&'a str>,
+    #[cfg_attr(feature = "typescript", tsify(type = "HintRuleId"))]
     rule: &'static str,
+    /// The rule in one sentence.
     because: &'static str,
 }
 
 /// `gate.explain(name, options)`.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ExplanationOut<'a> {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub(crate) struct GateExplanation<'a> {
     name: &'a str,
+    #[cfg_attr(feature = "typescript", tsify(type = "SdkProfile"))]
     profile: &'static str,
+    /// The partition the call reads and writes.
     code_session_key: &'a str,
     thread_id: Option<&'a str>,
+    /// One of `CODE_EXECUTION_TOOLS`.
     built_in: bool,
+    /// In the gate's `codeSessionToolNames`.
     declared: bool,
-    sites: Vec<SiteOut>,
-    eager: EagerOut<'a>,
-    runtime_hint: HintOut<'a>,
+    /// Every site, in the order of {@link verdictBits}.
+    sites: Vec<SiteExplanation>,
+    eager: EagerExplanation<'a>,
+    runtime_hint: HintExplanation<'a>,
 }
 
 /// Every gate decision for `name`, with its rule (`gate.explain`).
@@ -96,7 +116,7 @@ pub fn explanation(gate: &Gate, name: &str, e: &Explanation<'_>) -> String {
     let sites = bits::SITES
         .iter()
         .zip(e.sites.iter())
-        .map(|((site, bit), d)| SiteOut {
+        .map(|((site, bit), d)| SiteExplanation {
             site,
             sdk: site_label(*bit),
             passes: d.passes,
@@ -107,7 +127,7 @@ pub fn explanation(gate: &Gate, name: &str, e: &Explanation<'_>) -> String {
     let (excluded, eager_rule) = e.eager;
     let (hint, hint_rule) = e.runtime_hint;
     let config = gate.config();
-    json::to_text(&ExplanationOut {
+    json::to_text(&GateExplanation {
         name,
         profile: gate.profile().as_str(),
         code_session_key: e.scope.partition_key(),
@@ -115,7 +135,7 @@ pub fn explanation(gate: &Gate, name: &str, e: &Explanation<'_>) -> String {
         built_in: e.membership.built_in,
         declared: e.membership.declared,
         sites,
-        eager: EagerOut {
+        eager: EagerExplanation {
             site: "eagerExcluded",
             sdk: "G6",
             excluded,
@@ -125,7 +145,7 @@ pub fn explanation(gate: &Gate, name: &str, e: &Explanation<'_>) -> String {
             suppressed_tool_names: gate.suppressed(),
             stateful_sessions: config.sandbox.stateful_sessions,
         },
-        runtime_hint: HintOut {
+        runtime_hint: HintExplanation {
             value: hint,
             rule: hint_rule.id(),
             because: hint_rule.text(),
@@ -135,27 +155,42 @@ pub fn explanation(gate: &Gate, name: &str, e: &Explanation<'_>) -> String {
 
 /// The rule that gave a narrowed file its kind.
 #[derive(serde::Serialize)]
-struct KindOut {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub(crate) struct KindExplanation {
+    #[cfg_attr(feature = "typescript", tsify(type = "KindRuleId"))]
     rule: &'static str,
+    /// The rule in one sentence.
     because: &'static str,
 }
 
-/// `explainInjectedFileRef`: the narrowed file, and where each of its fields came from.
+/// `explainInjectedFileRef(file, execSessionId)`: the narrowed file, and where each of its fields came
+/// from.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct NarrowingOut<'a> {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub(crate) struct NarrowingExplanation<'a> {
+    /// Exactly what `toInjectedFileRef` returns.
+    #[cfg_attr(feature = "typescript", tsify(type = "CodeEnvFile"))]
     file: &'a CodeEnvFile<'a>,
-    kind: KindOut,
+    kind: KindExplanation,
+    /// `own`: the file's; `fallback`: its `id`.
+    #[cfg_attr(feature = "typescript", tsify(type = "\"own\" | \"fallback\""))]
     resource_id: &'static str,
+    /// `own`: the file's (`""` counts); `fallback`: the exec session id.
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(type = "\"own\" | \"fallback\" | \"missing\"")
+    )]
     storage_session_id: &'static str,
+    /// The file's keys the wire shape does not carry, in the file's order.
     dropped: &'a [&'a str],
 }
 
 /// The narrowed file and why it narrowed so.
 pub fn narrowing(file: &CodeEnvFile<'_>, why: &Narrowing<'_>) -> String {
-    json::to_text(&NarrowingOut {
+    json::to_text(&NarrowingExplanation {
         file,
-        kind: KindOut {
+        kind: KindExplanation {
             rule: why.kind.id(),
             because: why.kind.text(),
         },
@@ -165,20 +200,26 @@ pub fn narrowing(file: &CodeEnvFile<'_>, why: &Narrowing<'_>) -> String {
     })
 }
 
-/// One file's fate in `diffSessions`.
+/// One file's fate in `diffSessions`: the file after the write (none when deleted), the one before (none
+/// when added).
 #[derive(serde::Serialize)]
-struct FateOut<'s, 'a> {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub(crate) struct SessionFileChange<'s, 'a> {
     name: &'s str,
+    #[cfg_attr(feature = "typescript", tsify(type = "FileChange"))]
     change: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(type = "FileRef"))]
     file: Option<&'s FileRef<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(type = "FileRef"))]
     previous: Option<&'s FileRef<'a>>,
 }
 
-/// The exec session before and after, in `diffSessions`.
+/// The partition's exec session before and after a write.
 #[derive(serde::Serialize)]
-struct ExecMoveOut<'s> {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub(crate) struct ExecSessionMove<'s> {
     before: Option<&'s str>,
     after: Option<&'s str>,
 }
@@ -186,9 +227,11 @@ struct ExecMoveOut<'s> {
 /// `diffSessions(before, after)`.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-struct ChangesOut<'s, 'a> {
-    session_id: ExecMoveOut<'s>,
-    files: Vec<FateOut<'s, 'a>>,
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub(crate) struct SessionChanges<'s, 'a> {
+    session_id: ExecSessionMove<'s>,
+    /// The files after the write with their fate, then the deleted ones.
+    files: Vec<SessionFileChange<'s, 'a>>,
 }
 
 /// What a write did to one partition: the exec session before and after, and every file's fate.
@@ -202,14 +245,14 @@ pub fn session_changes(
             .map(|id| id.as_str().to_owned())
     };
     let (b, a) = (exec(before), exec(after));
-    json::to_text(&ChangesOut {
-        session_id: ExecMoveOut {
+    json::to_text(&SessionChanges {
+        session_id: ExecSessionMove {
             before: b.as_deref(),
             after: a.as_deref(),
         },
         files: fates
             .iter()
-            .map(|f| FateOut {
+            .map(|f| SessionFileChange {
                 name: f.name(),
                 change: f.change.as_str(),
                 file: f.file,

@@ -519,6 +519,8 @@ fn elsewhere(op: u32, module: super::Module) -> GateError {
     )
 }
 
+#[cfg(all(test, feature = "typescript"))]
+mod answers_ts;
 #[cfg(test)]
 mod constants;
 #[cfg(test)]

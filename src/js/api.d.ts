@@ -5,10 +5,12 @@
 
 // The unions of names and the error codes are written from the Rust definitions into ops.d.ts.
 import type {
-  CodeEnvKind, CodeExecutionToolName, CodeSessionGateErrorCode, EagerRuleId, ExecEndpoint, FileChange, GateOperations,
-  HintRuleId, KindRuleId, RefAction, RefProblem, SandboxDialect, SdkProfile, SiteRuleId,
+  CodeEnvKind, CodeExecutionToolName, CodeSessionGateErrorCode, ExecEndpoint, GateOperations, RefAction, RefProblem,
+  SandboxDialect, SdkProfile,
 } from "./ops.js";
 export * from "./ops.js";
+// The answers the modules write as they are, declared from their Rust types (tsify) in answers.d.ts.
+export * from "./answers.js";
 
 declare global {
   // `Symbol.dispose` (for `using`), declared as lib.esnext.disposable and @types/node declare it, for
@@ -595,58 +597,10 @@ export type ExecResponseOutcome =
   | { status: "completed"; artifact: ExecArtifact }
   | { status: "tool_call_required" };
 
-/** A rule's stable identifier and its sentence. */
+/** A rule's stable identifier and its sentence (what every explanation's `rule` and `because` are). */
 export interface RuleDecision<R extends string> {
   rule: R;
   because: string;
-}
-
-/** One gate site's decision for a name. */
-export interface SiteExplanation extends RuleDecision<SiteRuleId> {
-  /** The site as {@link GateVerdict} names it. */
-  site: keyof GateVerdict;
-  /** The SDK's name for it: `G1`…`G5`, `G7`, or `participatesInCodeSession`. */
-  sdk: string;
-  passes: boolean;
-}
-
-/** `gate.explain(name, options)`. */
-export interface GateExplanation {
-  name: string;
-  profile: SdkProfile;
-  /** The partition the call reads and writes. */
-  codeSessionKey: string;
-  threadId: string | null;
-  /** One of `CODE_EXECUTION_TOOLS`. */
-  builtIn: boolean;
-  /** In the gate's `codeSessionToolNames`. */
-  declared: boolean;
-  /** Every site, in the order of {@link verdictBits}. */
-  sites: SiteExplanation[];
-  /** G6: whether the stream layer would never prestart the call, and what it consulted. */
-  eager: RuleDecision<EagerRuleId> & {
-    site: "eagerExcluded";
-    sdk: "G6";
-    excluded: boolean;
-    excludeToolNames: string[];
-    suppressedToolNames: string[];
-    statefulSessions: boolean;
-  };
-  /** The runtime session hint a participant would carry (G1 `_runtime_session_hint`, G4). */
-  runtimeHint: RuleDecision<HintRuleId> & { value: string | null };
-}
-
-/** `explainInjectedFileRef(file, execSessionId)`. */
-export interface NarrowingExplanation {
-  /** Exactly what `toInjectedFileRef` returns. */
-  file: CodeEnvFile;
-  kind: RuleDecision<KindRuleId>;
-  /** `own`: the file's; `fallback`: its `id`. */
-  resourceId: "own" | "fallback";
-  /** `own`: the file's (`""` counts); `fallback`: the exec session id. */
-  storageSessionId: "own" | "fallback" | "missing";
-  /** The file's keys the wire shape does not carry, in the file's order. */
-  dropped: string[];
 }
 
 /**
@@ -689,14 +643,6 @@ export declare class Gate {
 
 /** The methods that run an operation of the module: `ops.d.ts`, generated from its operation registry. */
 export interface Gate extends GateOperations {}
-
-/** `diffSessions(before, after)`. */
-export interface SessionChanges {
-  /** The partition's exec session before and after the write. */
-  sessionId: { before: string | null; after: string | null };
-  /** The files after the write with their fate, then the deleted ones. */
-  files: Array<{ name: string; change: FileChange; file?: FileRef; previous?: FileRef }>;
-}
 
 /** The keys only the gate may set on a sandbox request (a fresh array). */
 export declare function trustedFields(): string[];

@@ -622,9 +622,11 @@ export const ROWS = [
  * carried.js, unwasm.js, compiled.js) 809.0 kB; issue 31's boundary on wasm-bindgen (the two modules' glue,
  * +57 KB unpacked) with the CommonJS form one .cjs per module instead of three bundles each carrying the
  * whole API: 794.9 kB; api.js one bundle of the API and the glue (one file instead of nine): 782.8 kB;
- * issue 32's merge in step and list diffs (+9.3 KB of core .wasm, held twice): 792.3 kB.
+ * issue 32's merge in step and list diffs (+9.3 KB of core .wasm, held twice): 792.3 kB; issue 31's
+ * declarations written from the Rust types (answers.d.ts and the unions in ops.d.ts, each also as .d.cts)
+ * and the key policy: 795.4 kB.
  */
-const PACKED_CEILING = 793_000;
+const PACKED_CEILING = 796_000;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 
