@@ -8,6 +8,7 @@
 
 pub mod identity;
 pub mod narrow;
+pub mod recall;
 pub mod scan;
 
 use std::fmt;

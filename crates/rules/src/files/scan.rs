@@ -5,6 +5,7 @@
 //! type the field does not take, a malformed number — makes it give up (`None`), and the caller reads
 //! the list the checked way, which decides and names every refusal.
 
+use super::recall::{KnownFiles, Recall};
 use super::{Field, FileRef, ID, KIND, NAME, RESOURCE_ID, STORAGE_SESSION_ID, VERSION};
 use crate::json::{RawJson, RawText, Str};
 
@@ -60,6 +61,16 @@ impl<'a> Scan<'a> {
 
     /// A JSON array of plain file objects.
     pub fn files(&mut self) -> Option<Vec<FileRef<'a>>> {
+        self.files_recalling(&KnownFiles::NONE, None)
+    }
+
+    /// [`Scan::files`], taking a file written exactly as the known file at its place was (see
+    /// [`super::recall`]) without reading it; `recall`, when given, gets where each file came from.
+    pub fn files_recalling(
+        &mut self,
+        known: &KnownFiles,
+        mut recall: Option<&mut Vec<Recall<'a>>>,
+    ) -> Option<Vec<FileRef<'a>>> {
         self.expect(b'[')?;
         let mut files = Vec::new();
         if self.peek()? == b']' {
@@ -68,7 +79,28 @@ impl<'a> Scan<'a> {
         }
         let first = self.at;
         loop {
-            files.push(self.file()?);
+            let at = files.len();
+            let start = self.at;
+            let same = known.get(at).filter(|(text, _)| {
+                self.bytes()
+                    .get(start..)
+                    .is_some_and(|b| b.starts_with(text.as_bytes()))
+            });
+            match same {
+                Some((text, file)) => {
+                    self.at += text.len();
+                    files.push(file.clone());
+                    if let Some(r) = recall.as_deref_mut() {
+                        r.push(Recall::Known(at));
+                    }
+                }
+                None => {
+                    files.push(self.file()?);
+                    if let Some(r) = recall.as_deref_mut() {
+                        r.push(Recall::Read(self.text.get(start..self.at)?));
+                    }
+                }
+            }
             if files.len() == 1 {
                 // An answer's files are much alike (echoes of the partition): room for as many more
                 // as the rest of the text would hold at the first one's length, rather than a vector

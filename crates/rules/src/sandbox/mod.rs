@@ -28,7 +28,10 @@ pub mod trusted;
 pub use request::{
     build_forwarded_request, build_sandbox_request, ExecBody, PlannedSession, SandboxRequest,
 };
-pub use response::{read_sandbox_response, ArtifactOut, RunReport, RunStop, SandboxAnswer};
+pub use response::{
+    read_sandbox_response, read_sandbox_response_recalling, ArtifactOut, RunReport, RunStop,
+    SandboxAnswer,
+};
 
 use super::error::{ErrorCode, GateError, GateResult, Path};
 

@@ -12,6 +12,7 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use crate::error::{ErrorCode, GateError, GateResult, Path, SandboxFailure};
+use crate::files::recall::{KnownFiles, Recall};
 use crate::files::scan::{read_plain_files, read_plain_object};
 use crate::files::{Field, FileRef};
 use crate::json::{self, RawJson, RawText, Str};
@@ -33,6 +34,9 @@ pub struct SandboxAnswer<'a> {
     pub exit_code: Option<RawText<'a>>,
     /// How the run ended, as codeapi reports it (LibreCodeInterpreter says none of it).
     pub run: RunReport<'a>,
+    /// Where each file came from (known, or read from its text), when the files were scanned (see
+    /// [`read_sandbox_response_recalling`]); `None` when they were read the checked way.
+    pub recall: Option<Vec<Recall<'a>>>,
 }
 
 /// How a run ended, in codeapi's (piston's) words: each field as the answer has it, `None` when absent
@@ -148,6 +152,8 @@ struct Body<'a> {
     files: Option<&'a RawJson>,
     /// The files, already read (by [`parse_plain`]), instead of `files`.
     plain_files: Option<Vec<FileRef<'a>>>,
+    /// Where each of `plain_files` came from.
+    recall: Option<Vec<Recall<'a>>>,
     stdout: Option<&'a RawJson>,
     stderr: Option<&'a RawJson>,
     code: Option<&'a RawJson>,
@@ -254,14 +260,17 @@ enum Parsed<'a> {
 
 /// An answer of the plain shape (no escape in its keys, plain files: see [`read_plain_object`]) read in
 /// one pass, its files with it; `None` for anything else.
-fn parse_plain(text: &str) -> Option<Body<'_>> {
+fn parse_plain<'a>(text: &'a str, known: &KnownFiles) -> Option<Body<'a>> {
     let mut b = Body::default();
     read_plain_object(text, |key, s| {
         if key == "files" {
             // A list is read here and now; anything else is kept as text like every other value.
             b.plain_files = None;
+            b.recall = None;
             if s.peek()? == b'[' {
-                b.plain_files = Some(s.files()?);
+                let mut recall = Vec::new();
+                b.plain_files = Some(s.files_recalling(known, Some(&mut recall))?);
+                b.recall = Some(recall);
                 b.files = None;
                 return Some(());
             }
@@ -277,11 +286,11 @@ fn parse_plain(text: &str) -> Option<Body<'_>> {
 
 /// The body text read (`plain`: trying [`parse_plain`] first, as always but in the test that compares
 /// the two ways).
-fn parse(text: &str, plain: bool) -> Parsed<'_> {
+fn parse<'a>(text: &'a str, plain: bool, known: &KnownFiles) -> Parsed<'a> {
     if text.is_empty() {
         return Parsed::Unusable;
     }
-    if let Some(b) = plain.then(|| parse_plain(text)).flatten() {
+    if let Some(b) = plain.then(|| parse_plain(text, known)).flatten() {
         return Parsed::Object(b);
     }
     // serde_json's own nesting limit (128) bounds the first try; an answer nested deeper (up to the
@@ -315,7 +324,19 @@ pub fn read_sandbox_response<'a>(
     body: &'a str,
     retry_after: Option<&str>,
 ) -> GateResult<SandboxAnswer<'a>> {
-    read_answer(status, body, retry_after, true)
+    read_answer(status, body, retry_after, true, &KnownFiles::NONE)
+}
+
+/// [`read_sandbox_response`] for an answer whose files may be those of an earlier answer (`known`, the
+/// files of the partition's last answer with their texts): a file written exactly as the known file at
+/// its place is taken as it is ([`SandboxAnswer::recall`] says which).
+pub fn read_sandbox_response_recalling<'a>(
+    status: u16,
+    body: &'a str,
+    retry_after: Option<&str>,
+    known: &KnownFiles,
+) -> GateResult<SandboxAnswer<'a>> {
+    read_answer(status, body, retry_after, true, known)
 }
 
 fn read_answer<'a>(
@@ -323,6 +344,7 @@ fn read_answer<'a>(
     body: &'a str,
     retry_after: Option<&str>,
     plain: bool,
+    known: &KnownFiles,
 ) -> GateResult<SandboxAnswer<'a>> {
     // Written as a u32: the one integer formatting the modules already link (a u16's is its own code).
     let http = u32::from(status);
@@ -336,10 +358,10 @@ fn read_answer<'a>(
     let at = Path::root("body");
     // A byte-order mark too: `response.text()` drops it, and the bytes of the same answer must read alike.
     let text = body.trim_start_matches([' ', '\t', '\r', '\n', '\u{feff}']);
-    let mut parsed = parse(text, plain);
-    let plain_files = match &mut parsed {
-        Parsed::Object(b) => b.plain_files.take(),
-        _ => None,
+    let mut parsed = parse(text, plain, known);
+    let (plain_files, recall) = match &mut parsed {
+        Parsed::Object(b) => (b.plain_files.take(), b.recall.take()),
+        _ => (None, None),
     };
     let object = match &parsed {
         Parsed::Object(b) => Some(b),
@@ -503,6 +525,7 @@ fn read_answer<'a>(
                 .filter(|c| json::raw_type_name(c) == "number")
                 .map(RawText::Borrowed),
         },
+        recall,
     })
 }
 
@@ -614,8 +637,9 @@ mod tests {
         ];
         for body in bodies {
             for status in [200, 409, 413, 422, 429, 503] {
-                let plain = read_answer(status, body, Some("3"), true);
-                let checked = read_answer(status, body, Some("3"), false);
+                let plain = read_answer(status, body, Some("3"), true, &KnownFiles::NONE)
+                    .map(|a| SandboxAnswer { recall: None, ..a });
+                let checked = read_answer(status, body, Some("3"), false, &KnownFiles::NONE);
                 match (plain, checked) {
                     (Ok(a), Ok(b)) => assert_eq!(a, b, "{status} {body}"),
                     (Err(a), Err(b)) => assert_eq!(

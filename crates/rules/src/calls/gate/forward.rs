@@ -11,10 +11,12 @@ use super::{unknown_batch, Gate, PendingBatch};
 use crate::calls::batch::{Disposition, PlannedEventRequest};
 use crate::calls::fold::{Status, ToolResult};
 use crate::error::{ErrorCode, GateError, GateResult, Path};
+use crate::files::recall::{KnownFiles, Recall};
 use crate::files::StoredFile;
 use crate::json::{Json, RawText, Str};
 use crate::sandbox::{
-    build_forwarded_request, read_sandbox_response, PlannedSession, RunReport, SandboxRequest,
+    build_forwarded_request, read_sandbox_response_recalling, PlannedSession, RunReport,
+    SandboxRequest,
 };
 use crate::sessions::merge::Artifact;
 
@@ -115,13 +117,19 @@ impl Gate {
         retry_after: Option<&str>,
     ) -> GateResult<AnswerRead<'b>> {
         let (key, request, answers) = self.dispatched(batch, id)?;
+        let call_id = request.id.clone();
         if answers.iter().any(|a| a.tool_call_id.as_str() == id) {
             return Err(not_forwardable(
                 id,
                 format!("its answer was already read for batch {batch}"),
             ));
         }
-        let answer = read_sandbox_response(status, body, retry_after)?;
+        // The partition's last answer, whose files this one most likely echoes as they were written.
+        let known = match &self.known {
+            Some((k, files)) if k.as_str() == key => files,
+            _ => &KnownFiles::NONE,
+        };
+        let answer = read_sandbox_response_recalling(status, body, retry_after, known)?;
         // Echoes come back in the order the files were sent: each is compared with the stored file at
         // its place, whose text it then shares.
         let stored: &[StoredFile] = self
@@ -134,8 +142,9 @@ impl Gate {
             files,
             deleted_files: _,
         } = answer.artifact;
+        let recall = answer.recall;
         let mut cursor = 0usize;
-        let files = files
+        let files: Vec<StoredFile> = files
             .into_iter()
             .enumerate()
             .map(|(i, f)| {
@@ -146,16 +155,26 @@ impl Gate {
                 if let Some((at, _)) = like {
                     cursor = at + 1;
                 }
-                f.into_stored(like.map(|(_, s)| s))
+                // A recalled file already owns its text (shared with the file it was read as).
+                match recall.as_ref().and_then(|r| r.get(i)) {
+                    Some(Recall::Known(_)) => f.into_owned(),
+                    _ => f.into_stored(like.map(|(_, s)| s)),
+                }
             })
             .collect();
+        let key = key.to_owned();
+        let next = match (recall, self.known.take()) {
+            (Some(recall), Some((k, old))) if k == key => Some(old.next(&recall, &files)),
+            (Some(recall), _) => Some(KnownFiles::NONE.next(&recall, &files)),
+            (None, _) => None,
+        };
         let artifact = Rc::new(Artifact {
             exec_session_id: exec_session_id.into_owned(),
             files,
             deleted_files: Vec::new(),
         });
         let result = ToolResult {
-            tool_call_id: request.id.clone(),
+            tool_call_id: call_id,
             status: Status::Success,
             artifact: None,
             read: Some(artifact.clone()),
@@ -165,6 +184,7 @@ impl Gate {
         {
             held.push(result);
         }
+        self.known = next.map(|files| (key, files));
         Ok(AnswerRead {
             stdout: answer.stdout,
             stderr: answer.stderr,

@@ -32,6 +32,7 @@ use super::context::{self, BuiltContext, CallScope, DirectFields, RequestContext
 use super::fold::{apply, event_steps, prepare_direct, DirectOutcome, NamedResults, ToolResult};
 use crate::config::{GateConfig, Profile};
 use crate::error::{ErrorCode, GateError, GateResult, Path};
+use crate::files::recall::KnownFiles;
 use crate::json::{JsonMap, RawJson, RawText, Str};
 use crate::sessions::baseline::Baseline;
 use crate::sessions::merge::update_code_session;
@@ -98,6 +99,9 @@ pub struct Gate {
     eager: Vec<EagerRecord>,
     prestarts: Vec<Prestart>,
     pending: Vec<(u32, PendingBatch)>,
+    /// The files of the last sandbox answer read for a partition (its key), with their texts: the next
+    /// answer's echoes are recalled from them ([`crate::files::recall`]).
+    known: Option<(String, KnownFiles)>,
 }
 
 impl Gate {
@@ -113,6 +117,7 @@ impl Gate {
             eager: Vec::new(),
             prestarts: Vec::new(),
             pending: Vec::new(),
+            known: None,
         }
     }
 

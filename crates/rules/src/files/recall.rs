@@ -1,0 +1,159 @@
+//! Files recalled from an earlier answer by their text. A sandbox echoes every file it was sent, on
+//! every call, written the same way each time; reading a file object depends on its text alone, so a
+//! file written exactly as before is the file read before. The scanner compares each file of an answer
+//! with the one that stood at its place in the last answer of the partition ([`KnownFiles`]) and, when
+//! the text is the same, takes that file instead of reading it again.
+
+use super::StoredFile;
+
+/// The most text the files of one answer may hold to be remembered (the memory one partition keeps).
+const MAX_KNOWN_TEXT: usize = 4 << 20;
+
+/// The files of an answer, each with the text it was read from, in the answer's order.
+#[derive(Debug, Clone, Default)]
+pub struct KnownFiles {
+    files: Vec<(Box<str>, StoredFile)>,
+}
+
+/// A memo of what texts read as: it changes no answer, so it makes no difference to equality (a gate
+/// restored from a snapshot equals the gate it was taken from whatever either remembers).
+impl PartialEq for KnownFiles {
+    fn eq(&self, _: &KnownFiles) -> bool {
+        true
+    }
+}
+
+/// Where a file of an answer came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recall<'a> {
+    /// It is the known file at this place of the last answer, written the same way.
+    Known(usize),
+    /// It was read from this text (the object, braces included).
+    Read(&'a str),
+}
+
+impl KnownFiles {
+    /// No file known.
+    pub const NONE: KnownFiles = KnownFiles { files: Vec::new() };
+
+    /// The text of the known file at place `at`, and the file.
+    pub fn get(&self, at: usize) -> Option<(&str, &StoredFile)> {
+        self.files.get(at).map(|(t, f)| (&**t, f))
+    }
+
+    /// How many files are known.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file is known.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The files of the next answer, read as `recall` says (one entry per file of `files`), from these
+    /// and `files` (the answer's files as stored): a known file keeps its text, a file read keeps the
+    /// text it was read from. Empty when the texts would hold more than the bound.
+    pub fn next(self, recall: &[Recall<'_>], files: &[StoredFile]) -> KnownFiles {
+        let mut old: Vec<Option<(Box<str>, StoredFile)>> =
+            self.files.into_iter().map(Some).collect();
+        let mut total = 0usize;
+        let mut out = Vec::with_capacity(recall.len());
+        for (r, f) in recall.iter().zip(files) {
+            let entry = match r {
+                // The same text read again is the same file: the entry moves on as it is.
+                Recall::Known(k) => match old.get_mut(*k).and_then(Option::take) {
+                    Some(entry) => entry,
+                    None => return KnownFiles::NONE,
+                },
+                Recall::Read(t) => ((*t).into(), f.clone()),
+            };
+            total += entry.0.len();
+            if total > MAX_KNOWN_TEXT {
+                return KnownFiles::NONE;
+            }
+            out.push(entry);
+        }
+        KnownFiles { files: out }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::read_sandbox_response_recalling;
+
+    fn body(files: &[String]) -> String {
+        format!(
+            r#"{{"session_id":"e","files":[{}],"stdout":""}}"#,
+            files.join(",")
+        )
+    }
+
+    fn file(i: usize, extra: &str) -> String {
+        format!(r#"{{"id":"f{i}","name":"n{i}.txt","storage_session_id":"s"{extra}}}"#)
+    }
+
+    /// Reads `text` recalling from `known`; the files equal those read from scratch, and the next
+    /// known files hold what was read.
+    fn read(text: &str, known: KnownFiles) -> (Vec<StoredFile>, Vec<Recall<'_>>, KnownFiles) {
+        let fresh = read_sandbox_response_recalling(200, text, None, &KnownFiles::NONE).unwrap();
+        let recalled = read_sandbox_response_recalling(200, text, None, &known).unwrap();
+        assert_eq!(recalled.artifact.files, fresh.artifact.files, "{text}");
+        let recall = recalled.recall.unwrap();
+        let files: Vec<StoredFile> = recalled
+            .artifact
+            .files
+            .into_iter()
+            .map(|f| f.into_owned())
+            .collect();
+        let next = known.next(&recall, &files);
+        (files, recall, next)
+    }
+
+    #[test]
+    fn a_file_written_as_before_is_recalled_at_its_place_and_equals_a_fresh_read() {
+        let first: Vec<String> = (0..4).map(|i| file(i, r#","inherited":true"#)).collect();
+        let text = body(&first);
+        let (_, recall, known) = read(&text, KnownFiles::NONE);
+        assert!(recall.iter().all(|r| matches!(r, Recall::Read(_))));
+        assert_eq!(known.len(), 4);
+
+        // The same files, one of them written otherwise, one new at the end.
+        let mut second = first.clone();
+        second[2] = file(2, r#","inherited":false"#);
+        second.push(file(9, ""));
+        let text = body(&second);
+        let (files, recall, known) = read(&text, known);
+        assert_eq!(recall.len(), 5);
+        assert!(matches!(recall[0], Recall::Known(0)));
+        assert!(matches!(recall[1], Recall::Known(1)));
+        assert!(matches!(recall[2], Recall::Read(_)));
+        assert!(matches!(recall[3], Recall::Known(3)));
+        assert!(matches!(recall[4], Recall::Read(_)));
+        assert_eq!(files[2].extra[0].1.get(), "false");
+
+        // Reordered: nothing is at its place, every file is read.
+        let mut third = second.clone();
+        third.swap(0, 1);
+        let text = body(&third);
+        let (_, recall, known) = read(&text, known);
+        assert!(matches!(recall[0], Recall::Read(_)));
+        assert!(matches!(recall[2], Recall::Known(2)));
+
+        // A known text that is only a prefix of the file written now is not taken for it.
+        let mut fourth = third.clone();
+        fourth[2] = fourth[2].replace('}', r#","path":"/p"}"#);
+        let text = body(&fourth);
+        let (files, recall, _) = read(&text, known);
+        assert!(matches!(recall[2], Recall::Read(_)));
+        assert_eq!(files[2].extra.len(), 2);
+    }
+
+    #[test]
+    fn answers_read_the_checked_way_recall_nothing() {
+        let text = r#"{"session_id":"e","files":[{"id":"a\u0041","name":"n"}]}"#;
+        let a = read_sandbox_response_recalling(200, text, None, &KnownFiles::NONE).unwrap();
+        assert!(a.recall.is_none());
+    }
+}
