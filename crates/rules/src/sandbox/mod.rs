@@ -24,6 +24,7 @@ pub mod refs;
 mod request;
 mod response;
 pub mod trusted;
+pub mod written;
 
 pub use request::{
     build_forwarded_request, build_sandbox_request, ExecBody, PlannedSession, SandboxRequest,

@@ -275,6 +275,23 @@ pub fn check_narrowed<'v>(dialect: Dialect, files: &'v [CodeEnvFile<'_>]) -> Che
     check_given(dialect, files.iter().map(Given::narrowed).collect())
 }
 
+/// One narrowed ref as `dialect` sends it, when it passes the dialect's checks untouched; `None` when
+/// the checks would repair it or leave it out (which only [`check_narrowed`] reports, with its note).
+pub(super) fn check_one<'v>(dialect: Dialect, f: &'v CodeEnvFile<'_>) -> Option<SentRef<'v>> {
+    let given = Given::narrowed(f);
+    let mut noted = false;
+    let mut note = |_: RefAction, _: RefProblem, _: String| noted = true;
+    let out = match dialect {
+        Dialect::CodeApi => codeapi_ref(&given, &mut note),
+        Dialect::LibreCodeInterpreter => lci_ref(&given, &mut note),
+    };
+    if noted {
+        None
+    } else {
+        out
+    }
+}
+
 fn check_given(dialect: Dialect, given: Vec<Given<'_>>) -> CheckedRefs<'_> {
     let mut kept: Vec<(usize, SentRef<'_>)> = Vec::with_capacity(given.len());
     let mut notes = Vec::new();

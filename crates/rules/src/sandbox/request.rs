@@ -3,6 +3,7 @@
 
 use super::refs::{check_narrowed, check_refs, CheckedRefs, RefNote, SentRef};
 use super::trusted::trusted_keys;
+use super::written::WrittenRefs;
 use super::Dialect;
 use crate::error::{ErrorCode, GateError, GateResult, Path};
 use crate::files::narrow::CodeEnvFile;
@@ -68,6 +69,8 @@ pub struct ExecBody<'v> {
     pub session_id: Option<&'v str>,
     /// The refs sent.
     pub files: Vec<SentRef<'v>>,
+    /// Or, for a forwarded call, the refs sent as written already ([`WrittenRefs`]).
+    written: Option<String>,
     timeout: Option<f64>,
     /// The runtime hint (codeapi only).
     pub runtime_session_hint: Option<&'v str>,
@@ -78,6 +81,7 @@ impl ExecBody<'_> {
     pub fn to_json(&self) -> String {
         use crate::json::write::{push_key, push_str};
         let mut out = String::with_capacity(128 + self.files.len() * 160);
+        out.reserve(self.written.as_ref().map_or(0, String::len));
         out.push('{');
         push_key(&mut out, "lang", true);
         push_str(&mut out, self.lang);
@@ -98,7 +102,10 @@ impl ExecBody<'_> {
             opt(&mut out, "entity_id", self.entity_id);
             opt(&mut out, "session_id", self.session_id);
         }
-        if !self.files.is_empty() {
+        if let Some(w) = &self.written {
+            push_key(&mut out, "files", false);
+            out.push_str(w);
+        } else if !self.files.is_empty() {
             push_key(&mut out, "files", false);
             SentRef::write_all(&self.files, &mut out);
         }
@@ -228,7 +235,7 @@ pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest<'_>> {
         dialect,
         run,
         context.session_id,
-        checked,
+        (checked, None),
         hint,
         common,
         dropped_fields,
@@ -248,7 +255,9 @@ pub struct PlannedSession<'v> {
     /// The partition's exec session.
     pub session_id: Option<&'v str>,
     /// The narrowed files it carries.
-    pub files: &'v [CodeEnvFile<'v>],
+    pub files: &'v [CodeEnvFile<'static>],
+    /// Whether no two of them share a name.
+    pub distinct_names: bool,
     /// Its runtime hint.
     pub runtime_session_hint: Option<&'v str>,
 }
@@ -257,18 +266,34 @@ pub struct PlannedSession<'v> {
 /// `options` are `{ dialect, run?, userId?, entityId?, timeoutMs?, credential?, executionProfile?,
 /// requestId? }`, and the tool, its arguments and its session come from the plan, exactly as
 /// [`build_sandbox_request`] reads them from the request it was given.
+///
+/// `written`, the refs of the last request written, lets refs equal to them be sent as their texts
+/// ([`WrittenRefs`]); it is updated.
 pub fn build_forwarded_request<'v>(
     options: &'v Json,
     tool: &str,
     args: &'v JsonMap,
     session: PlannedSession<'v>,
+    written: Option<&mut WrittenRefs>,
 ) -> GateResult<SandboxRequest<'v>> {
     let o = options_object(options, &PLANNED_KEYS, &ANSWER_FLAGS)?;
     let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
     let dropped_fields = trusted_keys(args);
     let run = read_run(dialect, tool, o.get("run"), Some(args))?;
-    let checked = check_narrowed(dialect, session.files);
     let common = Common::read(dialect, o)?;
+    // Refs that pass untouched, with distinct names, are sent as written (most of them as last time).
+    let mut text = String::new();
+    let as_written = match written {
+        Some(w) if session.distinct_names && !session.files.is_empty() => {
+            w.write(dialect, session.files, &mut text)
+        }
+        _ => false,
+    };
+    let (checked, written) = if as_written {
+        (CheckedRefs::default(), Some(text))
+    } else {
+        (check_narrowed(dialect, session.files), None)
+    };
     let hint = session
         .runtime_session_hint
         .map(|h| (h, "request", "runtimeSessionHint"));
@@ -276,7 +301,7 @@ pub fn build_forwarded_request<'v>(
         dialect,
         run,
         session.session_id,
-        checked,
+        (checked, written),
         hint,
         common,
         dropped_fields,
@@ -287,7 +312,7 @@ fn assemble<'v>(
     dialect: Dialect,
     run: Run<'v>,
     session_id: Option<&'v str>,
-    checked: CheckedRefs<'v>,
+    (checked, written): (CheckedRefs<'v>, Option<String>),
     hint: Option<(&'v str, &'static str, &'static str)>,
     common: Common<'v>,
     dropped_fields: Vec<String>,
@@ -311,6 +336,7 @@ fn assemble<'v>(
         session_id: session_id
             .filter(|s| dialect == Dialect::LibreCodeInterpreter && !s.is_empty()),
         files,
+        written,
         timeout: common.timeout,
         runtime_session_hint,
     };

@@ -99,8 +99,17 @@ impl Gate {
             session_id: context.and_then(|c| c.session_id.as_deref()),
             files: context.and_then(|c| c.files.as_deref()).unwrap_or_default(),
             runtime_session_hint: request.runtime_session_hint.as_deref(),
+            distinct_names: context.is_some_and(|c| c.distinct_names),
         };
-        build_forwarded_request(options, &request.name, &request.args, session)
+        // A memo of the refs written last (never borrowed twice: one request is built at a time).
+        let mut written = self.written.try_borrow_mut().ok();
+        build_forwarded_request(
+            options,
+            &request.name,
+            &request.args,
+            session,
+            written.as_deref_mut(),
+        )
     }
 
     /// Reads the sandbox's answer to dispatched call `id` of event batch `batch` (`status`, `body`,

@@ -17,6 +17,7 @@ mod forward;
 pub mod snapshot;
 
 use hashbrown::HashMap;
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -34,6 +35,7 @@ use crate::config::{GateConfig, Profile};
 use crate::error::{ErrorCode, GateError, GateResult, Path};
 use crate::files::recall::KnownFiles;
 use crate::json::{JsonMap, RawJson, RawText, Str};
+use crate::sandbox::written::WrittenRefs;
 use crate::sessions::baseline::Baseline;
 use crate::sessions::merge::update_code_session;
 use crate::sessions::seed::{seed_agents, seed_run, SeedAgent};
@@ -102,6 +104,9 @@ pub struct Gate {
     /// The files of the last sandbox answer read for a partition (its key), with their texts: the next
     /// answer's echoes are recalled from them ([`crate::files::recall`]).
     known: Option<(String, KnownFiles)>,
+    /// The refs of the last forwarded request, with their texts ([`crate::sandbox::written`]); a memo
+    /// that [`Gate::forward_request`], which changes nothing, keeps.
+    written: RefCell<WrittenRefs>,
 }
 
 impl Gate {
@@ -118,6 +123,7 @@ impl Gate {
             prestarts: Vec::new(),
             pending: Vec::new(),
             known: None,
+            written: RefCell::default(),
         }
     }
 

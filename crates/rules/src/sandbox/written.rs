@@ -1,0 +1,185 @@
+//! The refs of a partition's last forwarded request, each with the JSON text it was sent as. A call's
+//! refs are the partition's narrowed files, and from one call to the next most of them are the same
+//! files: checking a ref and writing it depend on the ref and the dialect alone, so a ref equal to the
+//! one at its place last time is sent as the text written then.
+//!
+//! Only a list whose every ref passes the dialect's checks untouched and whose names are distinct is
+//! written this way (such a list is sent as it is, one ref each, with no note); any other is checked
+//! the general way ([`super::refs::check_narrowed`]).
+
+use super::refs::check_one;
+use super::Dialect;
+use crate::files::narrow::CodeEnvFile;
+
+/// The most text the refs of one request may hold to be remembered.
+const MAX_WRITTEN_TEXT: usize = 4 << 20;
+
+/// The refs of the last request written for a partition, in order, with their texts.
+#[derive(Debug, Clone, Default)]
+pub struct WrittenRefs {
+    dialect: Option<Dialect>,
+    refs: Vec<(CodeEnvFile<'static>, Box<str>)>,
+}
+
+/// A memo of what refs are written as: it changes no request, so it makes no difference to equality.
+impl PartialEq for WrittenRefs {
+    fn eq(&self, _: &WrittenRefs) -> bool {
+        true
+    }
+}
+
+impl WrittenRefs {
+    /// `files` (narrowed, with distinct names) as the JSON array a `dialect` request sends, appended to
+    /// `out`, when every ref passes the dialect's checks untouched; `false` (and `out` as it was) when one
+    /// does not, which the general check then names. These refs are remembered for the next request.
+    pub fn write(
+        &mut self,
+        dialect: Dialect,
+        files: &[CodeEnvFile<'static>],
+        out: &mut String,
+    ) -> bool {
+        let start = out.len();
+        let same_dialect = self.dialect == Some(dialect);
+        let mut next = Vec::with_capacity(files.len());
+        let mut total = 0usize;
+        // Room for refs of a typical length: the text grows once, not ref by ref.
+        out.reserve(2 + files.len() * 128);
+        out.push('[');
+        for (i, f) in files.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let known = same_dialect
+                .then(|| self.refs.get_mut(i))
+                .flatten()
+                .filter(|(k, _)| k == f);
+            let text = match known {
+                Some((_, text)) => {
+                    out.push_str(text);
+                    std::mem::take(text)
+                }
+                None => {
+                    let Some(sent) = check_one(dialect, f) else {
+                        out.truncate(start);
+                        // Some texts may have moved out already: nothing of this memo is kept.
+                        *self = WrittenRefs::default();
+                        return false;
+                    };
+                    let at = out.len();
+                    sent.write_json(out);
+                    out.get(at..).unwrap_or_default().into()
+                }
+            };
+            total += text.len();
+            next.push((f.clone(), text));
+        }
+        out.push(']');
+        *self = if total <= MAX_WRITTEN_TEXT {
+            WrittenRefs {
+                dialect: Some(dialect),
+                refs: next,
+            }
+        } else {
+            WrittenRefs::default()
+        };
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::narrow::to_injected_file_ref;
+    use crate::files::FileRef;
+    use crate::json::Str;
+    use crate::sandbox::refs::{check_narrowed, SentRef};
+
+    /// A codeapi id: `tag` padded to 21 characters.
+    fn id(tag: &str) -> String {
+        format!("{tag:_<21}")
+    }
+
+    fn narrowed(i: usize, name: &str, storage: &str) -> CodeEnvFile<'static> {
+        let mut f = FileRef::new(id(&format!("F{i}")), name.to_owned());
+        f.storage_session_id = crate::files::Field::Set(Str::from(id(storage)));
+        to_injected_file_ref(&f, Some(&Str::from(id("E"))))
+    }
+
+    /// What the general check writes for `files`, when it notes nothing.
+    fn fresh(dialect: Dialect, files: &[CodeEnvFile<'static>]) -> Option<String> {
+        let checked = check_narrowed(dialect, files);
+        checked.notes.is_empty().then(|| {
+            let mut out = String::new();
+            SentRef::write_all(&checked.files, &mut out);
+            out
+        })
+    }
+
+    fn written(
+        memo: &mut WrittenRefs,
+        dialect: Dialect,
+        files: &[CodeEnvFile<'static>],
+    ) -> Option<String> {
+        let mut out = String::from("prefix");
+        let ok = memo.write(dialect, files, &mut out);
+        assert!(out.starts_with("prefix"));
+        if ok {
+            Some(out.split_off(6))
+        } else {
+            assert_eq!(out, "prefix", "a refused list leaves the text as it was");
+            None
+        }
+    }
+
+    #[test]
+    fn refs_are_written_as_the_general_check_writes_them_from_one_request_to_the_next() {
+        let mut memo = WrittenRefs::default();
+        let mut files: Vec<CodeEnvFile<'static>> = (0..5)
+            .map(|i| narrowed(i, &format!("d/f{i}.csv"), "S1"))
+            .collect();
+        for (pass, dialect) in [
+            Dialect::CodeApi,
+            Dialect::LibreCodeInterpreter,
+            Dialect::CodeApi,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            for turn in 0..4 {
+                match turn {
+                    1 => files.push(narrowed(10 + pass, &format!("out \"q\" {pass}.txt"), "S2")),
+                    2 => files.swap(0, 3),
+                    3 => files[1] = narrowed(1, "d/f1.csv", "S3"),
+                    _ => {}
+                }
+                assert_eq!(
+                    written(&mut memo, dialect, &files),
+                    fresh(dialect, &files),
+                    "{dialect:?} {turn}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_ref_the_checks_would_change_refuses_the_list_and_forgets_it() {
+        let mut memo = WrittenRefs::default();
+        let good: Vec<CodeEnvFile<'static>> = (0..3)
+            .map(|i| narrowed(i, &format!("f{i}"), "S1"))
+            .collect();
+        assert!(written(&mut memo, Dialect::CodeApi, &good).is_some());
+        let mut bad = good.clone();
+        // An id codeapi refuses: the general check leaves the ref out and notes it.
+        bad.push(to_injected_file_ref(
+            &FileRef::new("short", "x"),
+            Some(&Str::from(id("E"))),
+        ));
+        assert!(fresh(Dialect::CodeApi, &bad).is_none());
+        assert_eq!(written(&mut memo, Dialect::CodeApi, &bad), None);
+        assert_eq!(memo.refs.len(), 0);
+        assert_eq!(
+            written(&mut memo, Dialect::CodeApi, &good),
+            fresh(Dialect::CodeApi, &good)
+        );
+    }
+}
