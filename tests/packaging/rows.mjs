@@ -624,9 +624,10 @@ export const ROWS = [
  * whole API: 794.9 kB; api.js one bundle of the API and the glue (one file instead of nine): 782.8 kB;
  * issue 32's merge in step and list diffs (+9.3 KB of core .wasm, held twice): 792.3 kB; issue 31's
  * declarations written from the Rust types (answers.d.ts and the unions in ops.d.ts, each also as .d.cts)
- * and the key policy: 795.4 kB.
+ * and the key policy: 795.4 kB; issue 32's recalled echoes and refs sent as written (+7 KB of core .wasm,
+ * +0.8 KB of sandbox .wasm, each held twice): 803.6 kB.
  */
-const PACKED_CEILING = 796_000;
+const PACKED_CEILING = 804_000;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 
