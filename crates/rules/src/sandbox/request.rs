@@ -15,6 +15,7 @@ use crate::wire::{
     check_header_value, CONTENT_TYPE, EXEC_ENDPOINT, EXPECTED_PROFILE_HEADER, REQUEST_ID_HEADER,
     SUPPORTED_LANGUAGES, USER_AGENT,
 };
+use std::rc::Rc;
 
 /// The longest runtime hint codeapi accepts.
 pub const MAX_RUNTIME_HINT_LENGTH: usize = 128;
@@ -254,8 +255,8 @@ const ANSWER_FLAGS: [&str; 2] = ["withFiles", "bodyBytes"];
 pub struct PlannedSession<'v> {
     /// The partition's exec session.
     pub session_id: Option<&'v str>,
-    /// The narrowed files it carries.
-    pub files: &'v [CodeEnvFile<'static>],
+    /// The narrowed files it carries (`None`: no context).
+    pub files: Option<&'v Rc<[CodeEnvFile<'static>]>>,
     /// Whether no two of them share a name.
     pub distinct_names: bool,
     /// Its runtime hint.
@@ -283,16 +284,17 @@ pub fn build_forwarded_request<'v>(
     let common = Common::read(dialect, o)?;
     // Refs that pass untouched, with distinct names, are sent as written (most of them as last time).
     let mut text = String::new();
-    let as_written = match written {
-        Some(w) if session.distinct_names && !session.files.is_empty() => {
-            w.write(dialect, session.files, &mut text)
+    let files: &[CodeEnvFile<'static>] = session.files.map_or(&[], |f| f);
+    let as_written = match (written, session.files) {
+        (Some(w), Some(list)) if session.distinct_names && !list.is_empty() => {
+            w.write(dialect, list, &mut text)
         }
         _ => false,
     };
     let (checked, written) = if as_written {
         (CheckedRefs::default(), Some(text))
     } else {
-        (check_narrowed(dialect, session.files), None)
+        (check_narrowed(dialect, files), None)
     };
     let hint = session
         .runtime_session_hint

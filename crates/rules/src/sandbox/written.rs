@@ -7,6 +7,8 @@
 //! written this way (such a list is sent as it is, one ref each, with no note); any other is checked
 //! the general way ([`super::refs::check_narrowed`]).
 
+use std::rc::Rc;
+
 use super::refs::check_one;
 use super::Dialect;
 use crate::files::narrow::CodeEnvFile;
@@ -14,11 +16,12 @@ use crate::files::narrow::CodeEnvFile;
 /// The most text the refs of one request may hold to be remembered.
 const MAX_WRITTEN_TEXT: usize = 4 << 20;
 
-/// The refs of the last request written for a partition, in order, with their texts.
+/// The refs of the last request written, the list as it was narrowed and each ref's text.
 #[derive(Debug, Clone, Default)]
 pub struct WrittenRefs {
     dialect: Option<Dialect>,
-    refs: Vec<(CodeEnvFile<'static>, Box<str>)>,
+    list: Option<Rc<[CodeEnvFile<'static>]>>,
+    texts: Vec<Box<str>>,
 }
 
 /// A memo of what refs are written as: it changes no request, so it makes no difference to equality.
@@ -35,12 +38,17 @@ impl WrittenRefs {
     pub fn write(
         &mut self,
         dialect: Dialect,
-        files: &[CodeEnvFile<'static>],
+        files: &Rc<[CodeEnvFile<'static>]>,
         out: &mut String,
     ) -> bool {
         let start = out.len();
-        let same_dialect = self.dialect == Some(dialect);
-        let mut next = Vec::with_capacity(files.len());
+        let before = std::mem::take(self);
+        let known = (before.dialect == Some(dialect))
+            .then_some(before.list.as_ref())
+            .flatten();
+        // The very list written last time (the partition unchanged): every ref is the same.
+        let same_list = known.is_some_and(|k| Rc::ptr_eq(k, files));
+        let mut texts = before.texts;
         let mut total = 0usize;
         // Room for refs of a typical length: the text grows once, not ref by ref.
         out.reserve(2 + files.len() * 128);
@@ -49,39 +57,35 @@ impl WrittenRefs {
             if i > 0 {
                 out.push(',');
             }
-            let known = same_dialect
-                .then(|| self.refs.get_mut(i))
-                .flatten()
-                .filter(|(k, _)| k == f);
-            let text = match known {
-                Some((_, text)) => {
-                    out.push_str(text);
-                    std::mem::take(text)
-                }
+            let same = same_list || known.and_then(|k| k.get(i)).is_some_and(|k| k == f);
+            match texts.get_mut(i).filter(|_| same) {
+                Some(text) => out.push_str(text),
                 None => {
                     let Some(sent) = check_one(dialect, f) else {
+                        // Nothing of this memo is kept (`self` was taken above).
                         out.truncate(start);
-                        // Some texts may have moved out already: nothing of this memo is kept.
-                        *self = WrittenRefs::default();
                         return false;
                     };
                     let at = out.len();
                     sent.write_json(out);
-                    out.get(at..).unwrap_or_default().into()
+                    let text: Box<str> = out.get(at..).unwrap_or_default().into();
+                    match texts.get_mut(i) {
+                        Some(slot) => *slot = text,
+                        None => texts.push(text),
+                    }
                 }
-            };
-            total += text.len();
-            next.push((f.clone(), text));
+            }
+            total += texts.get(i).map_or(0, |t| t.len());
         }
         out.push(']');
-        *self = if total <= MAX_WRITTEN_TEXT {
-            WrittenRefs {
+        texts.truncate(files.len());
+        if total <= MAX_WRITTEN_TEXT {
+            *self = WrittenRefs {
                 dialect: Some(dialect),
-                refs: next,
-            }
-        } else {
-            WrittenRefs::default()
-        };
+                list: Some(files.clone()),
+                texts,
+            };
+        }
         true
     }
 }
@@ -118,7 +122,7 @@ mod tests {
     fn written(
         memo: &mut WrittenRefs,
         dialect: Dialect,
-        files: &[CodeEnvFile<'static>],
+        files: &Rc<[CodeEnvFile<'static>]>,
     ) -> Option<String> {
         let mut out = String::from("prefix");
         let ok = memo.write(dialect, files, &mut out);
@@ -145,15 +149,24 @@ mod tests {
         .into_iter()
         .enumerate()
         {
-            for turn in 0..4 {
+            for turn in 0..5 {
                 match turn {
+                    4 => {
+                        // A shorter list, then the very same list again (the partition unchanged).
+                        files.pop();
+                        let list: Rc<[CodeEnvFile<'static>]> = files.clone().into();
+                        for _ in 0..2 {
+                            assert_eq!(written(&mut memo, dialect, &list), fresh(dialect, &files));
+                        }
+                        continue;
+                    }
                     1 => files.push(narrowed(10 + pass, &format!("out \"q\" {pass}.txt"), "S2")),
                     2 => files.swap(0, 3),
                     3 => files[1] = narrowed(1, "d/f1.csv", "S3"),
                     _ => {}
                 }
                 assert_eq!(
-                    written(&mut memo, dialect, &files),
+                    written(&mut memo, dialect, &files.clone().into()),
                     fresh(dialect, &files),
                     "{dialect:?} {turn}"
                 );
@@ -167,7 +180,8 @@ mod tests {
         let good: Vec<CodeEnvFile<'static>> = (0..3)
             .map(|i| narrowed(i, &format!("f{i}"), "S1"))
             .collect();
-        assert!(written(&mut memo, Dialect::CodeApi, &good).is_some());
+        let rc = |v: &Vec<CodeEnvFile<'static>>| -> Rc<[CodeEnvFile<'static>]> { v.clone().into() };
+        assert!(written(&mut memo, Dialect::CodeApi, &rc(&good)).is_some());
         let mut bad = good.clone();
         // An id codeapi refuses: the general check leaves the ref out and notes it.
         bad.push(to_injected_file_ref(
@@ -175,10 +189,10 @@ mod tests {
             Some(&Str::from(id("E"))),
         ));
         assert!(fresh(Dialect::CodeApi, &bad).is_none());
-        assert_eq!(written(&mut memo, Dialect::CodeApi, &bad), None);
-        assert_eq!(memo.refs.len(), 0);
+        assert_eq!(written(&mut memo, Dialect::CodeApi, &rc(&bad)), None);
+        assert!(memo.list.is_none() && memo.texts.is_empty());
         assert_eq!(
-            written(&mut memo, Dialect::CodeApi, &good),
+            written(&mut memo, Dialect::CodeApi, &rc(&good)),
             fresh(Dialect::CodeApi, &good)
         );
     }

@@ -97,7 +97,7 @@ impl Gate {
         let context = request.context.as_ref();
         let session = PlannedSession {
             session_id: context.and_then(|c| c.session_id.as_deref()),
-            files: context.and_then(|c| c.files.as_deref()).unwrap_or_default(),
+            files: context.and_then(|c| c.files.as_ref()),
             runtime_session_hint: request.runtime_session_hint.as_deref(),
             distinct_names: context.is_some_and(|c| c.distinct_names),
         };
