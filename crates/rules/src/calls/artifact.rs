@@ -2,47 +2,60 @@
 //! text: by the scanner when it has the plain shape sandboxes write, else by the checked reader, which
 //! names every refusal. Both give the same artifact (the tests hold them to each other).
 
+use std::cell::Cell;
 use std::fmt;
+use std::rc::Rc;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::config::Profile;
 use crate::error::{GateResult, Path};
-use crate::files::scan::read_plain_object;
+use crate::files::scan::{read_whole, Scan};
 use crate::files::FileRef;
 use crate::json::{self, RawJson, Str};
 use crate::sessions::merge::Artifact;
 
-/// The parts of an artifact the fold reads, decoded from its JSON text: `None` when it has no usable
+/// The parts of an artifact the fold reads, decoded from its JSON text (a value checked when it was
+/// captured: [`crate::json::CheckedText`], [`crate::json::RawText`]): `None` when it has no usable
 /// `session_id` (missing, `null`, `""`, or the artifact is not an object) — then `files` are ignored and
 /// nothing is validated, as the SDK never looks at them.
 pub fn read_fold_artifact<'a>(
-    artifact: &'a RawJson,
+    artifact: &'a str,
     profile: Profile,
     path: &Path<'_>,
 ) -> GateResult<Option<Artifact<'a>>> {
-    if json::raw_type_name(artifact) != "object" {
+    if !artifact.starts_with('{') {
         return Ok(None);
     }
-    let read: ArtifactInput<'a> = match read_plain_artifact(artifact.get()) {
+    let read: ArtifactInput<'a> = match read_plain_artifact(artifact) {
         Some(read) => read,
-        None => json::decode(artifact.get(), &path.render())?,
+        None => json::decode(artifact, &path.render())?,
     };
     finish_artifact(read, profile, path)
 }
 
 /// An artifact of the plain shape (no escape in its keys or its `session_id`, plain files: see
-/// [`read_plain_object`]) read in one pass, its files with it, as [`ArtifactInput`]'s `Deserialize`
+/// [`crate::files::scan::read_plain_object`]) read in one pass, its files with it, as [`ArtifactInput`]'s `Deserialize`
 /// reads it; `None` for anything else, which the checked reader then reads and refuses by name.
 fn read_plain_artifact(text: &str) -> Option<ArtifactInput<'_>> {
+    read_whole(text, read_plain_artifact_at)
+}
+
+/// [`read_plain_artifact`] of the object at the scanner (which is left past it).
+pub(super) fn read_plain_artifact_at<'a>(s: &mut Scan<'a>) -> Option<ArtifactInput<'a>> {
     let mut out = ArtifactInput {
         session_id: None,
         files: None,
         deleted_files: None,
     };
-    read_plain_object(text, |key, s| {
+    s.object(|key, s| {
         if key == "files" && s.peek()? == b'[' {
             out.files = Some(FilesInput::Read(s.files()?));
+            return Some(());
+        }
+        if !matches!(key, "session_id" | "files" | "deleted_files") {
+            // Every artifact text read here was checked when it was captured.
+            s.skip_checked()?;
             return Some(());
         }
         let raw = s.raw_value()?;
@@ -93,13 +106,55 @@ pub(super) fn finish_artifact<'a>(
     }))
 }
 
+/// An artifact the scanner read where it stood in the host's results (see
+/// `calls::input::Options::handling`), so that the fold does not read its text a second time. Taken
+/// once: a result read again (or never read in place) is read from its text, which stays the truth.
+#[derive(Clone, Default)]
+pub struct ScannedArtifact<'a>(Rc<Cell<Option<ArtifactInput<'a>>>>);
+
+impl<'a> ScannedArtifact<'a> {
+    /// An artifact read in place.
+    pub(super) fn new(read: ArtifactInput<'a>) -> Self {
+        ScannedArtifact(Rc::new(Cell::new(Some(read))))
+    }
+
+    /// The artifact read in place, if it is still there (`None` after the first take).
+    pub(super) fn take(&self) -> Option<ArtifactInput<'a>> {
+        self.0.take()
+    }
+
+    /// A new holder of what this one holds, which is taken from it (a copy that goes on to the fold
+    /// carries the artifact; the original keeps only its text).
+    pub(super) fn hand_on<'b>(&self) -> ScannedArtifact<'b>
+    where
+        'a: 'b,
+    {
+        self.take().map(ScannedArtifact::new).unwrap_or_default()
+    }
+}
+
+/// A cache of the result's own text: results are equal whatever it holds.
+impl PartialEq for ScannedArtifact<'_> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl fmt::Debug for ScannedArtifact<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ScannedArtifact")
+    }
+}
+
 /// `files` as read: typed when the usable `session_id` came first, else kept as text until it is known
 /// whether the fold reads them at all.
+#[derive(Clone)]
 pub(super) enum FilesInput<'a> {
     Read(Vec<FileRef<'a>>),
     Later(&'a RawJson),
 }
 
+#[derive(Clone)]
 pub(super) struct ArtifactInput<'a> {
     session_id: Option<Str<'a>>,
     files: Option<FilesInput<'a>>,
@@ -194,7 +249,7 @@ mod tests {
             plain += usize::from(read_plain_artifact(text).is_some());
             for profile in [Profile::V3_6, Profile::V3_9] {
                 let raw: &RawJson = serde_json::from_str(text).unwrap();
-                let read = read_fold_artifact(raw, profile, &Path::root("artifact"));
+                let read = read_fold_artifact(raw.get(), profile, &Path::root("artifact"));
                 assert_eq!(read, checked(text, profile), "{text} ({profile:?})");
             }
         }

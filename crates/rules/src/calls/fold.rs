@@ -11,12 +11,12 @@ use std::rc::Rc;
 
 use serde::de::{self as de, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use super::artifact::{finish_artifact, read_fold_artifact, ArtifactInput};
+use super::artifact::{finish_artifact, read_fold_artifact, ArtifactInput, ScannedArtifact};
 use super::context::RequestContext;
 use crate::config::Profile;
 use crate::error::{GateError, GateResult, Path};
 use crate::files::{Field, FileRef, Identity};
-use crate::json::{self, RawJson, RawText, Str};
+use crate::json::{self, CheckedText, RawJson, RawText, Str};
 use crate::sessions::baseline::Baseline;
 use crate::sessions::merge::{update_code_session_many, Artifact};
 use crate::sessions::{CodeSession, SessionMap};
@@ -51,10 +51,13 @@ pub struct ToolResult<'a> {
     pub status: Status,
     /// `artifact` (absent or `null`: nothing to fold), as JSON text.
     #[serde(default, borrow)]
-    pub artifact: Option<RawText<'a>>,
+    pub artifact: Option<CheckedText<'a>>,
     /// The artifact already read (a sandbox answer the gate read itself), folded instead of `artifact`.
     #[serde(skip)]
     pub read: Option<Rc<Artifact<'static>>>,
+    /// `artifact` as the scanner read it where it stood, if it did.
+    #[serde(skip)]
+    pub scanned: ScannedArtifact<'a>,
 }
 
 impl<'a> ToolResult<'a> {
@@ -63,8 +66,24 @@ impl<'a> ToolResult<'a> {
         ToolResult {
             tool_call_id: self.tool_call_id.into_owned(),
             status: self.status,
-            artifact: self.artifact.map(RawText::into_owned),
+            artifact: self.artifact.map(CheckedText::into_owned),
             read: self.read,
+            scanned: ScannedArtifact::default(),
+        }
+    }
+
+    /// A copy for the fold, with the artifact the scanner read (taken from this result, which keeps
+    /// its text: the copy is the one folded).
+    pub fn handed_on<'b>(&self) -> ToolResult<'b>
+    where
+        'a: 'b,
+    {
+        ToolResult {
+            tool_call_id: self.tool_call_id.clone(),
+            status: self.status,
+            artifact: self.artifact.clone(),
+            read: self.read.clone(),
+            scanned: self.scanned.hand_on(),
         }
     }
 
@@ -75,6 +94,7 @@ impl<'a> ToolResult<'a> {
             status: Status::Error,
             artifact: None,
             read: None,
+            scanned: ScannedArtifact::default(),
         }
     }
 }
@@ -194,13 +214,18 @@ pub fn prepare_event<'a>(
         let Some(artifact) = r
             .artifact
             .as_ref()
-            .map(RawText::raw)
-            .filter(|a| !json::is_null(a))
+            .map(CheckedText::get)
+            .filter(|a| *a != "null")
         else {
             continue;
         };
         let at = path.index(i);
-        if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"))? {
+        let at = at.key("artifact");
+        let read = match r.scanned.take() {
+            Some(read) => finish_artifact(read, profile, &at)?,
+            None => read_fold_artifact(artifact, profile, &at)?,
+        };
+        if let Some(artifact) = read {
             steps.push(FoldStep {
                 artifact: Cow::Owned(artifact),
                 id: Str::Borrowed(r.tool_call_id.as_str()),
@@ -393,7 +418,7 @@ pub fn event_steps<'a>(
         let at = at.key("artifact");
         let artifact = match r.artifact {
             ReadArtifact::None => continue,
-            ReadArtifact::Raw(raw) => read_fold_artifact(raw, profile, &at)?,
+            ReadArtifact::Raw(raw) => read_fold_artifact(raw.get(), profile, &at)?,
             ReadArtifact::Read(read) => finish_artifact(read, profile, &at)?,
         };
         if let Some(artifact) = artifact {
@@ -450,7 +475,7 @@ pub fn prepare_direct<'a>(
         if !tools.classify(&o.name).has(bits::DIRECT_FOLD) {
             continue;
         }
-        let Some(artifact) = o.artifact.as_ref().map(RawText::raw) else {
+        let Some(artifact) = o.artifact.as_ref().map(RawText::get) else {
             continue;
         };
         let at = path.index(i);

@@ -9,11 +9,13 @@
 
 use serde::de::Deserialize;
 
+use super::artifact::{read_plain_artifact_at, ScannedArtifact};
 use super::batch::HostAnswer;
 use super::context::RequestContext;
-use super::fold::ToolResult;
+use super::fold::{Status, ToolResult};
 use crate::error::{GateError, GateResult, Path};
-use crate::json::{self, JsonMap, Obj, Opts, RawText, Str};
+use crate::files::scan::read_checked_array;
+use crate::json::{self, CheckedText, JsonMap, Obj, Opts, RawJson, RawText, Str};
 use crate::sessions::seed::SeedAgent;
 use crate::sessions::{Millis, SessionPairs};
 
@@ -138,6 +140,9 @@ impl<'a> Options<'a> {
         if rejected == Some(true) {
             return Ok((requests, HostAnswer::Rejected));
         }
+        if let Some(results) = self.results.as_ref().and_then(read_plain_results) {
+            return Ok((requests, HostAnswer::Resolved(results)));
+        }
         let results = option::<Option<Vec<Obj<ToolResult<'a>>>>>(&self.results, "results")?
             .flatten()
             .unwrap_or_default()
@@ -146,6 +151,55 @@ impl<'a> Options<'a> {
             .collect();
         Ok((requests, HostAnswer::Resolved(results)))
     }
+}
+
+/// `results` read by the scanner when every result has the plain shape (keys, `toolCallId` and
+/// `status` without escapes, no key twice): the text was checked when the options were read, so each
+/// `artifact` is kept as the text it is, not checked a second time (it may be most of the call's
+/// bytes). `None` for anything else: the checked reader then reads it and names any refusal. The
+/// tests hold the two to each other.
+fn read_plain_results<'a>(raw: &RawText<'a>) -> Option<Vec<ToolResult<'a>>> {
+    let RawText::Borrowed(raw) = raw else {
+        return None;
+    };
+    let raw: &'a RawJson = raw;
+    let mut results = Vec::new();
+    read_checked_array(raw, |s| {
+        let (mut id, mut status, mut artifact) = (None, None, None);
+        let mut scanned = ScannedArtifact::default();
+        s.object(|key, s| {
+            match key {
+                "toolCallId" if id.is_none() => id = Some(Str::Borrowed(s.plain_str()?)),
+                "status" if status.is_none() => {
+                    status = Some(match s.plain_str()? {
+                        "success" => Status::Success,
+                        "error" => Status::Error,
+                        _ => return None,
+                    });
+                }
+                "artifact" if artifact.is_none() => {
+                    // Read where it stands when it is plain: the fold then reads it no more.
+                    let (read, text) = s.read_or_skip_checked(read_plain_artifact_at)?;
+                    scanned = read.map(ScannedArtifact::new).unwrap_or_default();
+                    artifact = Some((text != "null").then(|| CheckedText::inside(raw, text)));
+                }
+                "toolCallId" | "status" | "artifact" => return None,
+                _ => {
+                    s.skip_checked()?;
+                }
+            }
+            Some(())
+        })?;
+        results.push(ToolResult {
+            tool_call_id: id?,
+            status: status?,
+            artifact: artifact.flatten(),
+            read: None,
+            scanned,
+        });
+        Some(())
+    })?;
+    Some(results)
 }
 
 /// `{ id?, name }`: a call of a direct batch.
@@ -197,4 +251,99 @@ pub fn seed_agents(agents: Vec<Obj<SeedAgentInput<'_>>>) -> Vec<SeedAgent> {
             initial_sessions: a.initial_sessions.map(SessionPairs::into_map),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calls::artifact::{finish_artifact, read_fold_artifact};
+    use crate::config::Profile;
+
+    /// What the checked reader gives for `text` as `results` (`None`: it refuses).
+    fn checked(text: &str) -> Option<Vec<ToolResult<'_>>> {
+        let read: Option<Vec<Obj<ToolResult<'_>>>> = json::decode(text, "results").ok()?;
+        Some(read.unwrap_or_default().into_iter().map(|o| o.0).collect())
+    }
+
+    /// Every results text the scanner takes reads as the checked reader reads it; what it does not
+    /// take (escapes, repeated keys, odd values) is left to the checked reader.
+    #[test]
+    fn the_scanner_reads_results_as_the_checked_reader_does() {
+        let artifact = r#"{"session_id":"e","files":[{"id":"f","name":"a\n.txt"}]}"#;
+        let plain = r#"{"stdout":"x\ty","session_id":"e","files":[{"id":"f","name":"a.txt","inherited":true}]}"#;
+        let cases = [
+            format!(r#"[{{"toolCallId":"c1","status":"success","artifact":{plain}}}]"#),
+            format!(r#"[{{"toolCallId":"c1","status":"success","artifact":{artifact}}},{{"toolCallId":"c2","status":"success","artifact":{{"session_id":"e","files":null,"deleted_files":["x"],"stdout":"a\"b"}}}}]"#),
+            r#"[{"toolCallId":"c1","status":"success","artifact":{"files":"x","session_id":"e","deleted_files":[1]}}]"#.to_owned(),
+            format!(r#"[{{"artifact":{artifact},"content":[{{"type":"text","text":"x\"y"}}],"status":"error","toolCallId":"c1"}}]"#),
+            r#"[{"toolCallId":"c1","status":"success","artifact":null}]"#.to_owned(),
+            r#"[{"toolCallId":"c1","status":"success"},{"toolCallId":"c2","status":"error","artifact":"text"}]"#.to_owned(),
+            r#"[ { "toolCallId" : "c1" , "status" : "success" , "artifact" : [ 1 , { } ] } ]"#.to_owned(),
+            r#"[]"#.to_owned(),
+            r#"null"#.to_owned(),
+            r#"{}"#.to_owned(),
+            r#"[1]"#.to_owned(),
+            r#"[[]]"#.to_owned(),
+            r#"[{"toolCallId":"c1"}]"#.to_owned(),
+            r#"[{"status":"success"}]"#.to_owned(),
+            r#"[{"toolCallId":"c1","status":"done"}]"#.to_owned(),
+            r#"[{"toolCallId":"c1","status":"success","status":"error"}]"#.to_owned(),
+            r#"[{"toolCallId":"c1","toolCallId":"c2","status":"success"}]"#.to_owned(),
+            r#"[{"toolCallId":"c1","status":"success","artifact":null,"artifact":{}}]"#.to_owned(),
+            r#"[{"toolCallId":"c1","status":"success","x":1,"x":2}]"#.to_owned(),
+            r#"[{"toolCallId":"c\u0031","status":"success"}]"#.to_owned(),
+            r#"[{"toolCall\u0049d":"c1","status":"success"}]"#.to_owned(),
+            r#"[{"toolCallId":null,"status":"success"}]"#.to_owned(),
+            r#"[{"toolCallId":5,"status":"success"}]"#.to_owned(),
+            r#"[{"toolCallId":"c1","status":null}]"#.to_owned(),
+        ];
+        let (mut plain, mut scanned_artifacts) = (0, 0);
+        for text in &cases {
+            let raw: &RawJson = serde_json::from_str(text).unwrap();
+            let read = read_plain_results(&RawText::Borrowed(raw));
+            plain += usize::from(read.is_some());
+            if let Some(read) = read {
+                // An artifact read in place is the artifact its text reads as.
+                for r in &read {
+                    let Some(scanned) = r.scanned.take() else {
+                        continue;
+                    };
+                    let at = Path::root("artifact");
+                    let text = r.artifact.as_ref().unwrap().get();
+                    for profile in [Profile::V3_6, Profile::V3_9] {
+                        let from_text = read_fold_artifact(text, profile, &at);
+                        let again = ScannedArtifact::new(scanned.clone());
+                        assert_eq!(
+                            finish_artifact(again.take().unwrap(), profile, &at),
+                            from_text
+                        );
+                    }
+                    scanned_artifacts += 1;
+                }
+                assert_eq!(Some(read), checked(text), "{text}");
+            }
+        }
+        assert_eq!(plain, 9, "the scanner took {plain} of the plain cases");
+        assert_eq!(scanned_artifacts, 3, "artifacts read in place");
+    }
+
+    /// Through the options: the same handling, and the same refusal where the scanner gives up.
+    #[test]
+    fn options_handle_results_the_same_either_way() {
+        let good =
+            r#"{"results":[{"toolCallId":"c1","status":"success","artifact":{"session_id":"e"}}]}"#;
+        let (_, HostAnswer::Resolved(results)) =
+            Options::read(Some(good)).unwrap().handling().unwrap()
+        else {
+            panic!("resolved expected");
+        };
+        assert_eq!(results.len(), 1);
+        assert_eq!(
+            results[0].artifact.as_ref().map(CheckedText::get),
+            Some(r#"{"session_id":"e"}"#)
+        );
+        let bad = r#"{"results":[{"toolCallId":"c1","status":"done"}]}"#;
+        let e = Options::read(Some(bad)).unwrap().handling().unwrap_err();
+        assert_eq!(e.path, "options.results[0].status");
+    }
 }

@@ -24,24 +24,35 @@ pub fn read_plain_files(text: &str) -> Option<Vec<FileRef<'_>>> {
 /// `member` gave up.
 pub fn read_plain_object<'a>(
     text: &'a str,
-    mut member: impl FnMut(&'a str, &mut Scan<'a>) -> Option<()>,
+    member: impl FnMut(&'a str, &mut Scan<'a>) -> Option<()>,
 ) -> Option<()> {
+    read_whole(text, |s| s.object(member))
+}
+
+/// `read` over all of `text` (nothing but whitespace after what it read).
+pub fn read_whole<'a, T>(
+    text: &'a str,
+    read: impl FnOnce(&mut Scan<'a>) -> Option<T>,
+) -> Option<T> {
     let mut s = Scan { text, at: 0 };
-    s.expect(b'{')?;
-    if s.peek()? == b'}' {
-        s.at += 1;
-        return s.end();
-    }
-    loop {
-        let key = s.plain_string()?;
-        s.expect(b':')?;
-        member(key, &mut s)?;
-        match s.next_byte()? {
-            b',' => continue,
-            b'}' => return s.end(),
-            _ => return None,
-        }
-    }
+    let got = read(&mut s)?;
+    s.end()?;
+    Some(got)
+}
+
+/// Reads `raw` as one JSON array, handing the scanner to `element` at each element, which `element`
+/// must read; `None` when it is not an array or `element` gave up. The text was checked when it was
+/// captured, so [`Scan::skip_checked`] may pass over its values.
+pub fn read_checked_array<'a>(
+    raw: &'a RawJson,
+    element: impl FnMut(&mut Scan<'a>) -> Option<()>,
+) -> Option<()> {
+    let mut s = Scan {
+        text: raw.get(),
+        at: 0,
+    };
+    s.array(element)?;
+    s.end()
 }
 
 /// A reader of plain JSON text (see [`read_plain_files`], [`read_plain_object`]).
@@ -116,6 +127,73 @@ impl<'a> Scan<'a> {
                 _ => return None,
             }
         }
+    }
+
+    /// A JSON object whose keys hold no escape, `member` called at each value (which it must read).
+    pub fn object(
+        &mut self,
+        mut member: impl FnMut(&'a str, &mut Scan<'a>) -> Option<()>,
+    ) -> Option<()> {
+        self.expect(b'{')?;
+        if self.peek()? == b'}' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            let key = self.plain_string()?;
+            self.expect(b':')?;
+            member(key, self)?;
+            match self.next_byte()? {
+                b',' => continue,
+                b'}' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A JSON array, `element` called at each element (which it must read).
+    pub fn array(&mut self, mut element: impl FnMut(&mut Scan<'a>) -> Option<()>) -> Option<()> {
+        self.expect(b'[')?;
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            element(self)?;
+            match self.next_byte()? {
+                b',' => continue,
+                b']' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The next value's text, passed over without checking it: only for text checked when it was
+    /// captured (see [`read_checked_array`]).
+    pub fn skip_checked(&mut self) -> Option<&'a str> {
+        self.value()
+    }
+
+    /// `read` at the next value, or, when it gives up, the value passed over as by
+    /// [`Scan::skip_checked`] (so the same rule holds); with the value's text either way.
+    pub fn read_or_skip_checked<T>(
+        &mut self,
+        read: impl FnOnce(&mut Scan<'a>) -> Option<T>,
+    ) -> Option<(Option<T>, &'a str)> {
+        self.peek()?;
+        let start = self.at;
+        let got = read(self);
+        if got.is_none() {
+            self.at = start;
+            self.value()?;
+        }
+        Some((got, self.text.get(start..self.at)?))
+    }
+
+    /// The next value when it is a string without escapes or control characters (`None` for
+    /// anything else).
+    pub fn plain_str(&mut self) -> Option<&'a str> {
+        self.plain_string()
     }
 
     /// The next value as a raw value (checked by serde).
@@ -293,6 +371,16 @@ impl<'a> Scan<'a> {
     fn skip_string_body(&mut self) -> Option<()> {
         let b = self.bytes();
         loop {
+            // Eight bytes at a time to the next quote or backslash (the lowest flagged lane is exact).
+            while let Some(chunk) = b.get(self.at..self.at + 8) {
+                let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).ok()?);
+                let flags = quote_or_backslash_lanes(word);
+                if flags != 0 {
+                    self.at += (flags.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                self.at += 8;
+            }
             match *b.get(self.at)? {
                 b'"' => {
                     self.at += 1;
@@ -417,6 +505,13 @@ fn special_lanes(x: u64) -> u64 {
     const HIGH: u64 = lanes(0x80);
     let zero_at = |v: u64| v.wrapping_sub(lanes(1)) & !v & HIGH;
     zero_at(x ^ lanes(b'"')) | zero_at(x ^ lanes(b'\\')) | (x.wrapping_sub(lanes(0x20)) & !x & HIGH)
+}
+
+/// The lanes of `x` that hold `"` or `\\` (exact up to the first hit, as [`special_lanes`]).
+fn quote_or_backslash_lanes(x: u64) -> u64 {
+    const HIGH: u64 = lanes(0x80);
+    let zero_at = |v: u64| v.wrapping_sub(lanes(1)) & !v & HIGH;
+    zero_at(x ^ lanes(b'"')) | zero_at(x ^ lanes(b'\\'))
 }
 
 /// `text` (one JSON value) as a raw value, checked by serde.

@@ -29,7 +29,7 @@ pub use keys::{fields_of, misspelling_of, misspelt, Opts};
 use refusal::{bare_message, decode_error, is_lone_surrogate};
 pub use refusal::{expected, expected_raw, refuse, refuse_at};
 use text::LONE_SURROGATE;
-pub use text::{check_surrogates, has_lone_surrogate, RawText, Str};
+pub use text::{check_surrogates, has_lone_surrogate, CheckedText, RawText, Str};
 
 /// A JSON tree (objects keep their key order).
 pub type Json = serde_json::Value;

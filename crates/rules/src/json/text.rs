@@ -216,6 +216,49 @@ impl<'de: 'a, 'a> Deserialize<'de> for RawText<'a> {
     }
 }
 
+/// The text of a JSON value the gate has checked (valid JSON, no escaped unpaired surrogate): a
+/// captured [`RawText`] or a value inside one, kept as text so that reading it again checks nothing.
+#[derive(Clone, PartialEq)]
+pub struct CheckedText<'a>(Str<'a>);
+
+impl<'a> CheckedText<'a> {
+    /// A captured value's text.
+    pub fn of(raw: &'a RawJson) -> Self {
+        CheckedText(Str::Borrowed(raw.get()))
+    }
+
+    /// `part`, a whole value inside `whole` (which was checked when it was captured). Only the
+    /// crate's scanners, which find the value's bounds, call this.
+    pub(crate) fn inside(_whole: &'a RawJson, part: &'a str) -> Self {
+        CheckedText(Str::Borrowed(part))
+    }
+
+    /// The JSON text.
+    pub fn get(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// The same text, owned.
+    pub fn into_owned(self) -> CheckedText<'static> {
+        CheckedText(self.0.into_owned())
+    }
+}
+
+impl fmt::Debug for CheckedText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.get())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for CheckedText<'a> {
+    /// Captures the value as [`RawText`] does (checked), keeping its text.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawJson>::deserialize(d)?;
+        check_surrogates(raw)?;
+        Ok(CheckedText::of(raw))
+    }
+}
+
 /// Refuses a raw value holding an escaped unpaired surrogate. Capturing a value does not look inside
 /// its strings, so the text is scanned for `\u` escapes: linear, without building a tree (a captured
 /// value can nest deeper than any recursion may go).

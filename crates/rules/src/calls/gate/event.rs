@@ -239,8 +239,12 @@ impl Gate {
                         (false, _) => eager_results.push(ToolResult::error(r.id.clone())),
                         (true, Some(HostAnswer::Resolved(results))) => {
                             let before = eager_results.len();
-                            eager_results
-                                .extend(results.iter().filter(|x| x.tool_call_id == r.id).cloned());
+                            eager_results.extend(
+                                results
+                                    .iter()
+                                    .filter(|x| x.tool_call_id == r.id)
+                                    .map(ToolResult::handed_on),
+                            );
                             if eager_results.len() == before {
                                 eager_results.push(ToolResult::error(r.id.clone()));
                             }
@@ -275,13 +279,13 @@ impl Gate {
         let mut results = rejected_results;
         results.extend(eager_results);
         if let HostAnswer::Resolved(dispatched) = answer {
-            results.extend(dispatched.iter().cloned());
+            results.extend(dispatched.iter().map(ToolResult::handed_on));
             // The answers read on the forwarding path, for the calls the host gave no result of.
             results.extend(
                 answers
                     .iter()
                     .filter(|a| !dispatched.iter().any(|d| d.tool_call_id == a.tool_call_id))
-                    .cloned(),
+                    .map(ToolResult::handed_on),
             );
         }
         let steps = if failed {

@@ -187,6 +187,7 @@ impl Gate {
             status: Status::Success,
             artifact: None,
             read: Some(artifact.clone()),
+            scanned: Default::default(),
         };
         if let Some((_, PendingBatch::Event { answers: held, .. })) =
             self.pending.iter_mut().find(|(b, _)| *b == batch)

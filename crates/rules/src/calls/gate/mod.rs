@@ -315,7 +315,7 @@ impl Gate {
         path: &Path<'_>,
     ) -> GateResult<()> {
         let profile = self.config.profile;
-        let Some(a) = super::artifact::read_fold_artifact(artifact, profile, path)? else {
+        let Some(a) = super::artifact::read_fold_artifact(artifact.get(), profile, path)? else {
             return Ok(());
         };
         let Some(sessions) = self.sessions.as_mut() else {
