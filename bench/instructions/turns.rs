@@ -7,7 +7,9 @@
 //! - `wire`: the forwarding path, `sandboxAnswer` (a codeapi answer: an inherited echo of every stored
 //!   file plus 5 new outputs), `completeEventBatch`, `beginEventBatch`, `sandboxRequest`;
 //! - `object`: the same answer folded as a host result (`completeEventBatch` with the artifact's JSON
-//!   text), and `beginEventBatch`, as a host on the object path does (its JSON work not counted).
+//!   text), and `beginEventBatch`, as a host on the object path does (its JSON work not counted);
+//! - `fold`: the bench's object turn (`bench/run.mjs`, "turn"): `foldResults` of one result with that
+//!   artifact, then the next `contextForCall`.
 
 // A measuring harness, not library code: its inputs are its own, so indexing them cannot miss.
 #![allow(clippy::indexing_slicing)]
@@ -100,6 +102,8 @@ fn main() {
         op("sandboxRequest"),
         op("sandboxAnswer"),
     );
+    let (fold, context_op) = (op("foldResults"), op("contextForCall"));
+    let mut context_list = "0".to_owned();
     let calls = r#"[{"id":"c1","name":"bash_tool","args":{"command":"python3 run.py"}}]"#;
     let options = r#"{"threadId":"t1"}"#;
     let mut list = "0".to_owned();
@@ -118,6 +122,32 @@ fn main() {
     for t in 0..turns {
         let (artifact, body) = &pool[t % pool.len()];
         let now = format!(r#"{{"now":{}}}"#, t + 2);
+        if mode == "fold" {
+            // The bench's object turn: fold one result (as its JSON text), then the next context.
+            let results =
+                format!(r#"[{{"name":"bash_tool","status":"success","artifact":{artifact}}}]"#);
+            call(
+                &mut gate,
+                fold,
+                &[Some("\"event\""), Some(&results), Some(&now)],
+            );
+            let context = call(
+                &mut gate,
+                context_op,
+                &[
+                    Some("\"event\""),
+                    Some("\"bash_tool\""),
+                    Some(options),
+                    None,
+                    Some(&context_list),
+                ],
+            );
+            if std::env::var_os("TURNS_SHOW").is_some() && t < 2 {
+                eprintln!("{context}");
+            }
+            context_list = generation(&context);
+            continue;
+        }
         if mode == "wire" {
             call(
                 &mut gate,

@@ -179,13 +179,13 @@ fn read_plain_results<'a>(raw: &RawText<'a>) -> Option<Vec<ToolResult<'a>>> {
                 }
                 "artifact" if artifact.is_none() => {
                     // Read where it stands when it is plain: the fold then reads it no more.
-                    let (read, text) = s.read_or_skip_checked(read_plain_artifact_at)?;
+                    let (read, text) = s.read_or_skip(read_plain_artifact_at)?;
                     scanned = read.map(ScannedArtifact::new).unwrap_or_default();
                     artifact = Some((text != "null").then(|| CheckedText::inside(raw, text)));
                 }
                 "toolCallId" | "status" | "artifact" => return None,
                 _ => {
-                    s.skip_checked()?;
+                    s.skip()?;
                 }
             }
             Some(())

@@ -13,7 +13,11 @@ use crate::json::{RawJson, RawText, Str};
 /// (or not JSON: whatever it reads is valid JSON, its strings and structure checked here, every other
 /// value by serde).
 pub fn read_plain_files(text: &str) -> Option<Vec<FileRef<'_>>> {
-    let mut s = Scan { text, at: 0 };
+    let mut s = Scan {
+        text,
+        at: 0,
+        checked: false,
+    };
     let files = s.files()?;
     s.end()?;
     Some(files)
@@ -34,7 +38,11 @@ pub fn read_whole<'a, T>(
     text: &'a str,
     read: impl FnOnce(&mut Scan<'a>) -> Option<T>,
 ) -> Option<T> {
-    let mut s = Scan { text, at: 0 };
+    let mut s = Scan {
+        text,
+        at: 0,
+        checked: false,
+    };
     let got = read(&mut s)?;
     s.end()?;
     Some(got)
@@ -50,6 +58,7 @@ pub fn read_checked_array<'a>(
     let mut s = Scan {
         text: raw.get(),
         at: 0,
+        checked: true,
     };
     s.array(element)?;
     s.end()
@@ -59,6 +68,9 @@ pub fn read_checked_array<'a>(
 pub struct Scan<'a> {
     text: &'a str,
     at: usize,
+    /// The text is known to be valid JSON (captured and checked before): values passed over are not
+    /// checked again.
+    checked: bool,
 }
 
 impl<'a> Scan<'a> {
@@ -123,7 +135,14 @@ impl<'a> Scan<'a> {
             }
             match self.next_byte()? {
                 b',' => continue,
-                b']' => return Some(files),
+                b']' => {
+                    // The rest of the text was not all this list (a list read inside a larger text,
+                    // such as one result's artifact among many): give back the room foreseen.
+                    if files.capacity() > 2 * files.len() + 8 {
+                        files.shrink_to_fit();
+                    }
+                    return Some(files);
+                }
                 _ => return None,
             }
         }
@@ -168,15 +187,19 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// The next value's text, passed over without checking it: only for text checked when it was
-    /// captured (see [`read_checked_array`]).
-    pub fn skip_checked(&mut self) -> Option<&'a str> {
-        self.value()
+    /// The next value's text, passed over: checked by serde unless the whole text was checked when
+    /// it was captured (see [`read_checked_array`]).
+    pub fn skip(&mut self) -> Option<&'a str> {
+        if self.checked {
+            self.value()
+        } else {
+            self.raw_value().map(RawJson::get)
+        }
     }
 
-    /// `read` at the next value, or, when it gives up, the value passed over as by
-    /// [`Scan::skip_checked`] (so the same rule holds); with the value's text either way.
-    pub fn read_or_skip_checked<T>(
+    /// `read` at the next value, or, when it gives up, the value passed over as by [`Scan::skip`];
+    /// with the value's text either way.
+    pub fn read_or_skip<T>(
         &mut self,
         read: impl FnOnce(&mut Scan<'a>) -> Option<T>,
     ) -> Option<(Option<T>, &'a str)> {
@@ -185,7 +208,7 @@ impl<'a> Scan<'a> {
         let got = read(self);
         if got.is_none() {
             self.at = start;
-            self.value()?;
+            self.skip()?;
         }
         Some((got, self.text.get(start..self.at)?))
     }
@@ -194,6 +217,12 @@ impl<'a> Scan<'a> {
     /// anything else).
     pub fn plain_str(&mut self) -> Option<&'a str> {
         self.plain_string()
+    }
+
+    /// The next value when it is `null` (`Some(None)`) or a string as [`Scan::plain_str`] takes
+    /// (`Some(Some(..))`); `None` for anything else.
+    pub fn nullable_str(&mut self) -> Option<Option<&'a str>> {
+        self.nullable_string()
     }
 
     /// The next value as a raw value (checked by serde).
@@ -667,6 +696,21 @@ mod tests {
     /// The eight-byte scan against the checked reader: a quote, an escape, a control byte or a
     /// non-ASCII character at every place of the words of a string, in keys and values, and strings
     /// that end the text (no whole word left to read).
+    /// A list read inside a larger text keeps no more room than it needs: 10^4 one-file lists in
+    /// one text must not each hold room for the hundreds the rest of the text would fit.
+    #[test]
+    fn a_list_inside_a_larger_text_keeps_only_its_room() {
+        let one = r#"{"files":[{"id":"a","name":"n"}]}"#;
+        let text = format!("[{}]", vec![one; 10_000].join(","));
+        let mut lists = Vec::new();
+        read_whole(&text, |s| {
+            s.array(|s| s.object(|_, s| s.files().map(|f| lists.push(f))))
+        })
+        .unwrap();
+        assert_eq!(lists.len(), 10_000);
+        assert!(lists.iter().all(|f| f.len() == 1 && f.capacity() <= 10));
+    }
+
     #[test]
     fn stops_where_the_checked_reader_does() {
         let stops = [

@@ -348,7 +348,7 @@ impl Gate {
     /// ([`NamedResults::read_in_one_pass`]): `false`, with nothing written, when anything is unusual
     /// and the caller must read the results the checked way instead (which names any refusal).
     pub fn fold_event_text(&mut self, text: &str, key: &str, now: &RawText<'_>) -> bool {
-        let Some(named) = NamedResults::read_in_one_pass(text, &self.config.tools) else {
+        let Some(named) = NamedResults::read_in_one_pass(text) else {
             return false;
         };
         let profile = self.config.profile;
