@@ -625,9 +625,10 @@ export const ROWS = [
  * issue 32's merge in step and list diffs (+9.3 KB of core .wasm, held twice): 792.3 kB; issue 31's
  * declarations written from the Rust types (answers.d.ts and the unions in ops.d.ts, each also as .d.cts)
  * and the key policy: 795.4 kB; issue 32's recalled echoes and refs sent as written (+7 KB of core .wasm,
- * +0.8 KB of sandbox .wasm, each held twice): 803.6 kB.
+ * +0.8 KB of sandbox .wasm, each held twice): 803.6 kB; issue 32's results read by the scanner (+4.0 KB of
+ * core .wasm, held twice): 808.1 kB.
  */
-const PACKED_CEILING = 804_000;
+const PACKED_CEILING = 808_500;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 
