@@ -42,6 +42,7 @@ fn read_plain_artifact(text: &str) -> Option<ArtifactInput<'_>> {
 }
 
 /// [`read_plain_artifact`] of the object at the scanner (which is left past it).
+// One copy for its callers (a whole artifact text, one in place among results): the module's size.
 #[inline(never)]
 pub(super) fn read_plain_artifact_at<'a>(s: &mut Scan<'a>) -> Option<ArtifactInput<'a>> {
     let mut out = ArtifactInput {

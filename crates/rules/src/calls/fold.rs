@@ -47,10 +47,8 @@ impl Status {
 
 impl<'de> Deserialize<'de> for Status {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        json::one_of(d, |s| match s {
-            "success" => Ok(Status::Success),
-            "error" => Ok(Status::Error),
-            other => Err(format!("expected \"success\" or \"error\", got {other:?}")),
+        json::one_of(d, |s| {
+            Status::of(s).ok_or_else(|| format!("expected \"success\" or \"error\", got {s:?}"))
         })
     }
 }

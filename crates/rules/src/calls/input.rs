@@ -170,13 +170,7 @@ fn read_plain_results<'a>(raw: &RawText<'a>) -> Option<Vec<ToolResult<'a>>> {
         s.object(|key, s| {
             match key {
                 "toolCallId" if id.is_none() => id = Some(Str::Borrowed(s.plain_str()?)),
-                "status" if status.is_none() => {
-                    status = Some(match s.plain_str()? {
-                        "success" => Status::Success,
-                        "error" => Status::Error,
-                        _ => return None,
-                    });
-                }
+                "status" if status.is_none() => status = Some(Status::of(s.plain_str()?)?),
                 "artifact" if artifact.is_none() => {
                     // Read where it stands when it is plain: the fold then reads it no more.
                     let (read, text) = s.read_or_skip(read_plain_artifact_at)?;
