@@ -76,8 +76,6 @@ for (const name of MODULES) {
 const src = join(root, 'src', 'js');
 for (const f of readdirSync(src)) {
   if (f === 'package.json') continue;
-  // guard.d.ts types an internal module for the repository's editors: no shipped declaration imports it.
-  if (f === 'guard.d.ts') continue;
   if (f.endsWith('.js') || f.endsWith('.d.ts')) copyFileSync(join(src, f), join(outDir, f));
 }
 copyFileSync(join(root, 'LICENSE'), join(outDir, 'LICENSE'));
@@ -206,7 +204,7 @@ for (const name of MODULES) {
     }
   }
   const toCts = (text) => text.replace(/(from\s+|import\()(['"])\.\/([\w.-]+)\.js\2/g, '$1$2./$3.cjs$2');
-  for (const f of ['api', 'ops', 'answers', 'slim', 'node', 'inline', ...MODULES.map((m) => `${m}.wasm`)]) {
+  for (const f of ['api', 'ops', 'types', 'slim', 'node', 'inline', ...MODULES.map((m) => `${m}.wasm`)]) {
     writeFileSync(join(outDir, `${f}.d.cts`), toCts(readFileSync(join(outDir, `${f}.d.ts`), 'utf8')));
   }
 }

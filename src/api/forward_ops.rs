@@ -76,7 +76,7 @@ pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult
 /// bytes, which is how the JavaScript layer passes it), read under the key policy ([`Opts`]).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct AnswerInput<'a> {
+pub(super) struct AnswerInput<'a> {
     #[serde(default, borrow)]
     dialect: Option<Str<'a>>,
     status: u16,

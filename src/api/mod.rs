@@ -16,6 +16,8 @@ mod gate_ops;
 pub mod lists;
 mod params;
 pub mod registry;
+#[cfg(feature = "typescript")]
+mod shapes;
 mod static_ops;
 
 use serde::Serialize;

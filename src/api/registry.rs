@@ -519,10 +519,10 @@ fn elsewhere(op: u32, module: super::Module) -> GateError {
     )
 }
 
-#[cfg(all(test, feature = "typescript"))]
-mod answers_ts;
 #[cfg(test)]
 mod constants;
+#[cfg(all(test, feature = "typescript"))]
+pub(crate) mod declarations;
 #[cfg(test)]
 mod typescript;
 

@@ -79,10 +79,24 @@ export function isTrap(e) {
 }
 
 /**
+ * What `createGuard` makes.
+ * @typedef {object} Guard
+ * @property {<T>(value: T, name?: string) => T} wrap wraps one export function; anything else is
+ *   returned unchanged
+ * @property {<E>(e: E) => E} observe poisons the guard if `e` is a trap (a call that entered the module
+ *   threw it); returns `e`
+ * @property {boolean} poisoned whether a trap has poisoned this guard (every later guarded call then
+ *   throws "poisoned")
+ * @property {(what: string) => void} check throws what a guarded call would throw before entering
+ * @property {{ readonly open: boolean }} live `open`: initialised and not poisoned
+ * @property {() => void} reset forgets the trap once `recover()` has replaced the poisoned instance
+ */
+
+/**
  * A new guard with its own poisoned state.
  * @param {() => boolean} [isReady] whether the instance is initialised; calls made before are refused
  *   with a clear error instead of a `TypeError` on an undefined instance.
- * @returns {import('./guard.js').Guard}
+ * @returns {Guard}
  */
 export function createGuard(isReady = () => true) {
   /** @type {unknown} the trap that poisoned the instance, or `undefined` */

@@ -623,7 +623,7 @@ export const ROWS = [
  * +57 KB unpacked) with the CommonJS form one .cjs per module instead of three bundles each carrying the
  * whole API: 794.9 kB; api.js one bundle of the API and the glue (one file instead of nine): 782.8 kB;
  * issue 32's merge in step and list diffs (+9.3 KB of core .wasm, held twice): 792.3 kB; issue 31's
- * declarations written from the Rust types (answers.d.ts and the unions in ops.d.ts, each also as .d.cts)
+ * declarations written from the Rust types (answers.d.ts, now types.d.ts, and the unions in ops.d.ts, each also as .d.cts)
  * and the key policy: 795.4 kB; issue 32's recalled echoes and refs sent as written (+7 KB of core .wasm,
  * +0.8 KB of sandbox .wasm, each held twice): 803.6 kB; issue 32's results read by the scanner (+4.0 KB of
  * core .wasm, held twice): 808.1 kB.

@@ -208,21 +208,24 @@ impl serde::Serialize for GateConfig {
 
 /// `toolExecution` as the gates read it: keys other than `sandbox` are the host's and are ignored.
 #[derive(Deserialize)]
-struct ToolExecutionInput<'a> {
+pub struct ToolExecutionInput<'a> {
     #[serde(default, borrow)]
     sandbox: Option<SandboxInput<'a>>,
 }
 
+/// `toolExecution.sandbox` as the gates read it.
 #[derive(Deserialize)]
-struct SandboxInput<'a> {
+pub struct SandboxInput<'a> {
     #[serde(default, rename = "statefulSessions", borrow)]
     stateful_sessions: Option<&'a RawJson>,
     #[serde(default, rename = "runtimeSessionHint")]
     runtime_session_hint: Option<String>,
 }
 
+/// `eagerEventToolExecution` as the gates read it: keys other than `excludeToolNames` are the
+/// host's and are ignored.
 #[derive(Deserialize)]
-struct EagerInput {
+pub struct EagerInput {
     #[serde(default, rename = "excludeToolNames")]
     exclude_tool_names: Option<Vec<String>>,
 }

@@ -23,7 +23,7 @@ pub const MAX_RUNTIME_HINT_LENGTH: usize = 128;
 pub const LCI_TIMEOUT_MS: (f64, f64) = (1000.0, 300_000.0);
 
 /// The options a request is built from; every key is the root of its refusals' paths.
-const OPTION_KEYS: [&str; 11] = [
+pub const OPTION_KEYS: [&str; 11] = [
     "dialect",
     "tool",
     "run",
@@ -245,11 +245,11 @@ pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest<'_>> {
 
 /// The options whose values a forwarded call's plan gives (its tool, arguments and context are the
 /// batch's).
-const PLANNED_KEYS: [&str; 3] = ["tool", "modelArgs", "context"];
+pub const PLANNED_KEYS: [&str; 3] = ["tool", "modelArgs", "context"];
 
 /// The options of a forwarded request that shape the API's answer rather than the request
 /// (`withFiles`: the refs sent, as objects; `bodyBytes`: the body as bytes), taken out before it is built.
-const ANSWER_FLAGS: [&str; 2] = ["withFiles", "bodyBytes"];
+pub const ANSWER_FLAGS: [&str; 2] = ["withFiles", "bodyBytes"];
 
 /// The session a planned call was given, as [`build_forwarded_request`] reads it.
 pub struct PlannedSession<'v> {
@@ -543,13 +543,14 @@ fn context_files_path(context: Option<&Json>) -> Path<'static> {
     }
 }
 
-/// The keys of an event request's session fields, and of a direct injection.
-const EVENT_KEYS: [&str; 3] = [
+/// The keys of an event request's session fields.
+pub const EVENT_KEYS: [&str; 3] = [
     "codeSessionContext",
     "runtimeSessionHint",
     "codeSessionBaselineId",
 ];
-const DIRECT_KEYS: [&str; 3] = ["session_id", "_injected_files", "_runtime_session_hint"];
+/// The keys of a direct injection.
+pub const DIRECT_KEYS: [&str; 3] = ["session_id", "_injected_files", "_runtime_session_hint"];
 
 fn read_context(context: Option<&Json>) -> GateResult<Context<'_>> {
     let at = Path::root("context");

@@ -1,0 +1,250 @@
+//! The gate's calls: their options, the calls and results they take, and the batches they answer.
+
+use super::files::{CodeEnvFile, RequestCodeSessionContext, SessionPairs};
+use super::OtherKeys;
+
+/// Per-call scope.
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct CallOptions {
+    /// The agent's partition (`codeSessionKey`); absent = the gate's default.
+    #[tsify(optional)]
+    code_session_key: Option<String>,
+    /// `configurable.thread_id`, the runtime-hint fallback under stateful sessions.
+    #[tsify(optional)]
+    thread_id: Option<String>,
+}
+
+/// What an in-process call receives in its invoke params.
+#[derive(tsify::Tsify)]
+pub(crate) struct DirectInjection {
+    #[tsify(optional)]
+    session_id: Option<String>,
+    #[tsify(optional, type = "readonly CodeEnvFile[]")]
+    _injected_files: Option<Vec<CodeEnvFile>>,
+    #[tsify(optional)]
+    _runtime_session_hint: Option<String>,
+}
+
+/// The session fields of a dispatched (event or eager) request.
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RequestSessionFields {
+    #[tsify(optional, type = "Readonly<RequestCodeSessionContext>")]
+    code_session_context: Option<RequestCodeSessionContext>,
+    #[tsify(optional)]
+    runtime_session_hint: Option<String>,
+    #[tsify(optional)]
+    code_session_baseline_id: Option<String>,
+}
+
+/// Options of calls that write the session: `now` (ms) stamps `lastUpdated`; the gate reads no clock.
+#[derive(tsify::Tsify)]
+pub(crate) struct WriteOptions {
+    now: f64,
+}
+
+/// `updateSession`'s options.
+#[derive(tsify::Tsify)]
+pub(crate) struct UpdateSessionOptions {
+    #[serde(flatten)]
+    write: WriteOptions,
+    /// The context the request was given (3.9 baseline).
+    #[serde(default)]
+    baseline: Option<RequestCodeSessionContext>,
+}
+
+/// `foldResults`' options.
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FoldOptions {
+    #[serde(flatten)]
+    write: WriteOptions,
+    #[tsify(optional)]
+    code_session_key: Option<String>,
+}
+
+/// A result folded without a batch: `name: null` = its request was not found.
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct FoldResultInput {
+    #[tsify(optional)]
+    id: Option<String>,
+    name: Option<String>,
+    status: ResultStatus,
+    #[tsify(optional, type = "unknown")]
+    artifact: Option<()>,
+    #[tsify(optional)]
+    error_handler_owned: Option<bool>,
+    #[tsify(optional)]
+    is_command: Option<bool>,
+}
+
+/// A result's status, as its ToolMessage has it.
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ResultStatus {
+    Success,
+    Error,
+}
+
+/// A call of a direct batch.
+#[derive(tsify::Tsify)]
+pub(crate) struct DirectCallInput {
+    #[tsify(optional)]
+    id: Option<String>,
+    name: String,
+}
+
+/// `beginDirectBatch`'s answer.
+#[derive(tsify::Tsify)]
+pub(crate) struct DirectBatch {
+    id: f64,
+    /// One per call, in call order.
+    injections: Vec<DirectInjection>,
+}
+
+/// A completed in-process call (its ToolMessage).
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct DirectOutcomeInput {
+    #[tsify(optional)]
+    id: Option<String>,
+    name: String,
+    status: ResultStatus,
+    #[tsify(optional, type = "unknown")]
+    artifact: Option<()>,
+    /// An errorHandler exists and owned this failed completion.
+    #[tsify(optional)]
+    error_handler_owned: Option<bool>,
+    /// The tool returned a LangGraph Command.
+    #[tsify(optional)]
+    is_command: Option<bool>,
+}
+
+/// A JSON Schema object of a tool's parameters.
+#[derive(tsify::Tsify)]
+#[serde(transparent)]
+pub(crate) struct JsonSchema(OtherKeys);
+
+/// A model tool call entering a batch. `args` is an object or a JSON string.
+#[derive(tsify::Tsify)]
+pub(crate) struct ToolCallInput {
+    #[tsify(optional)]
+    id: Option<String>,
+    name: String,
+    #[tsify(optional, type = "unknown")]
+    args: Option<()>,
+}
+
+/// Options of a call that begins a batch.
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct BatchOptions {
+    #[serde(flatten)]
+    call: CallOptions,
+    /// Parameter schemas by tool name, for 3.9's argument coercion.
+    #[serde(default)]
+    #[tsify(type = "Record<string, JsonSchema> | null")]
+    tool_schemas: Option<()>,
+}
+
+/// A request dispatched to the host (`ToolCallRequest`, session fields included).
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ToolCallRequest {
+    id: String,
+    name: String,
+    args: OtherKeys,
+    #[serde(default)]
+    code_session_context: Option<RequestCodeSessionContext>,
+    #[tsify(optional)]
+    runtime_session_hint: Option<String>,
+    #[tsify(optional)]
+    code_session_baseline_id: Option<String>,
+    #[tsify(optional, type = "true")]
+    retain_code_session_inputs: Option<bool>,
+}
+
+/// A call the planner refused (answered with an error, never dispatched).
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct RejectedCall {
+    id: String,
+    error_message: String,
+}
+
+/// A call an eager prestart answered; `matched: false` ends in an error.
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct EagerAnswered {
+    id: String,
+    matched: bool,
+    #[tsify(optional)]
+    error_message: Option<String>,
+}
+
+/// `beginEventBatch`'s answer.
+#[derive(tsify::Tsify)]
+pub(crate) struct EventBatch {
+    id: f64,
+    /// The requests to send to the host.
+    dispatch: Vec<ToolCallRequest>,
+    /// Calls the planner refused (answered with an error, never dispatched).
+    rejected: Vec<RejectedCall>,
+    /// Calls answered by an eager prestart; `matched: false` ends in an error.
+    eager: Vec<EagerAnswered>,
+}
+
+/// A host's result (`ToolExecuteResult`); other keys are ignored.
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ToolExecuteResult {
+    tool_call_id: String,
+    status: ResultStatus,
+    #[tsify(optional, type = "unknown")]
+    artifact: Option<()>,
+    #[serde(flatten)]
+    other: OtherKeys,
+}
+
+/// `settleEager`'s options: what became of the prestarted requests.
+#[derive(tsify::Tsify)]
+pub(crate) struct SettleEagerOptions {
+    /// The dispatched requests as the host left them (a replaced or deleted codeSessionContext counts).
+    #[tsify(optional)]
+    requests: Option<Vec<ToolCallRequest>>,
+    /// The host's results; a call whose sandbox answer `sandboxAnswer` read needs none (a result given
+    /// wins).
+    #[tsify(optional)]
+    results: Option<Vec<ToolExecuteResult>>,
+    /// The host rejected the whole dispatch.
+    #[tsify(optional)]
+    rejected: Option<bool>,
+}
+
+/// `completeEventBatch`'s options.
+#[derive(tsify::Tsify)]
+pub(crate) struct CompleteEventBatchOptions {
+    #[serde(flatten)]
+    write: WriteOptions,
+    #[serde(flatten)]
+    settled: SettleEagerOptions,
+}
+
+/// `prestartEager`'s answer.
+#[derive(tsify::Tsify)]
+pub(crate) struct EagerPrestart {
+    id: f64,
+    requests: Vec<ToolCallRequest>,
+}
+
+/// An agent of a run (`seedRun`, `seedAgents`) or of a subagent child plan.
+#[derive(tsify::Tsify)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SeedAgentInput {
+    #[tsify(optional)]
+    code_session_key: Option<String>,
+    #[tsify(optional)]
+    initial_sessions: Option<SessionPairs>,
+}
