@@ -626,9 +626,11 @@ export const ROWS = [
  * declarations written from the Rust types (answers.d.ts, now types.d.ts, and the unions in ops.d.ts, each also as .d.cts)
  * and the key policy: 795.4 kB; issue 32's recalled echoes and refs sent as written (+7 KB of core .wasm,
  * +0.8 KB of sandbox .wasm, each held twice): 803.6 kB; issue 32's results read by the scanner (+4.0 KB of
- * core .wasm, held twice): 808.1 kB.
+ * core .wasm, held twice): 808.1 kB; issue 31's declarations of every shape (types.d.ts, +12 KB
+ * unpacked with its .d.cts) and issue 32's options read in one pass (+2.1 KB of core .wasm, held twice):
+ * 811.6 kB.
  */
-const PACKED_CEILING = 808_500;
+const PACKED_CEILING = 812_000;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 

@@ -14,7 +14,7 @@ use super::batch::HostAnswer;
 use super::context::RequestContext;
 use super::fold::{Status, ToolResult};
 use crate::error::{GateError, GateResult, Path};
-use crate::files::scan::read_checked_array;
+use crate::files::scan::{read_checked_array, read_whole, Scan};
 use crate::json::{self, CheckedText, JsonMap, Obj, Opts, RawJson, RawText, Str};
 use crate::sessions::seed::SeedAgent;
 use crate::sessions::{Millis, SessionPairs};
@@ -47,6 +47,10 @@ pub struct Options<'a> {
     /// The host rejected the whole dispatch.
     #[serde(default, borrow)]
     rejected: Option<RawText<'a>>,
+    /// `results` as [`Options::read_in_one_pass`] read them (each plain artifact where it stands),
+    /// when it did: `results` is then not kept as text.
+    #[serde(skip)]
+    read_results: Option<Vec<ToolResult<'a>>>,
 }
 
 /// Decodes the option `key` kept as `raw` (`None`: absent).
@@ -65,8 +69,68 @@ impl<'a> Options<'a> {
         let Some(text) = text else {
             return Ok(Options::default());
         };
+        if let Some(read) = Self::read_in_one_pass(text) {
+            return Ok(read);
+        }
         let read: Option<Opts<Options<'a>>> = json::decode(text, "options")?;
         Ok(read.map(|o| o.0).unwrap_or_default())
+    }
+
+    /// `text` read by the scanner in one pass, `results` where they stand (what the checked reading
+    /// would capture, then read again): every other known key's value checked by serde as it is
+    /// captured, every other value the scanner passes over checked by serde. `None` for anything
+    /// unusual (not an object, an escape in a key, a key twice, a misspelt key, results not of the
+    /// plain shape, an escaped unpaired surrogate anywhere): the checked reading then decides and names
+    /// every refusal. The tests hold the two to each other.
+    fn read_in_one_pass(text: &'a str) -> Option<Options<'a>> {
+        if text.as_bytes().contains(&b'\\') && json::has_lone_surrogate(text) {
+            return None;
+        }
+        let known = json::fields_of::<Options<'_>>();
+        let mut o = Options::default();
+        let mut results_seen = false;
+        read_whole(text, |s| {
+            s.object(|key, s| {
+                let slot = match key {
+                    "results" if !results_seen => {
+                        results_seen = true;
+                        let (read, text) = s.read_or_skip(|s| {
+                            let mut results = Vec::new();
+                            s.array(|s| {
+                                results.push(read_plain_result(s)?);
+                                Some(())
+                            })?;
+                            Some(results)
+                        })?;
+                        // `null` is no results; any other value the plain reader did not take is the
+                        // checked reading's to refuse or read.
+                        o.read_results = if text == "null" { None } else { Some(read?) };
+                        return Some(());
+                    }
+                    "codeSessionKey" => &mut o.code_session_key,
+                    "threadId" => &mut o.thread_id,
+                    "now" => &mut o.now,
+                    "baseline" => &mut o.baseline,
+                    "toolSchemas" => &mut o.tool_schemas,
+                    "requests" => &mut o.requests,
+                    "rejected" => &mut o.rejected,
+                    k if known.contains(&k) || json::misspelling_of(k, known).is_some() => {
+                        return None
+                    }
+                    _ => {
+                        s.skip()?;
+                        return Some(());
+                    }
+                };
+                if slot.is_some() {
+                    return None;
+                }
+                let raw = s.raw_value()?;
+                *slot = (!json::is_null(raw)).then_some(RawText::Borrowed(raw));
+                Some(())
+            })
+        })?;
+        Some(o)
     }
 
     fn string(raw: &Option<RawText<'a>>, key: &str) -> GateResult<Option<Str<'a>>> {
@@ -140,6 +204,9 @@ impl<'a> Options<'a> {
         if rejected == Some(true) {
             return Ok((requests, HostAnswer::Rejected));
         }
+        if let Some(results) = &self.read_results {
+            return Ok((requests, HostAnswer::Resolved(results.clone())));
+        }
         if let Some(results) = self.results.as_ref().and_then(read_plain_results) {
             return Ok((requests, HostAnswer::Resolved(results)));
         }
@@ -165,35 +232,42 @@ fn read_plain_results<'a>(raw: &RawText<'a>) -> Option<Vec<ToolResult<'a>>> {
     let raw: &'a RawJson = raw;
     let mut results = Vec::new();
     read_checked_array(raw, |s| {
-        let (mut id, mut status, mut artifact) = (None, None, None);
-        let mut scanned = ScannedArtifact::default();
-        s.object(|key, s| {
-            match key {
-                "toolCallId" if id.is_none() => id = Some(Str::Borrowed(s.plain_str()?)),
-                "status" if status.is_none() => status = Some(Status::of(s.plain_str()?)?),
-                "artifact" if artifact.is_none() => {
-                    // Read where it stands when it is plain: the fold then reads it no more.
-                    let (read, text) = s.read_or_skip(read_plain_artifact_at)?;
-                    scanned = read.map(ScannedArtifact::new).unwrap_or_default();
-                    artifact = Some((text != "null").then(|| CheckedText::inside(raw, text)));
-                }
-                "toolCallId" | "status" | "artifact" => return None,
-                _ => {
-                    s.skip()?;
-                }
-            }
-            Some(())
-        })?;
-        results.push(ToolResult {
-            tool_call_id: id?,
-            status: status?,
-            artifact: artifact.flatten(),
-            read: None,
-            scanned,
-        });
+        results.push(read_plain_result(s)?);
         Some(())
     })?;
     Some(results)
+}
+
+/// One result of the plain shape where the scanner stands (see [`read_plain_results`]); its
+/// `artifact`, read in place or passed over, is checked once the scanner is past it.
+#[inline(never)]
+fn read_plain_result<'a>(s: &mut Scan<'a>) -> Option<ToolResult<'a>> {
+    let (mut id, mut status, mut artifact) = (None, None, None);
+    let mut scanned = ScannedArtifact::default();
+    s.object(|key, s| {
+        match key {
+            "toolCallId" if id.is_none() => id = Some(Str::Borrowed(s.plain_str()?)),
+            "status" if status.is_none() => status = Some(Status::of(s.plain_str()?)?),
+            "artifact" if artifact.is_none() => {
+                // Read where it stands when it is plain: the fold then reads it no more.
+                let (read, text) = s.read_or_skip(read_plain_artifact_at)?;
+                scanned = read.map(ScannedArtifact::new).unwrap_or_default();
+                artifact = Some((text != "null").then(|| CheckedText::scanned(text)));
+            }
+            "toolCallId" | "status" | "artifact" => return None,
+            _ => {
+                s.skip()?;
+            }
+        }
+        Some(())
+    })?;
+    Some(ToolResult {
+        tool_call_id: id?,
+        status: status?,
+        artifact: artifact.flatten(),
+        read: None,
+        scanned,
+    })
 }
 
 /// `{ id?, name }`: a call of a direct batch.
@@ -339,5 +413,84 @@ mod tests {
         let bad = r#"{"results":[{"toolCallId":"c1","status":"done"}]}"#;
         let e = Options::read(Some(bad)).unwrap().handling().unwrap_err();
         assert_eq!(e.path, "options.results[0].status");
+    }
+
+    /// The options read in one pass read as the checked reading reads them (every key, the handling),
+    /// and anything unusual is left to the checked reading, which refuses what it refuses.
+    #[test]
+    fn options_read_in_one_pass_as_the_checked_reading_does() {
+        let result = r#"{"toolCallId":"c1","status":"success","artifact":{"session_id":"e","files":[{"id":"f","name":"a.txt"}]}}"#;
+        let cases = [
+            format!(
+                r#"{{"requests":[{{"id":"c1","unchanged":true}}],"results":[{result}],"now":5}}"#
+            ),
+            format!(
+                r#"{{"results":[{result},{result}],"now":1e3,"codeSessionKey":"k","threadId":"t"}}"#
+            ),
+            format!(
+                r#" {{ "now" : 5 , "results" : [ {result} ] , "other" : {{"deep":[1,"\ud83d\ude00"]}} }} "#
+            ),
+            format!(r#"{{"results":[{result}],"rejected":true,"now":5}}"#),
+            r#"{"results":null,"now":null,"codeSessionKey":null}"#.to_owned(),
+            r#"{"results":[{"toolCallId":"c1","status":"error","artifact":"text","x":[{}]}],"now":5}"#.to_owned(),
+            r#"{"now":"soon","results":[]}"#.to_owned(),
+            r#"{"now":5}"#.to_owned(),
+            r#"{}"#.to_owned(),
+            // Left to the checked reading (it reads or refuses each).
+            format!(r#"{{"results":[{result}],"results":[],"now":5}}"#),
+            r#"{"now":5,"now":6}"#.to_owned(),
+            format!(r#"{{"reslts":[{result}],"now":5}}"#),
+            r#"{"Now":5}"#.to_owned(),
+            r#"{"n\u006fw":5}"#.to_owned(),
+            r#"{"now":5,"other":"\ud800"}"#.to_owned(),
+            r#"{"now":5,"other":[1,]}"#.to_owned(),
+            r#"{"now":5,"results":[{"toolCallId":"c1","status":"done"}]}"#.to_owned(),
+            r#"{"now":5,"results":{}}"#.to_owned(),
+            r#"{"now":5,"results":[{"toolCallId":"c1","status":"success","artifact":{"files":[{"id":"f","name":"\ud800"}]}}]}"#.to_owned(),
+            r#"{"now":5,"results":[{"toolCallId":"c1","status":"success","artifact":{"files":[1,]}}]}"#.to_owned(),
+            r#"{"now":5} x"#.to_owned(),
+            r#"{"now":5,"other":"a	b"}"#.to_owned(),
+            r#"null"#.to_owned(),
+            r#"[]"#.to_owned(),
+        ];
+        let mut in_one_pass = 0;
+        for text in &cases {
+            let checked: GateResult<Options<'_>> =
+                json::decode::<Option<Opts<Options<'_>>>>(text, "options")
+                    .map(|o| o.map(|o| o.0).unwrap_or_default());
+            let Some(one) = Options::read_in_one_pass(text) else {
+                let read = Options::read(Some(text)).map(|o| format!("{:?}", o.handling()));
+                assert_eq!(
+                    read,
+                    checked.map(|o| format!("{:?}", o.handling())),
+                    "{text}"
+                );
+                continue;
+            };
+            in_one_pass += 1;
+            let checked =
+                checked.unwrap_or_else(|e| panic!("{text}: the checked reading refuses: {e:?}"));
+            assert_eq!(
+                format!("{:?}", one.code_session_key()),
+                format!("{:?}", checked.code_session_key()),
+                "{text}"
+            );
+            assert_eq!(
+                format!("{:?}", one.thread_id()),
+                format!("{:?}", checked.thread_id()),
+                "{text}"
+            );
+            assert_eq!(
+                format!("{:?}", one.now()),
+                format!("{:?}", checked.now()),
+                "{text}"
+            );
+            assert_eq!(
+                format!("{:?}", one.handling()),
+                format!("{:?}", checked.handling()),
+                "{text}"
+            );
+        }
+        assert_eq!(in_one_pass, 9, "read in one pass");
     }
 }

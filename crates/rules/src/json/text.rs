@@ -227,9 +227,10 @@ impl<'a> CheckedText<'a> {
         CheckedText(Str::Borrowed(raw.get()))
     }
 
-    /// `part`, a whole value inside `whole` (which was checked when it was captured). Only the
-    /// crate's scanners, which find the value's bounds, call this.
-    pub(crate) fn inside(_whole: &'a RawJson, part: &'a str) -> Self {
+    /// A whole value the crate's scanner has passed: read by it (which checks what it reads) or
+    /// passed over (checked by serde, or inside a text checked when it was captured). Only the crate's
+    /// scanners, which find the value's bounds, call this.
+    pub(crate) fn scanned(part: &'a str) -> Self {
         CheckedText(Str::Borrowed(part))
     }
 
