@@ -187,12 +187,18 @@ export interface FoldOptions extends WriteOptions {
 }
 
 /** A result folded without a batch: `name: null` = its request was not found. */
-export interface FoldResultInput {
-  id?: string;
+export interface FoldResultInput extends ToolMessageFields {
   name: string | null;
+}
+
+/** What a completed call's ToolMessage tells the fold (besides the tool's name). */
+export interface ToolMessageFields {
+  id?: string;
   status: ResultStatus;
   artifact?: unknown;
+  /** An errorHandler exists and owned this failed completion. */
   errorHandlerOwned?: boolean;
+  /** The tool returned a LangGraph Command. */
   isCommand?: boolean;
 }
 
@@ -213,15 +219,8 @@ export interface DirectBatch {
 }
 
 /** A completed in-process call (its ToolMessage). */
-export interface DirectOutcomeInput {
-  id?: string;
+export interface DirectOutcomeInput extends ToolMessageFields {
   name: string;
-  status: ResultStatus;
-  artifact?: unknown;
-  /** An errorHandler exists and owned this failed completion. */
-  errorHandlerOwned?: boolean;
-  /** The tool returned a LangGraph Command. */
-  isCommand?: boolean;
 }
 
 /** A JSON Schema object of a tool's parameters. */
@@ -408,9 +407,13 @@ export interface SandboxRunReport {
 }
 
 /** A sandbox's successful answer. */
-export interface SandboxAnswer {
+export interface SandboxAnswer extends RunOutput {
   /** `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`). */
   artifact: SessionArtifact;
+}
+
+/** What a run printed and how it ended, as both readers of a sandbox's answer give it. */
+export interface RunOutput {
   stdout: string;
   stderr: string;
   exitCode?: number;
@@ -477,12 +480,7 @@ export interface ForwardedAnswerInput {
 }
 
 /** A successful answer, read and kept for the batch's fold. */
-export interface ForwardedAnswer {
-  stdout: string;
-  stderr: string;
-  exitCode?: number;
-  /** How the run ended, when the sandbox says (codeapi). */
-  run?: SandboxRunReport;
+export interface ForwardedAnswer extends RunOutput {
   /** The answer's exec session. */
   sessionId: string;
   /** How many files the artifact holds. */

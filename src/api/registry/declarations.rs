@@ -17,7 +17,7 @@ use crate::api::shapes::{
 };
 
 /// The declarations, in the order a reader meets them.
-pub(crate) const DECLS: [&str; 77] = [
+pub(crate) const DECLS: [&str; 79] = [
     OtherKeys::DECL,
     CodeSessionGateError::DECL,
     files::CodeEnvFileBase::DECL,
@@ -41,6 +41,7 @@ pub(crate) const DECLS: [&str; 77] = [
     calls::UpdateSessionOptions::DECL,
     calls::FoldOptions::DECL,
     calls::FoldResultInput::DECL,
+    calls::ToolMessageFields::DECL,
     calls::ResultStatus::DECL,
     calls::DirectCallInput::DECL,
     calls::DirectBatch::DECL,
@@ -66,6 +67,7 @@ pub(crate) const DECLS: [&str; 77] = [
     sandbox::SandboxResponseOptions::DECL,
     sandbox::SandboxRunReport::DECL,
     sandbox::SandboxAnswer::DECL,
+    sandbox::RunOutput::DECL,
     sandbox::ForwardRequestOptions::DECL,
     sandbox::SandboxFileRef::DECL,
     sandbox::ForwardedRequest::DECL,

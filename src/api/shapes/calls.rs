@@ -64,20 +64,29 @@ pub(crate) struct FoldOptions {
     code_session_key: Option<String>,
 }
 
-/// A result folded without a batch: `name: null` = its request was not found.
+/// What a completed call's ToolMessage tells the fold (besides the tool's name).
 #[derive(tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct FoldResultInput {
+pub(crate) struct ToolMessageFields {
     #[tsify(optional)]
     id: Option<String>,
-    name: Option<String>,
     status: ResultStatus,
     #[tsify(optional, type = "unknown")]
     artifact: Option<()>,
+    /// An errorHandler exists and owned this failed completion.
     #[tsify(optional)]
     error_handler_owned: Option<bool>,
+    /// The tool returned a LangGraph Command.
     #[tsify(optional)]
     is_command: Option<bool>,
+}
+
+/// A result folded without a batch: `name: null` = its request was not found.
+#[derive(tsify::Tsify)]
+pub(crate) struct FoldResultInput {
+    #[serde(flatten)]
+    message: ToolMessageFields,
+    name: Option<String>,
 }
 
 /// A result's status, as its ToolMessage has it.
@@ -106,20 +115,10 @@ pub(crate) struct DirectBatch {
 
 /// A completed in-process call (its ToolMessage).
 #[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
 pub(crate) struct DirectOutcomeInput {
-    #[tsify(optional)]
-    id: Option<String>,
+    #[serde(flatten)]
+    message: ToolMessageFields,
     name: String,
-    status: ResultStatus,
-    #[tsify(optional, type = "unknown")]
-    artifact: Option<()>,
-    /// An errorHandler exists and owned this failed completion.
-    #[tsify(optional)]
-    error_handler_owned: Option<bool>,
-    /// The tool returned a LangGraph Command.
-    #[tsify(optional)]
-    is_command: Option<bool>,
 }
 
 /// A JSON Schema object of a tool's parameters.

@@ -140,12 +140,10 @@ pub(crate) struct SandboxRunReport {
     stopped: Option<String>,
 }
 
-/// A sandbox's successful answer.
+/// What a run printed and how it ended, as both readers of a sandbox's answer give it.
 #[derive(tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct SandboxAnswer {
-    /// `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`).
-    artifact: SessionArtifact,
+pub(crate) struct RunOutput {
     stdout: String,
     stderr: String,
     #[tsify(optional)]
@@ -153,6 +151,15 @@ pub(crate) struct SandboxAnswer {
     /// How the run ended, when the sandbox says (codeapi).
     #[tsify(optional)]
     run: Option<SandboxRunReport>,
+}
+
+/// A sandbox's successful answer.
+#[derive(tsify::Tsify)]
+pub(crate) struct SandboxAnswer {
+    #[serde(flatten)]
+    output: RunOutput,
+    /// `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`).
+    artifact: SessionArtifact,
 }
 
 /// `Gate.sandboxRequest`'s options: `buildSandboxRequest`'s but what the batch planned (the tool, its
@@ -236,13 +243,8 @@ pub(crate) struct ForwardedAnswerInput {
 #[derive(tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ForwardedAnswer {
-    stdout: String,
-    stderr: String,
-    #[tsify(optional)]
-    exit_code: Option<f64>,
-    /// How the run ended, when the sandbox says (codeapi).
-    #[tsify(optional)]
-    run: Option<SandboxRunReport>,
+    #[serde(flatten)]
+    output: RunOutput,
     /// The answer's exec session.
     session_id: String,
     /// How many files the artifact holds.
