@@ -7,6 +7,7 @@
 //   call.js     a call's arguments, the call itself, its answer
 //   lists.js    the frozen file lists and contexts the answers share
 //   gate.js     the Gate class and its caches
+//   forward.js  a host's handling of a batch, and the forwarding path's arguments and answers
 //   errors.js   the package's errors
 import { callStaticOp } from './call.js';
 import { freeze } from './lists.js';

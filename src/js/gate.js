@@ -2,26 +2,12 @@
 // held here: its verdicts (its configuration never changes), and each `contextForCall` answer with the
 // partition state it depends on, so that a call whose partition was not written since is answered
 // without entering the module.
-import { encoder, parsed, ReadOptions, textsOf, withTexts } from './call.js';
+import { parsed, ReadOptions, textsOf, withTexts } from './call.js';
 import { gateError } from './errors.js';
-import { Shared, fieldsOf, isRecord, member, requestsOf } from './lists.js';
+import { answerOptions, forwardedRequest, hostHandling, requestOptions } from './forward.js';
+import { Shared, fieldsOf, isRecord, requestsOf } from './lists.js';
 import { C, CALL_KEYS, LIMIT, OP, WRITES, core, epoch, guard, live } from './modules.js';
 import { PLAIN_METHODS } from './plain-methods.js';
-import { isWellFormed, lengthOf, read } from './write.js';
-
-/**
- * A flag of an options object that shapes this layer's answer (`true`, or absent / `false` / `null`);
- * anything else is refused with its path.
- * @param {object} options @param {string} key
- */
-function flag(options, key) {
-  const v = read(options, key, key);
-  if (v !== undefined && v !== null && typeof v !== 'boolean') {
-    const got = Array.isArray(v) ? 'array' : typeof v;
-    throw gateError('invalid_type', key, `${key}: expected a boolean, got ${got}`);
-  }
-  return v === true;
-}
 
 /**
  * The code-session gate of one conversation: the SDK's session-aware tool set, its session map and its
@@ -269,50 +255,13 @@ export class Gate {
   }
 
   /**
-   * The requests as the host left them, for the module: a context that is still the very object handed
-   * out is `unchanged` (and not read again); anything else is read as the host's.
-   */
-  #returned(batch, options) {
-    if (!isRecord(options)) return options;
-    const requests = member(options, 'requests', 'options');
-    // The members read here are written as read; the others go to the module as they are (it ignores
-    // a key it does not know, and refuses a misspelt one).
-    const given = new Map([
-      ['results', member(options, 'results', 'options')],
-      ['rejected', member(options, 'rejected', 'options')],
-      ['now', member(options, 'now', 'options')],
-      ['requests', requests],
-    ]);
-    if (!Array.isArray(requests)) return new ReadOptions(options, given);
-    const handed = typeof batch === 'number' ? this.#handed.get(batch) : undefined;
-    const n = lengthOf(requests, 'options.requests');
-    const out = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const at = `options.requests[${i}]`;
-      const r = read(requests, i, at);
-      if (!isRecord(r)) {
-        out[i] = r;
-        continue;
-      }
-      const id = member(r, 'id', at);
-      const ctx = member(r, 'codeSessionContext', at);
-      out[i] =
-        handed !== undefined && typeof id === 'string' && handed.has(id) && handed.get(id) === ctx
-          ? { id, unchanged: true }
-          : { id, codeSessionContext: ctx };
-    }
-    given.set('requests', out);
-    return new ReadOptions(options, given);
-  }
-
-  /**
    * Completes an event batch: `options.requests` are the dispatched requests as the host left them,
    * `options.results` the host's `ToolExecuteResult`s, or `options.rejected: true`. Returns "folded",
    * or "failed" when the dispatch or a consumed prestart was rejected.
    */
   completeEventBatch(batch, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeEventBatch');
-    const end = this.#call('completeEventBatch', [batch, this.#returned(batch, options)]);
+    const end = this.#call('completeEventBatch', [batch, hostHandling(options, this.#handed.get(batch))]);
     this.#handed.delete(batch);
     return end;
   }
@@ -324,24 +273,8 @@ export class Gate {
    */
   sandboxRequest(batch, id, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxRequest');
-    let bytes = false;
-    let files = false;
-    let values = [batch, id, options];
-    if (isRecord(options)) {
-      // How the answer is handed out is this layer's business: its flags never enter the module.
-      bytes = flag(options, 'bodyBytes');
-      files = flag(options, 'withFiles');
-      values = [batch, id, new ReadOptions(options, new Map([['bodyBytes', undefined], ['withFiles', undefined]]))];
-    }
-    const out = this.#run('sandboxRequest', values, undefined);
-    // The head's JSON, a line break, the body (JSON text holds no raw line break).
-    const cut = out.indexOf('\n');
-    const head = JSON.parse(out.slice(0, cut));
-    const body = out.slice(cut + 1);
-    // The refs sent are the body's own (which leaves `files` out when there are none).
-    if (files) head.files = JSON.parse(body).files ?? [];
-    head.body = bytes ? encoder.encode(body) : body;
-    return head;
+    const { options: read, bytes, files } = requestOptions(options);
+    return forwardedRequest(this.#run('sandboxRequest', [batch, id, read], undefined), bytes, files);
   }
 
   /**
@@ -353,17 +286,7 @@ export class Gate {
   sandboxAnswer(batch, id, answer) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxAnswer');
     if (!isRecord(answer)) return this.#call('sandboxAnswer', [batch, id, answer]);
-    const body = read(answer, 'body', 'body');
-    // The body goes as it is, never as a JSON string: its text or its bytes.
-    let raw;
-    if (typeof body === 'string') {
-      if (!isWellFormed(body)) throw gateError('lone_surrogate', 'body', 'body: holds an unpaired UTF-16 surrogate, which no answer read as UTF-8 can');
-      raw = body;
-    }
-    else if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
-    else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-    const artifact = flag(answer, 'withArtifact');
-    const options = new ReadOptions(answer, new Map([['body', raw === undefined ? body : undefined], ['withArtifact', undefined]]));
+    const { options, raw, artifact } = answerOptions(answer);
     const out = this.#call('sandboxAnswer', [batch, id, options], raw);
     // Asked of the module only when wanted: the artifact it kept for the fold.
     if (artifact) out.artifact = this.#call('forwardedArtifact', [batch, id]);
@@ -387,7 +310,7 @@ export class Gate {
   /** Records the host's handling of a prestart: `options.requests`, and `options.results` or `rejected`. */
   settleEager(prestart, options) {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.settleEager');
-    this.#call('settleEager', [prestart, this.#returned(prestart, options)]);
+    this.#call('settleEager', [prestart, hostHandling(options, this.#handed.get(prestart))]);
     this.#handed.delete(prestart);
   }
 

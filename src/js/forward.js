@@ -1,0 +1,106 @@
+// What the `Gate` methods that take a host's handling and the forwarding path do with their arguments
+// before the module sees them (gate.js calls these): the answer-shaping flags read and kept out of the
+// module, a sandbox body passed as it is (text or bytes), and a dispatched request's context that is
+// still the object the gate handed out marked `unchanged` instead of read again.
+import { encoder, ReadOptions } from './call.js';
+import { gateError } from './errors.js';
+import { isRecord, member } from './lists.js';
+import { isWellFormed, lengthOf, read } from './write.js';
+
+/**
+ * A flag of an options object that shapes this layer's answer (`true`, or absent / `false` / `null`);
+ * anything else is refused with its path.
+ * @param {object} options @param {string} key
+ */
+function flag(options, key) {
+  const v = read(options, key, key);
+  if (v !== undefined && v !== null && typeof v !== 'boolean') {
+    const got = Array.isArray(v) ? 'array' : typeof v;
+    throw gateError('invalid_type', key, `${key}: expected a boolean, got ${got}`);
+  }
+  return v === true;
+}
+
+/**
+ * The options of `completeEventBatch` / `settleEager` for the module: the requests as the host left
+ * them, a context that is still the very object handed out (`handed`: request id → context) marked
+ * `unchanged` (and not read again); anything else is read as the host's.
+ * @param {unknown} options @param {Map<string, unknown> | undefined} handed
+ */
+export function hostHandling(options, handed) {
+  if (!isRecord(options)) return options;
+  const requests = member(options, 'requests', 'options');
+  // The members read here are written as read; the others go to the module as they are (it ignores
+  // a key it does not know, and refuses a misspelt one).
+  const given = new Map([
+    ['results', member(options, 'results', 'options')],
+    ['rejected', member(options, 'rejected', 'options')],
+    ['now', member(options, 'now', 'options')],
+    ['requests', requests],
+  ]);
+  if (!Array.isArray(requests)) return new ReadOptions(options, given);
+  const n = lengthOf(requests, 'options.requests');
+  const out = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = `options.requests[${i}]`;
+    const r = read(requests, i, at);
+    if (!isRecord(r)) {
+      out[i] = r;
+      continue;
+    }
+    const id = member(r, 'id', at);
+    const ctx = member(r, 'codeSessionContext', at);
+    out[i] =
+      handed !== undefined && typeof id === 'string' && handed.has(id) && handed.get(id) === ctx
+        ? { id, unchanged: true }
+        : { id, codeSessionContext: ctx };
+  }
+  given.set('requests', out);
+  return new ReadOptions(options, given);
+}
+
+/**
+ * `sandboxRequest`'s options for the module, and how its answer is handed out (`bodyBytes`,
+ * `withFiles`: this layer's business, never the module's).
+ * @param {unknown} options
+ */
+export function requestOptions(options) {
+  if (!isRecord(options)) return { options, bytes: false, files: false };
+  const bytes = flag(options, 'bodyBytes');
+  const files = flag(options, 'withFiles');
+  const known = new Map([['bodyBytes', undefined], ['withFiles', undefined]]);
+  return { options: new ReadOptions(options, known), bytes, files };
+}
+
+/**
+ * The module's answer to `sandboxRequest` (the head's JSON, a line break, the body: JSON text holds no
+ * raw line break) as the request handed out.
+ * @param {string} out @param {boolean} bytes @param {boolean} files
+ */
+export function forwardedRequest(out, bytes, files) {
+  const cut = out.indexOf('\n');
+  const head = JSON.parse(out.slice(0, cut));
+  const body = out.slice(cut + 1);
+  // The refs sent are the body's own (which leaves `files` out when there are none).
+  if (files) head.files = JSON.parse(body).files ?? [];
+  head.body = bytes ? encoder.encode(body) : body;
+  return head;
+}
+
+/**
+ * `sandboxAnswer`'s answer object for the module: the body as it is, never as a JSON string (its text,
+ * or its bytes as `raw`), and whether the artifact is wanted back (`withArtifact`).
+ * @param {object} answer
+ */
+export function answerOptions(answer) {
+  const body = read(answer, 'body', 'body');
+  let raw;
+  if (typeof body === 'string') {
+    if (!isWellFormed(body)) throw gateError('lone_surrogate', 'body', 'body: holds an unpaired UTF-16 surrogate, which no answer read as UTF-8 can');
+    raw = body;
+  } else if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
+  else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const artifact = flag(answer, 'withArtifact');
+  const known = new Map([['body', raw === undefined ? body : undefined], ['withArtifact', undefined]]);
+  return { options: new ReadOptions(answer, known), raw, artifact };
+}
