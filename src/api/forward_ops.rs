@@ -9,48 +9,57 @@ use serde::Deserialize;
 
 use super::params::Params;
 use super::GateSession;
+use crate::core::calls::gate::Gate;
 use crate::core::error::{GateError, GateResult, Path};
-use crate::core::json::{self, Opts, RawText, Str};
-use crate::core::sandbox::refs::RefNote;
-use crate::core::sandbox::{ArtifactOut, Dialect, RunReport, SandboxRequest};
+use crate::core::json::write::{push_key, push_str, push_u64};
+use crate::core::json::{self, Json, Opts, Str};
+use crate::core::sandbox::{ArtifactOut, Dialect, SandboxRequest};
 use crate::core::sessions::merge::Artifact;
 
-/// A sandbox request's answer without its body (and the refs sent as objects, which are written by
-/// hand after it): what `buildSandboxRequest` and `sandboxRequest` answer besides the body.
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct RequestHead<'a> {
-    endpoint: &'a str,
-    headers: HeaderMap<'a>,
-    dropped_fields: &'a [String],
-    refs: &'a [RefNote],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    session_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    runtime_session_hint: Option<&'a str>,
-}
-
-impl<'a> RequestHead<'a> {
-    /// The head of `request`'s answer (`sessionId` and `runtimeSessionHint` only for the forwarding path).
-    pub(super) fn of(request: &'a SandboxRequest<'a>) -> Self {
-        RequestHead {
-            endpoint: request.endpoint,
-            headers: HeaderMap(&request.headers),
-            dropped_fields: &request.dropped_fields,
-            refs: &request.refs,
-            session_id: None,
-            runtime_session_hint: None,
+/// The JSON text of a sandbox request's answer without its body: `{ endpoint, headers, droppedFields,
+/// refs }`, and for the forwarding path (`forwarded`) `sessionId` and `runtimeSessionHint` when set.
+/// What `buildSandboxRequest` and `sandboxRequest` answer besides the body, written by hand: it is on
+/// every forwarded call, and serde's writer costs several times as much for these few members.
+pub(super) fn request_head(request: &SandboxRequest<'_>, forwarded: bool) -> String {
+    let mut out = String::with_capacity(160 + request.headers.len() * 48);
+    out.push('{');
+    push_key(&mut out, "endpoint", true);
+    push_str(&mut out, request.endpoint);
+    push_key(&mut out, "headers", false);
+    out.push('{');
+    for (i, (name, value)) in request.headers.iter().enumerate() {
+        push_key(&mut out, name, i == 0);
+        push_str(&mut out, value);
+    }
+    out.push('}');
+    push_key(&mut out, "droppedFields", false);
+    out.push('[');
+    for (i, field) in request.dropped_fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_str(&mut out, field);
+    }
+    out.push(']');
+    push_key(&mut out, "refs", false);
+    // A note is rare (a ref the dialect refused or changed): serde writes the list when there is one.
+    if request.refs.is_empty() {
+        out.push_str("[]");
+    } else {
+        out.push_str(&json::to_text(&request.refs));
+    }
+    if forwarded {
+        if let Some(s) = request.body.session_id {
+            push_key(&mut out, "sessionId", false);
+            push_str(&mut out, s);
+        }
+        if let Some(h) = request.body.runtime_session_hint {
+            push_key(&mut out, "runtimeSessionHint", false);
+            push_str(&mut out, h);
         }
     }
-}
-
-/// Headers as a JSON object, in order.
-pub(super) struct HeaderMap<'a>(&'a [(&'static str, String)]);
-
-impl serde::Serialize for HeaderMap<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
-    }
+    out.push('}');
+    out
 }
 
 /// `sandboxRequest(batch, id, options)`.
@@ -60,13 +69,20 @@ pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult
     let text = p
         .text(2)
         .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
-    let options = json::parse(text, &Path::root(""))?;
-    let request = s.gate.forward_request(batch, &id, &options)?;
-    let mut out = json::to_text(&RequestHead {
-        session_id: request.body.session_id,
-        runtime_session_hint: request.body.runtime_session_hint,
-        ..RequestHead::of(&request)
-    });
+    // The tree of the same text as last time is the same tree.
+    let options = match s.request_options.take() {
+        Some(last) if *last.0 == *text => last,
+        _ => (text.into(), json::parse(text, &Path::root(""))?),
+    };
+    let answer = answer_request(&s.gate, batch, &id, &options.1);
+    s.request_options = Some(options);
+    answer
+}
+
+/// `sandboxRequest`'s answer for `options`: the head, a line break, the body.
+fn answer_request(gate: &Gate, batch: u32, id: &str, options: &Json) -> GateResult<String> {
+    let request = gate.forward_request(batch, id, options)?;
+    let mut out = request_head(&request, true);
     out.push('\n');
     out.push_str(&request.body.to_json());
     Ok(out)
@@ -109,27 +125,29 @@ pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<
     let read =
         s.gate
             .forward_answer(batch, &id, input.status, body, input.retry_after.as_deref())?;
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Out<'a> {
-        stdout: &'a str,
-        stderr: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        exit_code: Option<&'a RawText<'a>>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        run: Option<&'a RunReport<'a>>,
-        session_id: &'a str,
-        files: usize,
-    }
+    // Written by hand (every forwarded call has one): `{ stdout, stderr, exitCode?, run?, sessionId,
+    // files }`, `run` by serde when the sandbox reported one.
     let artifact: &Artifact<'_> = &read.artifact;
-    Ok(json::to_text(&Out {
-        stdout: &read.stdout,
-        stderr: &read.stderr,
-        exit_code: read.exit_code.as_ref(),
-        run: (!read.run.is_empty()).then_some(&read.run),
-        session_id: &artifact.exec_session_id,
-        files: artifact.files.len(),
-    }))
+    let mut out = String::with_capacity(64 + read.stdout.len() + read.stderr.len());
+    out.push('{');
+    push_key(&mut out, "stdout", true);
+    push_str(&mut out, &read.stdout);
+    push_key(&mut out, "stderr", false);
+    push_str(&mut out, &read.stderr);
+    if let Some(code) = &read.exit_code {
+        push_key(&mut out, "exitCode", false);
+        out.push_str(code.get());
+    }
+    if !read.run.is_empty() {
+        push_key(&mut out, "run", false);
+        out.push_str(&json::to_text(&read.run));
+    }
+    push_key(&mut out, "sessionId", false);
+    push_str(&mut out, &artifact.exec_session_id);
+    push_key(&mut out, "files", false);
+    push_u64(&mut out, artifact.files.len() as u64);
+    out.push('}');
+    Ok(out)
 }
 
 /// `forwardedArtifact(batch, id)`: the artifact kept for the fold from the answer `sandboxAnswer` read
@@ -139,4 +157,161 @@ pub(super) fn forwarded_artifact(s: &mut GateSession, p: &Params<'_>) -> GateRes
     let id = p.string(1)?;
     let artifact = s.gate.forwarded_artifact(batch, &id)?;
     Ok(json::to_text(&ArtifactOut::of(&artifact)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::sandbox::build_sandbox_request;
+    use serde_json::json;
+
+    /// The hand-written head is the JSON of its members, in order, escapes included.
+    #[test]
+    fn request_heads_are_the_json_of_their_members() {
+        let options = json!({
+            "dialect": "codeapi",
+            "tool": "bash_tool",
+            "modelArgs": { "command": "ls", "user_id": "forged", "entity_id": "x" },
+            "context": {
+                "codeSessionContext": { "session_id": "e1", "files": [
+                    { "id": "aaaaaaaaaaaaaaaaaaaaa", "name": "a\"b.txt", "storage_session_id": "sssssssssssssssssssss" },
+                    { "id": "bad id", "name": "c.txt", "storage_session_id": "sssssssssssssssssssss" },
+                ] },
+                "runtimeSessionHint": "hint-1",
+            },
+            "credential": "k\\\"ey",
+            "executionProfile": "py",
+            "requestId": "r\u{e9}q",
+        });
+        let request = build_sandbox_request(&options).unwrap();
+        assert!(!request.refs.is_empty() && !request.dropped_fields.is_empty());
+        let headers: serde_json::Map<String, serde_json::Value> = request
+            .headers
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), json!(v)))
+            .collect();
+        let members = json!({
+            "endpoint": request.endpoint,
+            "headers": headers,
+            "droppedFields": request.dropped_fields,
+            "refs": request.refs,
+        });
+        assert_eq!(request_head(&request, false), members.to_string());
+        let mut forwarded = members;
+        forwarded["runtimeSessionHint"] = json!("hint-1");
+        assert_eq!(request_head(&request, true), forwarded.to_string());
+        assert!(request.body.session_id.is_none());
+
+        let lci = json!({
+            "dialect": "librecodeinterpreter",
+            "tool": "bash_tool",
+            "modelArgs": { "command": "ls" },
+            "context": { "codeSessionContext": { "session_id": "e\n1" } },
+        });
+        let request = build_sandbox_request(&lci).unwrap();
+        let expected = json!({
+            "endpoint": "exec",
+            "headers": { "Content-Type": "application/json", "User-Agent": "LibreChat/1.0" },
+            "droppedFields": [],
+            "refs": [],
+            "sessionId": "e\n1",
+        });
+        assert_eq!(request_head(&request, true), expected.to_string());
+    }
+
+    /// `sandboxAnswer`'s hand-written answer is the JSON of what it read.
+    #[test]
+    fn sandbox_answers_are_the_json_of_what_was_read() {
+        let config = r#"{"toolExecution":{"sandbox":{"statefulSessions":true}}}"#;
+        let (mut s, _) = super::super::new_gate(&[Some(config)]).unwrap();
+        let op = |name: &str| {
+            super::super::GATE_OPS
+                .iter()
+                .position(|n| *n == name)
+                .unwrap() as u32
+        };
+        let calls = r#"[{"id":"c1","name":"bash_tool","args":{"command":"ls"}},{"id":"c2","name":"bash_tool","args":{"command":"ls"}}]"#;
+        let planned =
+            super::super::call(&mut s, op("beginEventBatch"), &[Some(calls), None, None]).unwrap();
+        let planned: serde_json::Value = serde_json::from_str(&planned).unwrap();
+        let batch = planned["id"].to_string();
+        let body = r#"{"session_id":"e\u00e91","files":[{"id":"f","name":"o.txt"}],"stdout":"a\"b\n\u0001","stderr":"","code":3,"status":"RE","message":"exit 3","wall_time":12.5}"#;
+        let answer = super::super::call(
+            &mut s,
+            op("sandboxAnswer"),
+            &[
+                Some(&batch),
+                Some("\"c1\""),
+                Some(r#"{"status":200}"#),
+                Some(body),
+            ],
+        )
+        .unwrap();
+        let expected = json!({
+            "stdout": "a\"b\n\u{1}",
+            "stderr": "",
+            "exitCode": 3,
+            "run": { "status": "RE", "message": "exit 3", "wallTime": 12.5 },
+            "sessionId": "e\u{e9}1",
+            "files": 1,
+        });
+        assert_eq!(answer, expected.to_string());
+        // No exit code, no report of the run: neither member.
+        let plain = r#"{"session_id":"e2","files":[],"stdout":"","stderr":"x"}"#;
+        let answer = super::super::call(
+            &mut s,
+            op("sandboxAnswer"),
+            &[
+                Some(&batch),
+                Some("\"c2\""),
+                Some(r#"{"status":200}"#),
+                Some(plain),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            answer,
+            json!({ "stdout": "", "stderr": "x", "sessionId": "e2", "files": 0 }).to_string()
+        );
+    }
+
+    /// The options of one call are never those of another: a remembered text answers only the same
+    /// text, and a refused one leaves nothing behind.
+    #[test]
+    fn request_options_are_read_for_each_text() {
+        let (mut s, _) = super::super::new_gate(&[Some("{}")]).unwrap();
+        let op = |name: &str| {
+            super::super::GATE_OPS
+                .iter()
+                .position(|n| *n == name)
+                .unwrap() as u32
+        };
+        let calls = r#"[{"id":"c1","name":"bash_tool","args":{"command":"ls"}}]"#;
+        let planned =
+            super::super::call(&mut s, op("beginEventBatch"), &[Some(calls), None, None]).unwrap();
+        let planned: serde_json::Value = serde_json::from_str(&planned).unwrap();
+        let batch = planned["id"].to_string();
+        let mut request = |options: &str| {
+            super::super::call(
+                &mut s,
+                op("sandboxRequest"),
+                &[Some(&batch), Some("\"c1\""), Some(options)],
+            )
+            .map(|a| a.split_once('\n').map(|(_, body)| body.to_owned()).unwrap())
+        };
+        let a = r#"{"dialect":"codeapi","userId":"ua"}"#;
+        let b = r#"{"dialect":"codeapi","userId":"ub"}"#;
+        for (options, user) in [(a, "ua"), (a, "ua"), (b, "ub"), (a, "ua")] {
+            let body = request(options).unwrap();
+            assert!(body.contains(&format!(r#""user_id":"{user}""#)), "{body}");
+        }
+        let e = request(r#"{"dialect":"codeapi","userId":"#).unwrap_err();
+        assert_eq!(e.code, crate::core::error::ErrorCode::InvalidJson);
+        let e = request(r#"{"dialect":"codeapi","userId":3}"#).unwrap_err();
+        assert_eq!(
+            (e.code.as_str(), e.path.as_str()),
+            ("invalid_type", "userId")
+        );
+        assert!(request(b).unwrap().contains(r#""user_id":"ub""#));
+    }
 }

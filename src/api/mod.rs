@@ -63,6 +63,9 @@ pub struct GateSession {
     /// The gate.
     pub gate: Gate,
     lists: Lists,
+    /// The options text of the last `sandboxRequest` and its tree (a host passes the same options
+    /// call after call: the same text is not read again).
+    request_options: Option<(Box<str>, json::Json)>,
 }
 
 impl GateSession {
@@ -71,6 +74,7 @@ impl GateSession {
         GateSession {
             gate,
             lists: Lists::default(),
+            request_options: None,
         }
     }
 }

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 use super::answers;
-use super::forward_ops::RequestHead;
+use super::forward_ops::request_head;
 use super::params::Params;
 use crate::core::config::Profile;
 use crate::core::error::{ErrorCode, GateError, GateResult, Path};
@@ -282,7 +282,7 @@ pub(super) fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
     let options = json::parse(text, &Path::root(""))?;
     let request = build_sandbox_request(&options)?;
     // The body is written by hand (it is hot on the forwarding path): the rest, then it, last.
-    let mut out = json::to_text(&RequestHead::of(&request));
+    let mut out = request_head(&request, false);
     append_member(&mut out, "body", &request.body.to_json());
     Ok(out)
 }
