@@ -12,8 +12,11 @@ use hashbrown::HashMap;
 use super::lists::{ListOut, Lists};
 use crate::core::calls::batch::{Disposition, PlannedEventRequest};
 use crate::core::calls::context::{BuiltContext, DirectFields, RequestFields};
-use crate::core::json::write::{push_key, push_str, push_u64};
-use crate::core::json::{self, Str};
+use crate::core::json::write::{push_json, push_key, push_str, push_u64};
+use crate::core::json::Str;
+
+/// How many contexts one answer looks up in place (beyond, by an index).
+const FEW_CONTEXTS: usize = 8;
 
 /// A context as an answer writes it: `{gen, session_id?, files?}`.
 struct ContextOut<'a> {
@@ -22,6 +25,16 @@ struct ContextOut<'a> {
 }
 
 impl ContextOut<'_> {
+    /// What tells this context from the answer's others: its partition state, and whether it has files.
+    fn key(&self) -> (u64, bool) {
+        (self.context.generation, self.context.files.is_some())
+    }
+
+    /// About how much text [`ContextOut::write`] adds.
+    fn size_hint(&self) -> usize {
+        64 + self.files.as_ref().map_or(0, ListOut::size_hint)
+    }
+
     fn write(&self, out: &mut String) {
         out.push_str("{\"gen\":");
         push_u64(out, self.context.generation);
@@ -193,7 +206,7 @@ fn write_planned(r: &PlannedEventRequest, ctx: Option<usize>, out: &mut String) 
     push_key(out, "name", false);
     push_str(out, &r.name);
     push_key(out, "args", false);
-    out.push_str(&json::to_text(&*r.args));
+    push_json(out, &*r.args);
     if let Some(ctx) = ctx {
         push_key(out, "ctx", false);
         push_u64(out, ctx as u64);
@@ -215,25 +228,42 @@ fn write_planned(r: &PlannedEventRequest, ctx: Option<usize>, out: &mut String) 
 /// `"contexts":[…],"<key>":[…]`: the requests of a batch with their contexts, each distinct context
 /// written once.
 fn write_requests<'r>(
-    key: &str,
+    key: &'static str,
     requests: impl Iterator<Item = &'r PlannedEventRequest>,
     w: &mut Writer<'_>,
     out: &mut String,
 ) {
     let mut contexts: Vec<ContextOut<'r>> = Vec::new();
+    // A batch's calls share a few contexts (one per partition state): looked up in place while they
+    // are few, by an index beyond.
     let mut index: HashMap<(u64, bool), usize> = HashMap::new();
     let mut planned = Vec::new();
+    let mut size = 0;
     for request in requests {
         let ctx = request.context.as_ref().map(|c| {
-            *index
-                .entry((c.generation, c.files.is_some()))
-                .or_insert_with(|| {
-                    contexts.push(w.context(c));
-                    contexts.len() - 1
-                })
+            let key = (c.generation, c.files.is_some());
+            let known = if contexts.len() <= FEW_CONTEXTS {
+                contexts.iter().position(|o| o.key() == key)
+            } else {
+                if index.is_empty() {
+                    index.extend(contexts.iter().enumerate().map(|(i, o)| (o.key(), i)));
+                }
+                index.get(&key).copied()
+            };
+            known.unwrap_or_else(|| {
+                let made = w.context(c);
+                size += made.size_hint();
+                contexts.push(made);
+                if !index.is_empty() {
+                    index.insert(key, contexts.len() - 1);
+                }
+                contexts.len() - 1
+            })
         });
+        size += 128 + request.args.len() * 32;
         planned.push((request, ctx));
     }
+    out.reserve(size);
     out.push_str("\"contexts\":[");
     for (i, c) in contexts.iter().enumerate() {
         if i > 0 {
@@ -241,9 +271,9 @@ fn write_requests<'r>(
         }
         c.write(out);
     }
-    out.push_str("],");
-    push_str(out, key);
-    out.push_str(":[");
+    out.push(']');
+    push_key(out, key, false);
+    out.push('[');
     for (i, (r, ctx)) in planned.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
@@ -256,7 +286,7 @@ fn write_requests<'r>(
 /// A call the gate answers itself: `{id, errorMessage?, matched?}`, one of `calls` whose disposition
 /// `which` picks.
 fn write_answered(
-    key: &str,
+    key: &'static str,
     calls: &[PlannedEventRequest],
     which: impl Fn(&Disposition) -> Option<Option<bool>>,
     out: &mut String,

@@ -11,7 +11,7 @@ use super::params::Params;
 use super::GateSession;
 use crate::core::calls::gate::Gate;
 use crate::core::error::{GateError, GateResult, Path};
-use crate::core::json::write::{push_key, push_str, push_u64};
+use crate::core::json::write::{push_json, push_key, push_str, push_u64};
 use crate::core::json::{self, Json, Opts, Str};
 use crate::core::sandbox::{ArtifactOut, Dialect, SandboxRequest};
 use crate::core::sessions::merge::Artifact;
@@ -46,7 +46,7 @@ pub(super) fn request_head(request: &SandboxRequest<'_>, forwarded: bool) -> Str
     if request.refs.is_empty() {
         out.push_str("[]");
     } else {
-        out.push_str(&json::to_text(&request.refs));
+        push_json(&mut out, &request.refs);
     }
     if forwarded {
         if let Some(s) = request.body.session_id {
@@ -140,7 +140,7 @@ pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<
     }
     if !read.run.is_empty() {
         push_key(&mut out, "run", false);
-        out.push_str(&json::to_text(&read.run));
+        push_json(&mut out, &read.run);
     }
     push_key(&mut out, "sessionId", false);
     push_str(&mut out, &artifact.exec_session_id);

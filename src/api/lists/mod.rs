@@ -197,6 +197,22 @@ fn picks(new: &[CodeEnvFile<'static>], from: usize, base: &[CodeEnvFile<'static>
 }
 
 impl ListOut {
+    /// About how much text [`ListOut::write`] adds: the refs it writes at a typical length, and its
+    /// picks (so that an answer grows once, not ref by ref).
+    pub fn size_hint(&self) -> usize {
+        if self.known {
+            return 24;
+        }
+        let listed = self.list.1.len().saturating_sub(self.keep);
+        match &self.pick {
+            Some(pick) => {
+                let added = pick.iter().filter(|&&p| p < 0).count();
+                48 + added * 112 + pick.len() * 4
+            }
+            None => 48 + listed * 112,
+        }
+    }
+
     /// Writes the list as the module comment shows.
     pub fn write(&self, out: &mut String) {
         let (gen, list) = &self.list;
@@ -215,8 +231,7 @@ impl ListOut {
             push_u64(out, self.keep as u64);
         }
         let rest = list.get(self.keep..).unwrap_or_default();
-        // Room for the refs at a typical length, so that the answer grows once, not ref by ref.
-        out.reserve(32 + rest.len() * 112);
+        out.reserve(self.size_hint());
         out.push_str(",\"add\":[");
         let mut first = true;
         for (i, f) in rest.iter().enumerate() {
@@ -261,8 +276,10 @@ fn write_packed(f: &CodeEnvFile<'static>, out: &mut String) {
         Some(s) => push_str(out, s),
         None => out.push_str("null"),
     }
-    out.push(',');
-    push_str(out, f.kind.as_str());
+    // A kind's name is a literal, nothing in it to escape.
+    out.push_str(",\"");
+    out.push_str(f.kind.as_str());
+    out.push('"');
     if let CodeEnvKind::Skill { version } = &f.kind {
         out.push(',');
         out.push_str(version.get());

@@ -109,29 +109,32 @@ impl<'a> Scan<'a> {
                     .get(start..)
                     .is_some_and(|b| b.starts_with(text.as_bytes()))
             });
-            match same {
+            let (file, read) = match same {
                 Some((text, file)) => {
                     self.at += text.len();
-                    files.push(file.clone());
-                    if let Some(r) = recall.as_deref_mut() {
-                        r.push(Recall::Known(at));
-                    }
+                    (file.clone(), Recall::Known(at))
                 }
                 None => {
-                    files.push(self.file()?);
-                    if let Some(r) = recall.as_deref_mut() {
-                        r.push(Recall::Read(self.text.get(start..self.at)?));
-                    }
+                    let file = self.file()?;
+                    (file, Recall::Read(self.text.get(start..self.at)?))
                 }
-            }
-            if files.len() == 1 {
+            };
+            if at == 0 {
                 // An answer's files are much alike (echoes of the partition): room for as many more
                 // as the rest of the text would hold at the first one's length, rather than a vector
                 // grown (and copied) seven times on the way to hundreds. Bounded, as the rest may be
                 // a long output.
                 let rest = self.text.len().saturating_sub(self.at);
-                files
-                    .reserve((rest / self.at.saturating_sub(first).max(1)).min(MAX_FORESEEN_FILES));
+                let foreseen =
+                    1 + (rest / self.at.saturating_sub(first).max(1)).min(MAX_FORESEEN_FILES);
+                files.reserve(foreseen);
+                if let Some(r) = recall.as_deref_mut() {
+                    r.reserve(foreseen);
+                }
+            }
+            files.push(file);
+            if let Some(r) = recall.as_deref_mut() {
+                r.push(read);
             }
             match self.next_byte()? {
                 b',' => continue,

@@ -37,12 +37,12 @@ pub fn needs_escape(s: &str) -> bool {
 
 /// Appends `s` as a JSON string.
 pub fn push_str(out: &mut String, s: &str) {
-    if !needs_escape(s) {
+    if needs_escape(s) {
+        push_json(out, s);
+    } else {
         out.push('"');
         out.push_str(s);
         out.push('"');
-    } else {
-        out.push_str(&super::to_text(s));
     }
 }
 
@@ -81,13 +81,22 @@ pub fn push_raw(out: &mut String, text: &str, value: &str) {
     out.push_str(value);
 }
 
-/// Appends `,"key":` (without the comma for the first member of an object, `first`).
-pub fn push_key(out: &mut String, key: &str, first: bool) {
+/// Appends `,"key":` (without the comma for the first member of an object, `first`). `key` is one of
+/// the crate's own member names (a literal: nothing in it to escape), copied as it is.
+pub fn push_key(out: &mut String, key: &'static str, first: bool) {
+    out.reserve(key.len() + 4);
     if !first {
         out.push(',');
     }
-    push_str(out, key);
-    out.push(':');
+    out.push('"');
+    out.push_str(key);
+    out.push_str("\":");
+}
+
+/// Appends `value` as serde writes it. (Through [`super::to_text`]: one writer type for serde, whose
+/// code every serialised type would otherwise carry twice in the module.)
+pub fn push_json<T: serde::Serialize + ?Sized>(out: &mut String, value: &T) {
+    out.push_str(&super::to_text(value));
 }
 
 /// Adds member `key` with `value` (JSON text) to `object`, the JSON text of an object written by serde or
@@ -141,6 +150,18 @@ mod tests {
             }
         }
         assert!(!needs_escape("é€😀 ~\u{7f}"));
+    }
+
+    #[test]
+    fn values_are_appended_as_serde_writes_them() {
+        let value = serde_json::json!({
+            "a": [1, 2.5, -0.0, 1e300, null, true],
+            "é\"q": { "s": "tab\t\u{1}😀</x>", "n": {} },
+            "": "",
+        });
+        let mut out = String::from("x:");
+        push_json(&mut out, &value);
+        assert_eq!(out, format!("x:{}", serde_json::to_string(&value).unwrap()));
     }
 
     #[test]

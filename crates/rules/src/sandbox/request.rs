@@ -71,7 +71,7 @@ pub struct ExecBody<'v> {
     /// The refs sent.
     pub files: Vec<SentRef<'v>>,
     /// Or, for a forwarded call, the refs sent as written already ([`WrittenRefs`]).
-    written: Option<String>,
+    written: Option<Rc<String>>,
     timeout: Option<f64>,
     /// The runtime hint (codeapi only).
     pub runtime_session_hint: Option<&'v str>,
@@ -80,9 +80,12 @@ pub struct ExecBody<'v> {
 impl ExecBody<'_> {
     /// The body as JSON text (written by hand: it carries every file of the partition).
     pub fn to_json(&self) -> String {
-        use crate::json::write::{push_key, push_str};
-        let mut out = String::with_capacity(128 + self.files.len() * 160);
-        out.reserve(self.written.as_ref().map_or(0, String::len));
+        use crate::json::write::{push_json, push_key, push_str};
+        let refs = self
+            .written
+            .as_ref()
+            .map_or(self.files.len() * 160, |w| w.len());
+        let mut out = String::with_capacity(128 + self.code.len() + refs);
         out.push('{');
         push_key(&mut out, "lang", true);
         push_str(&mut out, self.lang);
@@ -90,9 +93,9 @@ impl ExecBody<'_> {
         push_str(&mut out, self.code);
         if let Some(a) = self.args {
             push_key(&mut out, "args", false);
-            out.push_str(&json::to_text(a));
+            push_json(&mut out, a);
         }
-        let opt = |out: &mut String, key: &str, v: Option<&str>| {
+        let opt = |out: &mut String, key: &'static str, v: Option<&str>| {
             if let Some(v) = v {
                 push_key(out, key, false);
                 push_str(out, v);
@@ -112,7 +115,7 @@ impl ExecBody<'_> {
         }
         if let Some(t) = self.timeout {
             push_key(&mut out, "timeout", false);
-            out.push_str(&json::to_text(&json::number_from_f64(t)));
+            push_json(&mut out, &json::number_from_f64(t));
         }
         opt(&mut out, "runtime_session_hint", self.runtime_session_hint);
         out.push('}');
@@ -283,18 +286,16 @@ pub fn build_forwarded_request<'v>(
     let run = read_run(dialect, tool, o.get("run"), Some(args))?;
     let common = Common::read(dialect, o)?;
     // Refs that pass untouched, with distinct names, are sent as written (most of them as last time).
-    let mut text = String::new();
     let files: &[CodeEnvFile<'static>] = session.files.map_or(&[], |f| f);
     let as_written = match (written, session.files) {
         (Some(w), Some(list)) if session.distinct_names && !list.is_empty() => {
-            w.write(dialect, list, &mut text)
+            w.write(dialect, list)
         }
-        _ => false,
+        _ => None,
     };
-    let (checked, written) = if as_written {
-        (CheckedRefs::default(), Some(text))
-    } else {
-        (check_narrowed(dialect, files), None)
+    let (checked, written) = match as_written {
+        Some(text) => (CheckedRefs::default(), Some(text)),
+        None => (check_narrowed(dialect, files), None),
     };
     let hint = session
         .runtime_session_hint
@@ -314,7 +315,7 @@ fn assemble<'v>(
     dialect: Dialect,
     run: Run<'v>,
     session_id: Option<&'v str>,
-    (checked, written): (CheckedRefs<'v>, Option<String>),
+    (checked, written): (CheckedRefs<'v>, Option<Rc<String>>),
     hint: Option<(&'v str, &'static str, &'static str)>,
     common: Common<'v>,
     dropped_fields: Vec<String>,

@@ -16,12 +16,14 @@ use crate::files::narrow::CodeEnvFile;
 /// The most text the refs of one request may hold to be remembered.
 const MAX_WRITTEN_TEXT: usize = 4 << 20;
 
-/// The refs of the last request written, the list as it was narrowed and each ref's text.
+/// The refs of the last request written, the list as it was narrowed and its text: the JSON array as
+/// it was sent, and where each ref's text ends in it (one text, not one per ref).
 #[derive(Debug, Clone, Default)]
 pub struct WrittenRefs {
     dialect: Option<Dialect>,
     list: Option<Rc<[CodeEnvFile<'static>]>>,
-    texts: Vec<Box<str>>,
+    text: Rc<String>,
+    ends: Vec<usize>,
 }
 
 /// A memo of what refs are written as: it changes no request, so it makes no difference to equality.
@@ -32,61 +34,60 @@ impl PartialEq for WrittenRefs {
 }
 
 impl WrittenRefs {
-    /// `files` (narrowed, with distinct names) as the JSON array a `dialect` request sends, appended to
-    /// `out`, when every ref passes the dialect's checks untouched; `false` (and `out` as it was) when one
-    /// does not, which the general check then names. These refs are remembered for the next request.
+    /// `files` (narrowed, with distinct names) as the JSON array a `dialect` request sends, when every
+    /// ref passes the dialect's checks untouched; `None` when one does not, which the general check
+    /// then names. These refs are remembered for the next request (the text is shared with the memo,
+    /// not copied).
     pub fn write(
         &mut self,
         dialect: Dialect,
         files: &Rc<[CodeEnvFile<'static>]>,
-        out: &mut String,
-    ) -> bool {
-        let start = out.len();
+    ) -> Option<Rc<String>> {
         let before = std::mem::take(self);
         let known = (before.dialect == Some(dialect))
             .then_some(before.list.as_ref())
             .flatten();
-        // The very list written last time (the partition unchanged): every ref is the same.
-        let same_list = known.is_some_and(|k| Rc::ptr_eq(k, files));
-        let mut texts = before.texts;
-        let mut total = 0usize;
+        // The very list written last time (the partition unchanged): the same text.
+        if known.is_some_and(|k| Rc::ptr_eq(k, files)) {
+            let text = before.text.clone();
+            *self = before;
+            return Some(text);
+        }
+        // Where ref `i` stood in the last text (between the comma or bracket before it and its end).
+        let last = |i: usize| {
+            let from = match i.checked_sub(1) {
+                Some(j) => before.ends.get(j)? + 1,
+                None => 1,
+            };
+            before.text.get(from..*before.ends.get(i)?)
+        };
+        let mut ends = Vec::with_capacity(files.len());
         // Room for refs of a typical length: the text grows once, not ref by ref.
-        out.reserve(2 + files.len() * 128);
+        let mut out = String::with_capacity(2 + files.len() * 128);
         out.push('[');
         for (i, f) in files.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            let same = same_list || known.and_then(|k| k.get(i)).is_some_and(|k| k == f);
-            match texts.get_mut(i).filter(|_| same) {
+            let same = known.and_then(|k| k.get(i)).is_some_and(|k| k == f);
+            match last(i).filter(|_| same) {
                 Some(text) => out.push_str(text),
-                None => {
-                    let Some(sent) = check_one(dialect, f) else {
-                        // Nothing of this memo is kept (`self` was taken above).
-                        out.truncate(start);
-                        return false;
-                    };
-                    let at = out.len();
-                    sent.write_json(out);
-                    let text: Box<str> = out.get(at..).unwrap_or_default().into();
-                    match texts.get_mut(i) {
-                        Some(slot) => *slot = text,
-                        None => texts.push(text),
-                    }
-                }
+                // Nothing of this memo is kept (`self` was taken above).
+                None => check_one(dialect, f)?.write_json(&mut out),
             }
-            total += texts.get(i).map_or(0, |t| t.len());
+            ends.push(out.len());
         }
         out.push(']');
-        texts.truncate(files.len());
-        if total <= MAX_WRITTEN_TEXT {
+        let text = Rc::new(out);
+        if text.len() <= MAX_WRITTEN_TEXT {
             *self = WrittenRefs {
                 dialect: Some(dialect),
                 list: Some(files.clone()),
-                texts,
+                text: text.clone(),
+                ends,
             };
         }
-        true
+        Some(text)
     }
 }
 
@@ -124,15 +125,7 @@ mod tests {
         dialect: Dialect,
         files: &Rc<[CodeEnvFile<'static>]>,
     ) -> Option<String> {
-        let mut out = String::from("prefix");
-        let ok = memo.write(dialect, files, &mut out);
-        assert!(out.starts_with("prefix"));
-        if ok {
-            Some(out.split_off(6))
-        } else {
-            assert_eq!(out, "prefix", "a refused list leaves the text as it was");
-            None
-        }
+        memo.write(dialect, files).map(|t| t.as_str().to_owned())
     }
 
     #[test]
@@ -190,7 +183,7 @@ mod tests {
         ));
         assert!(fresh(Dialect::CodeApi, &bad).is_none());
         assert_eq!(written(&mut memo, Dialect::CodeApi, &rc(&bad)), None);
-        assert!(memo.list.is_none() && memo.texts.is_empty());
+        assert!(memo.list.is_none() && memo.text.is_empty() && memo.ends.is_empty());
         assert_eq!(
             written(&mut memo, Dialect::CodeApi, &rc(&good)),
             fresh(Dialect::CodeApi, &good)
