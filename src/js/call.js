@@ -7,19 +7,27 @@ import { FOREIGN_JSON_TEXT, NOT_JSON_TEXT, jsonTextKind, misplacedJsonText, root
 /** Writes a sandbox request's body as bytes (`bodyBytes`), and long arguments (`encodeLong`). */
 export const encoder = new TextEncoder();
 
-/** Options objects whose `codeSessionKey` and `threadId` a caller has read already (`ReadOptions`). */
-const readOptions = new WeakSet();
-
 /**
  * An options object some of whose members the caller has read already (`known`, name → value): its
  * text holds those values as read (`undefined`: left out), and every other member read once.
  */
 export class ReadOptions {
-  /** @param {object} options @param {Map<string, unknown>} known */
+  /** Marks the objects this class made: a host's value cannot pass for one (nor see the check). */
+  #made = true;
+
+  /** @param {object} options @param {ReadonlyMap<string, unknown>} known */
   constructor(options, known) {
     this.options = options;
     this.known = known;
-    readOptions.add(this);
+  }
+
+  /**
+   * Whether `value` is one this class made (a private-field check: no getter, trap or prototype of the
+   * host's is consulted).
+   * @param {unknown} value @returns {value is ReadOptions}
+   */
+  static is(value) {
+    return typeof value === 'object' && value !== null && #made in value;
   }
 }
 
@@ -28,7 +36,7 @@ export class ReadOptions {
  * once), refusing what JSON would lose.
  */
 function textOf(name, value) {
-  if (readOptions.has(value)) return optionsText(name, value.options, value.known);
+  if (ReadOptions.is(value)) return optionsText(name, value.options, value.known);
   const kind = jsonTextKind(value);
   if (kind !== NOT_JSON_TEXT) {
     if (kind === FOREIGN_JSON_TEXT) throw misplacedJsonText(kind, name);

@@ -68,9 +68,13 @@ export function requestOptions(options) {
   if (!isRecord(options)) return { options, bytes: false, files: false };
   const bytes = flag(options, 'bodyBytes');
   const files = flag(options, 'withFiles');
-  const known = new Map([['bodyBytes', undefined], ['withFiles', undefined]]);
-  return { options: new ReadOptions(options, known), bytes, files };
+  return { options: new ReadOptions(options, REQUEST_FLAGS), bytes, files };
 }
+
+/** `sandboxRequest`'s flags, read here and left out of the module's text. */
+const REQUEST_FLAGS = new Map([['bodyBytes', undefined], ['withFiles', undefined]]);
+/** `sandboxAnswer`'s body taken as it is (text or bytes) and its flag, left out of the module's text. */
+const ANSWER_TAKEN = new Map([['body', undefined], ['withArtifact', undefined]]);
 
 /**
  * The module's answer to `sandboxRequest` (the head's JSON, a line break, the body: JSON text holds no
@@ -101,6 +105,6 @@ export function answerOptions(answer) {
   } else if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
   else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   const artifact = flag(answer, 'withArtifact');
-  const known = new Map([['body', raw === undefined ? body : undefined], ['withArtifact', undefined]]);
+  const known = raw === undefined ? new Map([['body', body], ['withArtifact', undefined]]) : ANSWER_TAKEN;
   return { options: new ReadOptions(answer, known), raw, artifact };
 }
