@@ -247,18 +247,12 @@ macro_rules! operations {
         /// The [`flag`]s of each gate operation's parameters, in the order of [`GATE`].
         pub const GATE_PARAM_FLAGS: &[&[u8]] = &[$(param_flags!($($gparams)*)),*];
 
-        /// The gate operations by name (a `match` on it lets each module inline the handlers it calls
-        /// once, which a table of function pointers would not).
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy)]
-        enum GateId { $($gname),* }
-
-        /// Runs gate operation `op` (`None` for an unknown number).
+        /// Runs gate operation `op` (`None` for an unknown number). Each operation is its own
+        /// function, called through a table (not inlined into one dispatch): an engine that compiles
+        /// a module's functions on first call then compiles just the operations a host calls.
         pub fn run_gate(op: u32, s: &mut GateSession, p: &Params<'_>) -> Option<GateResult<String>> {
-            const IDS: &[GateId] = &[$(GateId::$gname),*];
-            Some(match IDS.get(op as usize)? {
-                $(GateId::$gname => $ghandler(s, p),)*
-            })
+            const RUN: &[fn(&mut GateSession, &Params<'_>) -> GateResult<String>] = &[$($ghandler),*];
+            Some(RUN.get(op as usize)?(s, p))
         }
 
         /// The operations without a gate, numbered by their place: the core module's, then the sandbox
@@ -287,29 +281,18 @@ macro_rules! operations {
         /// The [`flag`]s of each static operation's parameters, in the order of [`STATIC`].
         pub const STATIC_PARAM_FLAGS: &[&[u8]] = &[$(param_flags!($($cparams)*),)* $(param_flags!($($sparams)*),)*];
 
-        /// The static operations of each module by name.
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy)]
-        enum CoreId { $($cname),* }
-        #[allow(non_camel_case_types)]
-        #[derive(Clone, Copy)]
-        enum SandboxId { $($sname),* }
-
-        /// Runs static operation `op` if the core module serves it (`None` otherwise).
+        /// Runs static operation `op` if the core module serves it (`None` otherwise), through a table
+        /// as [`run_gate`] does.
         pub fn run_core(op: u32, p: &Params<'_>) -> Option<GateResult<String>> {
-            const IDS: &[CoreId] = &[$(CoreId::$cname),*];
-            Some(match IDS.get(op as usize)? {
-                $(CoreId::$cname => $chandler(p),)*
-            })
+            const RUN: &[fn(&Params<'_>) -> GateResult<String>] = &[$($chandler),*];
+            Some(RUN.get(op as usize)?(p))
         }
 
         /// Runs static operation `op` if the sandbox module serves it (`None` otherwise; its numbers
         /// follow the core module's).
         pub fn run_sandbox(op: u32, p: &Params<'_>) -> Option<GateResult<String>> {
-            const IDS: &[SandboxId] = &[$(SandboxId::$sname),*];
-            Some(match IDS.get((op as usize).checked_sub(CORE_STATIC)?)? {
-                $(SandboxId::$sname => $shandler(p),)*
-            })
+            const RUN: &[fn(&Params<'_>) -> GateResult<String>] = &[$($shandler),*];
+            Some(RUN.get((op as usize).checked_sub(CORE_STATIC)?)?(p))
         }
     };
 }
