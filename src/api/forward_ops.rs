@@ -165,6 +165,14 @@ mod tests {
     use crate::core::sandbox::build_sandbox_request;
     use serde_json::json;
 
+    /// Gate operation `name`'s number.
+    fn op(name: &str) -> u32 {
+        super::super::GATE_OPS
+            .iter()
+            .position(|n| *n == name)
+            .unwrap() as u32
+    }
+
     /// The hand-written head is the JSON of its members, in order, escapes included.
     #[test]
     fn request_heads_are_the_json_of_their_members() {
@@ -224,12 +232,6 @@ mod tests {
     fn sandbox_answers_are_the_json_of_what_was_read() {
         let config = r#"{"toolExecution":{"sandbox":{"statefulSessions":true}}}"#;
         let (mut s, _) = super::super::new_gate(&[Some(config)]).unwrap();
-        let op = |name: &str| {
-            super::super::GATE_OPS
-                .iter()
-                .position(|n| *n == name)
-                .unwrap() as u32
-        };
         let calls = r#"[{"id":"c1","name":"bash_tool","args":{"command":"ls"}},{"id":"c2","name":"bash_tool","args":{"command":"ls"}}]"#;
         let planned =
             super::super::call(&mut s, op("beginEventBatch"), &[Some(calls), None, None]).unwrap();
@@ -280,12 +282,6 @@ mod tests {
     #[test]
     fn request_options_are_read_for_each_text() {
         let (mut s, _) = super::super::new_gate(&[Some("{}")]).unwrap();
-        let op = |name: &str| {
-            super::super::GATE_OPS
-                .iter()
-                .position(|n| *n == name)
-                .unwrap() as u32
-        };
         let calls = r#"[{"id":"c1","name":"bash_tool","args":{"command":"ls"}}]"#;
         let planned =
             super::super::call(&mut s, op("beginEventBatch"), &[Some(calls), None, None]).unwrap();
