@@ -628,9 +628,10 @@ export const ROWS = [
  * +0.8 KB of sandbox .wasm, each held twice): 803.6 kB; issue 32's results read by the scanner (+4.0 KB of
  * core .wasm, held twice): 808.1 kB; issue 31's declarations of every shape (types.d.ts, +12 KB
  * unpacked with its .d.cts) and issue 32's options read in one pass (+2.1 KB of core .wasm, held twice):
- * 811.6 kB.
+ * 811.6 kB; issue 32's wire turn written by hand and the operations dispatched through tables (the
+ * sandbox .wasm +0.3 KB, the JS glue's constant maps): 812.9 kB.
  */
-const PACKED_CEILING = 812_000;
+const PACKED_CEILING = 813_400;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 
