@@ -1,5 +1,5 @@
 // Types of the package's API (api.js): the loaders' inputs, `JsonText`, the `Gate` class and the
-// functions of the JavaScript layer. Every shape that crosses the boundary (options, inputs, answers,
+// functions of the JavaScript layer (each entry declares its own `init` and `initSync`). Every shape that crosses the boundary (options, inputs, answers,
 // errors) is declared by its Rust type in types.d.ts, the unions of names and the methods that run an
 // operation in ops.d.ts; both are generated. No `any`.
 // They reference no DOM or Node type by name: a host's globals are looked up through `globalThis`, so
@@ -133,12 +133,6 @@ export declare function isCodeSessionGateError<C extends CodeSessionGateErrorCod
   e: unknown,
   code: C,
 ): e is CodeSessionGateError & { code: C };
-
-/** Instantiates the module synchronously from a `WebAssembly.Module` (or bytes); a no-op once done. */
-export declare function initSync(options: { module: SyncInitInput }): void;
-
-/** Instantiates the module (from a `Module`, bytes, a URL or a `Response`); a no-op once done. */
-export default function init(options: { module_or_path: InitInput | Promise<InitInput> }): Promise<void>;
 
 /**
  * Instantiates the sandbox module (`code_session_sandbox_bg.wasm`: the exec wire, the sandbox dialects,

@@ -1,7 +1,7 @@
 // Calls into the modules: the arguments' texts (an options object some of whose members the caller has
 // read, a size limit, long texts as UTF-8 bytes), the call watched by the guard, and the answer parsed.
 import { gateError } from './errors.js';
-import { C, LIMIT, SANDBOX_OPS, SOP, core, guard, sandboxFor } from './modules.js';
+import { C, LIMIT, SANDBOX_OPS, SOP, core, guard, live, sandboxFor } from './modules.js';
 import { FOREIGN_JSON_TEXT, NOT_JSON_TEXT, jsonTextKind, misplacedJsonText, rooted, write, writeObject } from './write.js';
 
 /** Writes a sandbox request's body as bytes (`bodyBytes`), and long arguments (`encodeLong`). */
@@ -160,6 +160,7 @@ export const parsed = (/** @type {string} */ text) => (text === '' ? undefined :
  * serves it.
  */
 export function callStaticOp(name, values) {
+  if (!live.open) guard.check(name);
   const texts = textsOf(C.staticParams[SOP[name]], values);
   const glue = SANDBOX_OPS.has(name) ? sandboxFor(name) : core;
   return parsed(withTexts(texts, (t) => glue[name](...t)));

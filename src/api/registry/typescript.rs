@@ -1,7 +1,8 @@
 //! What the registry writes for the JavaScript layer: `src/js/ops.d.ts` (the `Gate` methods that run
-//! an operation, the static functions, the error codes, the unions of the names the rules give) and `src/js/plain-methods.js` (the `Gate`
-//! methods written from the registry, [`op_flag::plain`]). A test compares each file with what
-//! [`typescript`] and [`plain_methods`] write and fails when one is stale;
+//! an operation, the static functions, the error codes, the unions of the names the rules give),
+//! `src/js/plain-methods.js` (the `Gate` methods written from the registry, [`op_flag::plain`]) and
+//! `src/js/functions.js` (the static functions). A test compares each file with what [`typescript`],
+//! [`plain_methods`] and [`static_functions`] write and fails when one is stale;
 //! `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites them.
 
 use super::{flag, op_flag, Operation, GATE, STATIC};
@@ -103,6 +104,30 @@ pub fn plain_methods() -> String {
         ));
     }
     out.push_str("];\n");
+    out
+}
+
+/// The text of `src/js/functions.js`: each static operation as the exported function that runs it on
+/// its arguments, in the order of its parameters (their types and TSDoc are in `ops.d.ts`).
+pub fn static_functions() -> String {
+    let mut out = String::from(
+        "// Generated from the operation registry (src/api/registry.rs): do not edit. The package's static\n\
+         // functions, each running its operation; their types and documentation are in ops.d.ts.\n\
+         // `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.\n\
+         import { callStaticOp } from './call.js';\n",
+    );
+    for op in STATIC {
+        let list = op
+            .params
+            .iter()
+            .map(|p| p.name)
+            .collect::<Vec<_>>()
+            .join(", ");
+        out.push_str(&format!(
+            "\nexport function {name}({list}) {{\n  return callStaticOp('{name}', [{list}]);\n}}\n",
+            name = op.name
+        ));
+    }
     out
 }
 
@@ -256,6 +281,22 @@ mod tests {
     #[test]
     fn the_generated_methods_are_current() {
         super::super::assert_current("src/js/plain-methods.js", &plain_methods());
+    }
+
+    #[test]
+    fn the_generated_functions_are_current() {
+        super::super::assert_current("src/js/functions.js", &static_functions());
+    }
+
+    #[test]
+    fn a_static_operation_has_no_internal_parameter() {
+        for op in STATIC {
+            assert!(
+                op.params.iter().all(|p| !p.has(flag::internal)),
+                "{}",
+                op.name
+            );
+        }
     }
 
     #[test]

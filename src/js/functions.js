@@ -1,0 +1,40 @@
+// Generated from the operation registry (src/api/registry.rs): do not edit. The package's static
+// functions, each running its operation; their types and documentation are in ops.d.ts.
+// `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.
+import { callStaticOp } from './call.js';
+
+export function toInjectedFileRef(file, execSessionId) {
+  return callStaticOp('toInjectedFileRef', [file, execSessionId]);
+}
+
+export function planToolRequests(calls, options) {
+  return callStaticOp('planToolRequests', [calls, options]);
+}
+
+export function buildExecRequest(options) {
+  return callStaticOp('buildExecRequest', [options]);
+}
+
+export function readExecResponse(options) {
+  return callStaticOp('readExecResponse', [options]);
+}
+
+export function buildSandboxRequest(options) {
+  return callStaticOp('buildSandboxRequest', [options]);
+}
+
+export function readSandboxResponse(options) {
+  return callStaticOp('readSandboxResponse', [options]);
+}
+
+export function stripTrustedFields(modelArgs) {
+  return callStaticOp('stripTrustedFields', [modelArgs]);
+}
+
+export function explainInjectedFileRef(file, execSessionId) {
+  return callStaticOp('explainInjectedFileRef', [file, execSessionId]);
+}
+
+export function diffSessions(before, after) {
+  return callStaticOp('diffSessions', [before, after]);
+}
