@@ -282,7 +282,7 @@ pub(super) fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
     let options = json::parse(text, &Path::root(""))?;
     let request = build_sandbox_request(&options)?;
     // The body is written by hand (it is hot on the forwarding path): the rest, then it, last.
-    let mut out = request_head(&request, false);
+    let mut out = request_head(&request, false, 0);
     append_member(&mut out, "body", &request.body.to_json());
     Ok(out)
 }

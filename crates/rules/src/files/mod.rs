@@ -6,6 +6,7 @@
 //! object spreads that copy a `null` over a preserved value. Every other key (`path`, `inherited`, custom
 //! keys) rides along untouched, as JSON text, in `extra`.
 
+pub mod extra;
 pub mod identity;
 pub mod narrow;
 pub mod recall;
@@ -17,6 +18,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 use super::json::{self, RawJson, RawText, Str};
+pub use extra::{Extra, ExtraKey};
 pub use identity::{identity_key, Identity, OwnedIdentity};
 
 /// An optional key that remembers whether it was absent or explicitly `null`.
@@ -102,8 +104,9 @@ pub struct FileRef<'a> {
     pub kind: Field<Str<'a>>,
     /// The skill version (a JSON number, as written); meaningful for skills only.
     pub version: Field<RawText<'a>>,
-    /// Every other key, in order (`path`, `inherited`, custom keys), values as JSON text.
-    pub extra: Vec<(Str<'a>, RawText<'a>)>,
+    /// Every other key, in order (`path`, `inherited`, custom keys), values as JSON text: shared once
+    /// the file is stored.
+    pub extra: Extra<'a>,
 }
 
 /// An owned, stored file.
@@ -119,7 +122,7 @@ impl<'a> FileRef<'a> {
             storage_session_id: Field::Absent,
             kind: Field::Absent,
             version: Field::Absent,
-            extra: Vec::new(),
+            extra: Extra::default(),
         }
     }
 
@@ -132,11 +135,7 @@ impl<'a> FileRef<'a> {
             storage_session_id: self.storage_session_id.map(Str::into_owned),
             kind: self.kind.map(Str::into_owned),
             version: self.version.map(RawText::into_owned),
-            extra: self
-                .extra
-                .into_iter()
-                .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                .collect(),
+            extra: self.extra.into_owned(),
         }
     }
 
@@ -174,21 +173,7 @@ impl<'a> FileRef<'a> {
             ),
             kind: share_field(self.kind, Some(&like.kind)),
             version: self.version.map(|v| share_raw(v, like.version.get())),
-            extra: self
-                .extra
-                .into_iter()
-                .enumerate()
-                .map(|(i, (k, v))| {
-                    let same = like
-                        .extra
-                        .get(i)
-                        .filter(|(lk, _)| lk.as_str() == k.as_str());
-                    (
-                        share(k, same.map(|(lk, _)| lk)),
-                        share_raw(v, same.map(|(_, lv)| lv)),
-                    )
-                })
-                .collect(),
+            extra: self.extra.into_stored(&like.extra),
         }
     }
 
@@ -262,17 +247,29 @@ impl StoredFile {
                 }
             }
         }
-        for (k, v) in &top.extra {
-            match self
-                .extra
-                .iter_mut()
-                .find(|(ek, _)| ek.same_text(k) || ek.as_str() == k.as_str())
-            {
+        // An echo's keys are the stored ones (most often the very slice): then nothing changes, and the
+        // stored slice stays shared. The test is the loop's below, which changes nothing when it holds.
+        let key_of = |list: &[ExtraKey<'static>], k: &Str<'_>| {
+            list.iter()
+                .position(|(ek, _)| ek.same_text(k) || ek.as_str() == k.as_str())
+        };
+        let changes = top.extra.iter().any(|(k, v)| {
+            key_of(&self.extra, k)
+                .and_then(|i| self.extra.get(i))
+                .is_none_or(|(_, ev)| !(ev.same_text(v) || ev.get() == v.get()))
+        });
+        if !changes {
+            return;
+        }
+        let mut list = std::mem::take(&mut self.extra).into_list();
+        for (k, v) in top.extra.iter() {
+            match key_of(&list, k).and_then(|i| list.get_mut(i)) {
                 Some((_, ev)) if ev.same_text(v) || ev.get() == v.get() => {}
                 Some((_, ev)) => *ev = v.to_owned_raw(),
-                None => self.extra.push((k.to_owned_str(), v.to_owned_raw())),
+                None => list.push((k.to_owned_str(), v.to_owned_raw())),
             }
         }
+        self.extra = Extra::List(list).into_owned();
     }
 }
 
@@ -366,7 +363,7 @@ impl Serialize for FileRef<'_> {
         if self.version.is_present() {
             m.serialize_entry(VERSION, &self.version)?;
         }
-        for (k, v) in &self.extra {
+        for (k, v) in self.extra.iter() {
             m.serialize_entry(k, v)?;
         }
         m.end()
@@ -445,6 +442,28 @@ mod tests {
         assert_eq!(under.resource_id, Field::Null);
         assert_eq!(under.extra("path").map(RawJson::get), Some(r#""/x""#));
         assert!(under.is_inherited());
+    }
+
+    #[test]
+    fn overlay_of_an_echo_keeps_the_stored_keys_shared_and_a_change_is_taken() {
+        let stored = decode_file(r#"{"id":"a","name":"n","path":"/x","inherited":true}"#)
+            .unwrap()
+            .into_owned();
+        let shared = |f: &StoredFile| match &f.extra {
+            Extra::Shared(s) => Some(std::rc::Rc::as_ptr(s)),
+            Extra::List(_) => None,
+        };
+        let before = shared(&stored);
+        assert!(before.is_some());
+        let mut under = stored.clone();
+        under.overlay(&decode_file(r#"{"id":"a","name":"n","inherited":true}"#).unwrap());
+        assert_eq!(shared(&under), before);
+        under.overlay(&decode_file(r#"{"id":"a","name":"n","inherited":false,"q":1}"#).unwrap());
+        assert!(shared(&under).is_some_and(|p| Some(p) != before));
+        assert_eq!(under.extra("inherited").map(RawJson::get), Some("false"));
+        assert_eq!(under.extra("q").map(RawJson::get), Some("1"));
+        assert_eq!(under.extra("path").map(RawJson::get), Some(r#""/x""#));
+        assert_eq!(stored.extra("inherited").map(RawJson::get), Some("true"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! the list the checked way, which decides and names every refusal.
 
 use super::recall::{KnownFiles, Recall};
-use super::{Field, FileRef, ID, KIND, NAME, RESOURCE_ID, STORAGE_SESSION_ID, VERSION};
+use super::{Extra, Field, FileRef, ID, KIND, NAME, RESOURCE_ID, STORAGE_SESSION_ID, VERSION};
 use crate::json::{RawJson, RawText, Str};
 
 /// Reads `text`, a JSON array, as file refs; `None` when it is not of the plain shape this reader takes
@@ -503,7 +503,7 @@ impl<'a> Scan<'a> {
             storage_session_id,
             kind,
             version,
-            extra,
+            extra: Extra::List(extra),
         })
     }
 }

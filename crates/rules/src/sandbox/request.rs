@@ -80,20 +80,31 @@ pub struct ExecBody<'v> {
 impl ExecBody<'_> {
     /// The body as JSON text (written by hand: it carries every file of the partition).
     pub fn to_json(&self) -> String {
-        use crate::json::write::{push_json, push_key, push_str};
+        let mut out = String::with_capacity(self.size_hint());
+        self.write_json(&mut out);
+        out
+    }
+
+    /// About how long the body's text is (the refs as written, or at a typical length).
+    pub fn size_hint(&self) -> usize {
         let refs = self
             .written
             .as_ref()
             .map_or(self.files.len() * 160, |w| w.len());
-        let mut out = String::with_capacity(128 + self.code.len() + refs);
+        128 + self.code.len() + refs
+    }
+
+    /// Writes the body's JSON text at the end of `out`.
+    pub fn write_json(&self, out: &mut String) {
+        use crate::json::write::{push_json, push_key, push_str};
         out.push('{');
-        push_key(&mut out, "lang", true);
-        push_str(&mut out, self.lang);
-        push_key(&mut out, "code", false);
-        push_str(&mut out, self.code);
+        push_key(out, "lang", true);
+        push_str(out, self.lang);
+        push_key(out, "code", false);
+        push_str(out, self.code);
         if let Some(a) = self.args {
-            push_key(&mut out, "args", false);
-            push_json(&mut out, a);
+            push_key(out, "args", false);
+            push_json(out, a);
         }
         let opt = |out: &mut String, key: &'static str, v: Option<&str>| {
             if let Some(v) = v {
@@ -101,25 +112,24 @@ impl ExecBody<'_> {
                 push_str(out, v);
             }
         };
-        opt(&mut out, "user_id", self.user_id);
+        opt(out, "user_id", self.user_id);
         if self.dialect == Dialect::LibreCodeInterpreter {
-            opt(&mut out, "entity_id", self.entity_id);
-            opt(&mut out, "session_id", self.session_id);
+            opt(out, "entity_id", self.entity_id);
+            opt(out, "session_id", self.session_id);
         }
         if let Some(w) = &self.written {
-            push_key(&mut out, "files", false);
+            push_key(out, "files", false);
             out.push_str(w);
         } else if !self.files.is_empty() {
-            push_key(&mut out, "files", false);
-            SentRef::write_all(&self.files, &mut out);
+            push_key(out, "files", false);
+            SentRef::write_all(&self.files, out);
         }
         if let Some(t) = self.timeout {
-            push_key(&mut out, "timeout", false);
-            push_json(&mut out, &json::number_from_f64(t));
+            push_key(out, "timeout", false);
+            push_json(out, &json::number_from_f64(t));
         }
-        opt(&mut out, "runtime_session_hint", self.runtime_session_hint);
+        opt(out, "runtime_session_hint", self.runtime_session_hint);
         out.push('}');
-        out
     }
 }
 

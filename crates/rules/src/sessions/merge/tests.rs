@@ -300,7 +300,8 @@ fn echo_of(rng: &mut Rng, map: &SessionMap, older: &SessionMap, step: usize) -> 
                 f.extra = vec![(
                     Str::from("inherited".to_owned()),
                     RawText::Shared(json_raw("true")),
-                )];
+                )]
+                .into();
                 f
             }
             // A colliding file: a stored one's name, or its identity.
