@@ -100,7 +100,7 @@ impl<'a> Extra<'a> {
     }
 
     /// The keys owning their text, sharing `like`'s slice when every key and value is the same (an
-    /// echo of a stored file), else `like`'s text wherever a key at the same place is the same.
+    /// echo of a stored file).
     pub fn into_stored(self, like: &Extra<'static>) -> Extra<'static> {
         if let Extra::Shared(l) = like {
             let same = self.len() == l.len()
@@ -112,27 +112,7 @@ impl<'a> Extra<'a> {
                 return Extra::Shared(Rc::clone(l));
             }
         }
-        match self {
-            Extra::Shared(s) => Extra::Shared(s),
-            Extra::List(v) if v.is_empty() => Extra::List(Vec::new()),
-            Extra::List(v) => Extra::Shared(Rc::new(
-                v.into_iter()
-                    .enumerate()
-                    .map(|(i, (k, v))| {
-                        let at = like.get(i).filter(|(lk, _)| lk.as_str() == k.as_str());
-                        let key = match at {
-                            Some((lk, _)) => lk.clone(),
-                            None => k.into_owned(),
-                        };
-                        let value = match at {
-                            Some((_, lv)) if lv.get() == v.get() => lv.clone(),
-                            _ => v.into_owned(),
-                        };
-                        (key, value)
-                    })
-                    .collect(),
-            )),
-        }
+        self.into_owned()
     }
 }
 
