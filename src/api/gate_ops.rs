@@ -223,7 +223,7 @@ pub(super) fn begin_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResu
 pub(super) fn complete_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
     let g = &mut s.gate;
     let batch = p.id(0)?;
-    let options = Options::read(p.text(1))?;
+    let options = Options::read_remembering(p.text(1), Some(g.read_memo()))?;
     let now = options.now()?;
     let (requests, answer) = options.handling()?;
     let contexts = host_contexts(requests);
@@ -264,7 +264,8 @@ pub(super) fn prestart_eager(s: &mut GateSession, p: &Params<'_>) -> GateResult<
 pub(super) fn settle_eager(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
     let g = &mut s.gate;
     let prestart = p.id(0)?;
-    let (requests, answer) = Options::read(p.text(1))?.handling()?;
+    let (requests, answer) =
+        Options::read_remembering(p.text(1), Some(g.read_memo()))?.handling()?;
     g.settle_eager(
         prestart,
         host_contexts(requests),

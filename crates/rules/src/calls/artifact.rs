@@ -10,6 +10,7 @@ use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::config::Profile;
 use crate::error::{GateResult, Path};
+use crate::files::recall::ReadMemo;
 use crate::files::scan::{read_whole, Scan};
 use crate::files::FileRef;
 use crate::json::{self, RawJson, Str};
@@ -19,15 +20,17 @@ use crate::sessions::merge::Artifact;
 /// captured: [`crate::json::CheckedText`], [`crate::json::RawText`]): `None` when it has no usable
 /// `session_id` (missing, `null`, `""`, or the artifact is not an object) — then `files` are ignored and
 /// nothing is validated, as the SDK never looks at them.
+/// Its files are read against `memo` when given (see [`crate::files::recall::ReadMemo`]).
 pub fn read_fold_artifact<'a>(
     artifact: &'a str,
     profile: Profile,
     path: &Path<'_>,
+    memo: Option<&ReadMemo>,
 ) -> GateResult<Option<Artifact<'a>>> {
     if !artifact.starts_with('{') {
         return Ok(None);
     }
-    let read: ArtifactInput<'a> = match read_plain_artifact(artifact) {
+    let read: ArtifactInput<'a> = match read_plain_artifact(artifact, memo) {
         Some(read) => read,
         None => json::decode(artifact, &path.render())?,
     };
@@ -37,14 +40,18 @@ pub fn read_fold_artifact<'a>(
 /// An artifact of the plain shape (no escape in its keys or its `session_id`, plain files: see
 /// [`crate::files::scan::read_plain_object`]) read in one pass, its files with it, as [`ArtifactInput`]'s `Deserialize`
 /// reads it; `None` for anything else, which the checked reader then reads and refuses by name.
-fn read_plain_artifact(text: &str) -> Option<ArtifactInput<'_>> {
-    read_whole(text, read_plain_artifact_at)
+fn read_plain_artifact<'a>(text: &'a str, memo: Option<&ReadMemo>) -> Option<ArtifactInput<'a>> {
+    read_whole(text, |s| read_plain_artifact_at(s, memo))
 }
 
-/// [`read_plain_artifact`] of the object at the scanner (which is left past it).
+/// [`read_plain_artifact`] of the object at the scanner (which is left past it), its files read
+/// against `memo` when given.
 // One copy for its callers (a whole artifact text, one in place among results): the module's size.
 #[inline(never)]
-pub(super) fn read_plain_artifact_at<'a>(s: &mut Scan<'a>) -> Option<ArtifactInput<'a>> {
+pub(super) fn read_plain_artifact_at<'a>(
+    s: &mut Scan<'a>,
+    memo: Option<&ReadMemo>,
+) -> Option<ArtifactInput<'a>> {
     let mut out = ArtifactInput {
         session_id: None,
         files: None,
@@ -52,7 +59,7 @@ pub(super) fn read_plain_artifact_at<'a>(s: &mut Scan<'a>) -> Option<ArtifactInp
     };
     s.object(|key, s| {
         if key == "files" && s.peek()? == b'[' {
-            out.files = Some(FilesInput::Read(s.files()?));
+            out.files = Some(FilesInput::Read(s.files_remembered(memo)?));
             return Some(());
         }
         if !matches!(key, "session_id" | "files" | "deleted_files") {
@@ -247,10 +254,10 @@ mod tests {
         ];
         let mut plain = 0;
         for text in &cases {
-            plain += usize::from(read_plain_artifact(text).is_some());
+            plain += usize::from(read_plain_artifact(text, None).is_some());
             for profile in [Profile::V3_6, Profile::V3_9] {
                 let raw: &RawJson = serde_json::from_str(text).unwrap();
-                let read = read_fold_artifact(raw.get(), profile, &Path::root("artifact"));
+                let read = read_fold_artifact(raw.get(), profile, &Path::root("artifact"), None);
                 assert_eq!(read, checked(text, profile), "{text} ({profile:?})");
             }
         }

@@ -17,6 +17,7 @@ use super::artifact::{
 use super::context::RequestContext;
 use crate::config::Profile;
 use crate::error::{GateError, GateResult, Path};
+use crate::files::recall::ReadMemo;
 use crate::files::scan::read_whole;
 use crate::files::{Field, FileRef, Identity};
 use crate::json::{self, CheckedText, RawJson, RawText, Str};
@@ -235,7 +236,7 @@ pub fn prepare_event<'a>(
         let at = at.key("artifact");
         let read = match r.scanned.take() {
             Some(read) => finish_artifact(read, profile, &at)?,
-            None => read_fold_artifact(artifact, profile, &at)?,
+            None => read_fold_artifact(artifact, profile, &at, None)?,
         };
         if let Some(artifact) = read {
             steps.push(FoldStep {
@@ -298,7 +299,10 @@ impl<'a> NamedResults<'a> {
     /// anything is unusual (an escape in a key, a name or a status; a key twice; an escaped lone
     /// surrogate anywhere; a value that is not JSON): the caller then reads the text the checked way,
     /// which gives the same results or names the refusal. So this decides nothing of its own.
-    pub fn read_in_one_pass(text: &'a str) -> Option<Self> {
+    ///
+    /// Each artifact's files are read against `memo` when given (see
+    /// [`crate::files::recall::ReadMemo`]).
+    pub fn read_in_one_pass(text: &'a str, memo: Option<&ReadMemo>) -> Option<Self> {
         if text.as_bytes().contains(&b'\\') && json::has_lone_surrogate(text) {
             return None;
         }
@@ -316,7 +320,8 @@ impl<'a> NamedResults<'a> {
                         }
                         "status" if status.is_none() => status = Some(Status::of(s.plain_str()?)?),
                         "artifact" if artifact.is_none() => {
-                            let (read, text) = s.read_or_skip(read_plain_artifact_at)?;
+                            let (read, text) =
+                                s.read_or_skip(|s| read_plain_artifact_at(s, memo))?;
                             artifact = Some(match read {
                                 Some(read) => ReadArtifact::Read(read),
                                 None if text == "null" => ReadArtifact::None,
@@ -429,7 +434,7 @@ pub fn event_steps<'a>(
         let at = at.key("artifact");
         let artifact = match r.artifact {
             ReadArtifact::None => continue,
-            ReadArtifact::Raw(raw) => read_fold_artifact(raw, profile, &at)?,
+            ReadArtifact::Raw(raw) => read_fold_artifact(raw, profile, &at, None)?,
             ReadArtifact::Read(read) => finish_artifact(read, profile, &at)?,
         };
         if let Some(artifact) = artifact {
@@ -490,7 +495,7 @@ pub fn prepare_direct<'a>(
             continue;
         };
         let at = path.index(i);
-        if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"))? {
+        if let Some(artifact) = read_fold_artifact(artifact, profile, &at.key("artifact"), None)? {
             steps.push(FoldStep {
                 artifact: Cow::Owned(artifact),
                 id: Str::Borrowed(o.id.as_deref().unwrap_or("")),
@@ -707,7 +712,7 @@ mod tests {
                 let checked = json::decode::<NamedResults<'_>>(text, "results")
                     .and_then(|r| event_steps(r, &tools, profile, &Path::root("results")));
                 // Stepping aside (`None`) is always safe: the checked way answers.
-                if let Some(r) = NamedResults::read_in_one_pass(text) {
+                if let Some(r) = NamedResults::read_in_one_pass(text, None) {
                     match event_steps(r, &tools, profile, &Path::root("results")) {
                         Ok(steps) => assert_eq!(checked.ok(), Some(steps), "{text}"),
                         Err(e) => assert_eq!(checked.err(), Some(e), "{text}"),
@@ -719,7 +724,10 @@ mod tests {
         for text in [
             cases[0], cases[1], cases[2], cases[3], cases[5], cases[8], cases[15], cases[24],
         ] {
-            assert!(NamedResults::read_in_one_pass(text).is_some(), "{text}");
+            assert!(
+                NamedResults::read_in_one_pass(text, None).is_some(),
+                "{text}"
+            );
         }
     }
 }

@@ -14,6 +14,7 @@ use super::batch::HostAnswer;
 use super::context::RequestContext;
 use super::fold::{Status, ToolResult};
 use crate::error::{GateError, GateResult, Path};
+use crate::files::recall::ReadMemo;
 use crate::files::scan::{read_checked_array, read_whole, Scan};
 use crate::json::{self, CheckedText, JsonMap, Obj, Opts, RawJson, RawText, Str};
 use crate::sessions::seed::SeedAgent;
@@ -66,10 +67,19 @@ fn option<'a, T: Deserialize<'a>>(raw: &Option<RawText<'a>>, key: &str) -> GateR
 impl<'a> Options<'a> {
     /// Reads the options argument (`None`: `undefined`).
     pub fn read(text: Option<&'a str>) -> GateResult<Options<'a>> {
+        Self::read_remembering(text, None)
+    }
+
+    /// [`Options::read`], the files of the results' artifacts read against `memo` when given (see
+    /// [`crate::files::recall::ReadMemo`]): the options of an operation that folds results.
+    pub fn read_remembering(
+        text: Option<&'a str>,
+        memo: Option<&ReadMemo>,
+    ) -> GateResult<Options<'a>> {
         let Some(text) = text else {
             return Ok(Options::default());
         };
-        if let Some(read) = Self::read_in_one_pass(text) {
+        if let Some(read) = Self::read_in_one_pass(text, memo) {
             return Ok(read);
         }
         let read: Option<Opts<Options<'a>>> = json::decode(text, "options")?;
@@ -82,7 +92,7 @@ impl<'a> Options<'a> {
     /// unusual (not an object, an escape in a key, a key twice, a misspelt key, results not of the
     /// plain shape, an escaped unpaired surrogate anywhere): the checked reading then decides and names
     /// every refusal. The tests hold the two to each other.
-    fn read_in_one_pass(text: &'a str) -> Option<Options<'a>> {
+    fn read_in_one_pass(text: &'a str, memo: Option<&ReadMemo>) -> Option<Options<'a>> {
         if text.as_bytes().contains(&b'\\') && json::has_lone_surrogate(text) {
             return None;
         }
@@ -97,7 +107,7 @@ impl<'a> Options<'a> {
                         let (read, text) = s.read_or_skip(|s| {
                             let mut results = Vec::new();
                             s.array(|s| {
-                                results.push(read_plain_result(s)?);
+                                results.push(read_plain_result(s, memo)?);
                                 Some(())
                             })?;
                             Some(results)
@@ -232,7 +242,7 @@ fn read_plain_results<'a>(raw: &RawText<'a>) -> Option<Vec<ToolResult<'a>>> {
     let raw: &'a RawJson = raw;
     let mut results = Vec::new();
     read_checked_array(raw, |s| {
-        results.push(read_plain_result(s)?);
+        results.push(read_plain_result(s, None)?);
         Some(())
     })?;
     Some(results)
@@ -241,7 +251,7 @@ fn read_plain_results<'a>(raw: &RawText<'a>) -> Option<Vec<ToolResult<'a>>> {
 /// One result of the plain shape where the scanner stands (see [`read_plain_results`]); its
 /// `artifact`, read in place or passed over, is checked once the scanner is past it.
 #[inline(never)]
-fn read_plain_result<'a>(s: &mut Scan<'a>) -> Option<ToolResult<'a>> {
+fn read_plain_result<'a>(s: &mut Scan<'a>, memo: Option<&ReadMemo>) -> Option<ToolResult<'a>> {
     let (mut id, mut status, mut artifact) = (None, None, None);
     let mut scanned = ScannedArtifact::default();
     s.object(|key, s| {
@@ -250,7 +260,7 @@ fn read_plain_result<'a>(s: &mut Scan<'a>) -> Option<ToolResult<'a>> {
             "status" if status.is_none() => status = Some(Status::of(s.plain_str()?)?),
             "artifact" if artifact.is_none() => {
                 // Read where it stands when it is plain: the fold then reads it no more.
-                let (read, text) = s.read_or_skip(read_plain_artifact_at)?;
+                let (read, text) = s.read_or_skip(|s| read_plain_artifact_at(s, memo))?;
                 scanned = read.map(ScannedArtifact::new).unwrap_or_default();
                 artifact = Some((text != "null").then(|| CheckedText::scanned(text)));
             }
@@ -379,7 +389,7 @@ mod tests {
                     let at = Path::root("artifact");
                     let text = r.artifact.as_ref().unwrap().get();
                     for profile in [Profile::V3_6, Profile::V3_9] {
-                        let from_text = read_fold_artifact(text, profile, &at);
+                        let from_text = read_fold_artifact(text, profile, &at, None);
                         let again = ScannedArtifact::new(scanned.clone());
                         assert_eq!(
                             finish_artifact(again.take().unwrap(), profile, &at),
@@ -458,7 +468,7 @@ mod tests {
             let checked: GateResult<Options<'_>> =
                 json::decode::<Option<Opts<Options<'_>>>>(text, "options")
                     .map(|o| o.map(|o| o.0).unwrap_or_default());
-            let Some(one) = Options::read_in_one_pass(text) else {
+            let Some(one) = Options::read_in_one_pass(text, None) else {
                 let read = Options::read(Some(text)).map(|o| format!("{:?}", o.handling()));
                 assert_eq!(
                     read,

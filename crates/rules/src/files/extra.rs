@@ -87,6 +87,7 @@ impl<'a> Extra<'a> {
     }
 
     /// The keys owning their text, shared (none: an empty list, which allocates nothing).
+    #[inline]
     pub fn into_owned(self) -> Extra<'static> {
         match self {
             Extra::Shared(s) => Extra::Shared(s),

@@ -4,7 +4,9 @@
 //! with the one that stood at its place in the last answer of the partition ([`KnownFiles`]) and, when
 //! the text is the same, takes that file instead of reading it again.
 
-use super::StoredFile;
+use std::cell::RefCell;
+
+use super::{FileRef, StoredFile};
 
 /// The most text the files of one answer may hold to be remembered (the memory one partition keeps).
 const MAX_KNOWN_TEXT: usize = 4 << 20;
@@ -55,18 +57,31 @@ impl KnownFiles {
     /// and `files` (the answer's files as stored): a known file keeps its text, a file read keeps the
     /// text it was read from. Empty when the texts would hold more than the bound.
     pub fn next(self, recall: &[Recall<'_>], files: &[StoredFile]) -> KnownFiles {
+        self.next_with(recall, |i| files.get(i).cloned())
+    }
+
+    /// [`KnownFiles::next`], the file read at place `i` stored by `stored(i)` (asked only of the files
+    /// that were read; empty when it has none).
+    pub fn next_with(
+        self,
+        recall: &[Recall<'_>],
+        mut stored: impl FnMut(usize) -> Option<StoredFile>,
+    ) -> KnownFiles {
         let mut old: Vec<Option<(Box<str>, StoredFile)>> =
             self.files.into_iter().map(Some).collect();
         let mut total = 0usize;
         let mut out = Vec::with_capacity(recall.len());
-        for (r, f) in recall.iter().zip(files) {
+        for (i, r) in recall.iter().enumerate() {
             let entry = match r {
                 // The same text read again is the same file: the entry moves on as it is.
                 Recall::Known(k) => match old.get_mut(*k).and_then(Option::take) {
                     Some(entry) => entry,
                     None => return KnownFiles::NONE,
                 },
-                Recall::Read(t) => ((*t).into(), f.clone()),
+                Recall::Read(t) => match stored(i) {
+                    Some(f) => ((*t).into(), f),
+                    None => return KnownFiles::NONE,
+                },
             };
             total += entry.0.len();
             if total > MAX_KNOWN_TEXT {
@@ -78,9 +93,49 @@ impl KnownFiles {
     }
 }
 
+/// The fewest files a list read from a host's text must hold to be remembered for the next one: a
+/// short list costs little to read, and remembering it would cost each of many small results a copy.
+pub const MIN_REMEMBERED: usize = 8;
+
+/// The memo of the file list a gate last read from a host's text (an artifact's `files`, folded by
+/// `foldResults`, `completeEventBatch` or `settleEager`): the next list, most often the same files
+/// echoed again and written by the host the same way, is read against it.
+#[derive(Debug, Clone, Default)]
+pub struct ReadMemo(RefCell<KnownFiles>);
+
+/// A memo changes no answer (see [`KnownFiles`]'s equality).
+impl PartialEq for ReadMemo {
+    fn eq(&self, _: &ReadMemo) -> bool {
+        true
+    }
+}
+
+impl ReadMemo {
+    /// The list `read` reads (given the files known now and where to say where each file came from),
+    /// remembered when it holds at least [`MIN_REMEMBERED`] files; `None` when `read` gave up.
+    pub fn read_list<'a>(
+        &self,
+        read: impl FnOnce(&KnownFiles, &mut Vec<Recall<'a>>) -> Option<Vec<FileRef<'a>>>,
+    ) -> Option<Vec<FileRef<'a>>> {
+        let mut recall = Vec::new();
+        let files = match self.0.try_borrow() {
+            Ok(known) => read(&known, &mut recall)?,
+            Err(_) => read(&KnownFiles::NONE, &mut recall)?,
+        };
+        if files.len() >= MIN_REMEMBERED {
+            if let Ok(mut memo) = self.0.try_borrow_mut() {
+                let old = std::mem::take(&mut *memo);
+                *memo = old.next_with(&recall, |i| files.get(i).map(FileRef::to_owned_file));
+            }
+        }
+        Some(files)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::Str;
     use crate::sandbox::read_sandbox_response_recalling;
 
     fn body(files: &[String]) -> String {
@@ -148,6 +203,58 @@ mod tests {
         let (files, recall, _) = read(&text, known);
         assert!(matches!(recall[2], Recall::Read(_)));
         assert_eq!(files[2].extra.len(), 2);
+    }
+
+    /// The files of list `text` read by the scanner against `memo`.
+    fn read_list<'a>(text: &'a str, memo: &ReadMemo) -> Vec<FileRef<'a>> {
+        crate::files::scan::read_whole(text, |s| s.files_remembered(Some(memo))).unwrap()
+    }
+
+    fn list(files: &[String]) -> String {
+        format!("[{}]", files.join(","))
+    }
+
+    #[test]
+    fn a_memo_recalls_a_list_written_again_and_every_file_equals_a_fresh_read() {
+        let memo = ReadMemo::default();
+        let mut files: Vec<String> = (0..MIN_REMEMBERED + 2)
+            .map(|i| file(i, r#","inherited":true,"path":"/p""#))
+            .collect();
+        let first = list(&files);
+        let fresh = crate::files::scan::read_plain_files(&first).unwrap();
+        assert_eq!(read_list(&first, &memo), fresh);
+        // Read again: the same files, each now the memo's (its text shared, not read).
+        let again = read_list(&first, &memo);
+        assert_eq!(again, fresh);
+        assert!(again.iter().all(|f| matches!(f.id, Str::Shared(_))));
+        // One file changed, one added, one moved out of its place: each equals a fresh read.
+        files[1] = file(1, r#","inherited":false"#);
+        files.swap(3, 4);
+        files.push(file(99, ""));
+        let third = list(&files);
+        let read = read_list(&third, &memo);
+        assert_eq!(read, crate::files::scan::read_plain_files(&third).unwrap());
+        assert!(matches!(read[0].id, Str::Shared(_)));
+        assert!(matches!(read[1].id, Str::Borrowed(_)));
+        assert!(matches!(read[3].id, Str::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_short_list_is_read_against_the_memo_but_not_remembered() {
+        let memo = ReadMemo::default();
+        let short = list(
+            &(0..MIN_REMEMBERED - 1)
+                .map(|i| file(i, ""))
+                .collect::<Vec<_>>(),
+        );
+        read_list(&short, &memo);
+        let again = read_list(&short, &memo);
+        assert!(again.iter().all(|f| matches!(f.id, Str::Borrowed(_))));
+        let long: Vec<String> = (0..MIN_REMEMBERED).map(|i| file(i, "")).collect();
+        read_list(&list(&long), &memo);
+        // The short list's files stand where the long one's did: recalled from it.
+        let recalled = read_list(&short, &memo);
+        assert!(recalled.iter().all(|f| matches!(f.id, Str::Shared(_))));
     }
 
     #[test]

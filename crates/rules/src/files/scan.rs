@@ -5,7 +5,7 @@
 //! type the field does not take, a malformed number — makes it give up (`None`), and the caller reads
 //! the list the checked way, which decides and names every refusal.
 
-use super::recall::{KnownFiles, Recall};
+use super::recall::{KnownFiles, ReadMemo, Recall};
 use super::{Extra, Field, FileRef, ID, KIND, NAME, RESOURCE_ID, STORAGE_SESSION_ID, VERSION};
 use crate::json::{RawJson, RawText, Str};
 
@@ -85,6 +85,14 @@ impl<'a> Scan<'a> {
     /// A JSON array of plain file objects.
     pub fn files(&mut self) -> Option<Vec<FileRef<'a>>> {
         self.files_recalling(&KnownFiles::NONE, None)
+    }
+
+    /// [`Scan::files`] read against the files `memo` knows (when given), which then knows these.
+    pub fn files_remembered(&mut self, memo: Option<&ReadMemo>) -> Option<Vec<FileRef<'a>>> {
+        match memo {
+            Some(memo) => memo.read_list(|known, recall| self.files_recalling(known, Some(recall))),
+            None => self.files(),
+        }
     }
 
     /// [`Scan::files`], taking a file written exactly as the known file at its place was (see

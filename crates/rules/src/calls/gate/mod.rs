@@ -34,6 +34,7 @@ use super::fold::{apply, event_steps, prepare_direct, DirectOutcome, NamedResult
 use crate::config::{GateConfig, Profile};
 use crate::error::{ErrorCode, GateError, GateResult, Path};
 use crate::files::recall::KnownFiles;
+use crate::files::recall::ReadMemo;
 use crate::json::{JsonMap, RawJson, RawText, Str};
 use crate::sandbox::written::WrittenRefs;
 use crate::sessions::baseline::Baseline;
@@ -107,6 +108,9 @@ pub struct Gate {
     /// The refs of the last forwarded request, with their texts ([`crate::sandbox::written`]); a memo
     /// that [`Gate::forward_request`], which changes nothing, keeps.
     written: RefCell<WrittenRefs>,
+    /// The file list last read from a host's text, against which the next is read
+    /// ([`crate::files::recall::ReadMemo`]).
+    read_memo: ReadMemo,
 }
 
 impl Gate {
@@ -124,6 +128,7 @@ impl Gate {
             pending: Vec::new(),
             known: None,
             written: RefCell::default(),
+            read_memo: ReadMemo::default(),
         }
     }
 
@@ -301,6 +306,12 @@ impl Gate {
         }
     }
 
+    /// The memo of the file list last read from a host's text: the options of an operation that folds
+    /// results are read against it ([`crate::calls::input::Options::read_remembering`]).
+    pub fn read_memo(&self) -> &ReadMemo {
+        &self.read_memo
+    }
+
     // ---- folding without request bookkeeping ------------------------------------------------------
 
     /// `updateCodeSession` on partition `key` with one artifact (`{session_id, files?, deleted_files?}`)
@@ -315,7 +326,9 @@ impl Gate {
         path: &Path<'_>,
     ) -> GateResult<()> {
         let profile = self.config.profile;
-        let Some(a) = super::artifact::read_fold_artifact(artifact.get(), profile, path)? else {
+        let memo = Some(&self.read_memo);
+        let Some(a) = super::artifact::read_fold_artifact(artifact.get(), profile, path, memo)?
+        else {
             return Ok(());
         };
         let Some(sessions) = self.sessions.as_mut() else {
@@ -348,7 +361,7 @@ impl Gate {
     /// ([`NamedResults::read_in_one_pass`]): `false`, with nothing written, when anything is unusual
     /// and the caller must read the results the checked way instead (which names any refusal).
     pub fn fold_event_text(&mut self, text: &str, key: &str, now: &RawText<'_>) -> bool {
-        let Some(named) = NamedResults::read_in_one_pass(text) else {
+        let Some(named) = NamedResults::read_in_one_pass(text, Some(&self.read_memo)) else {
             return false;
         };
         let profile = self.config.profile;
