@@ -1,6 +1,6 @@
 //! The keys of a file the gate carries without reading them (`path`, `inherited`, custom keys): a list
-//! while a file is read or changed, one shared slice once it is stored. A sandbox echoes every stored
-//! file on every call, and each echo is the stored file again: a shared slice makes that copy a
+//! while a file is read or changed, one shared list once it is stored. A sandbox echoes every stored
+//! file on every call, and each echo is the stored file again: a shared list makes that copy a
 //! reference count, not a new list.
 
 use std::ops::Deref;
@@ -50,7 +50,7 @@ impl<'a> From<Vec<ExtraKey<'a>>> for Extra<'a> {
 }
 
 impl<'a> Extra<'a> {
-    /// The keys as a list (a shared slice copied: reference counts, no text).
+    /// The keys as a list (a shared one copied unless this is its only holder: reference counts, no text).
     pub fn into_list(self) -> Vec<ExtraKey<'a>> {
         match self {
             Extra::List(v) => v,
@@ -66,7 +66,7 @@ impl<'a> Extra<'a> {
         *self = Extra::List(list);
     }
 
-    /// Keeps the keys `keep` accepts, asking it once per key; a shared slice stays shared when it keeps
+    /// Keeps the keys `keep` accepts, asking it once per key; a shared list stays shared when it keeps
     /// them all.
     pub fn retain(&mut self, mut keep: impl FnMut(&ExtraKey<'a>) -> bool) {
         let Some(first) = self.iter().position(|e| !keep(e)) else {
@@ -100,7 +100,7 @@ impl<'a> Extra<'a> {
         }
     }
 
-    /// The keys owning their text, sharing `like`'s slice when every key and value is the same (an
+    /// The keys owning their text, sharing `like`'s list when every key and value is the same (an
     /// echo of a stored file).
     pub fn into_stored(self, like: &Extra<'static>) -> Extra<'static> {
         if let Extra::Shared(l) = like {
@@ -155,7 +155,7 @@ mod tests {
     }
 
     #[test]
-    fn an_echo_shares_the_stored_slice_and_a_change_does_not() {
+    fn an_echo_shares_the_stored_list_and_a_change_does_not() {
         let stored = list(&[("path", "\"/a\""), ("inherited", "true")]).into_owned();
         let Extra::Shared(s) = &stored else {
             panic!("not shared")
@@ -168,7 +168,7 @@ mod tests {
     }
 
     #[test]
-    fn retain_asks_once_per_key_and_keeps_a_slice_it_does_not_change() {
+    fn retain_asks_once_per_key_and_keeps_a_list_it_does_not_change() {
         let stored = list(&[("a", "1"), ("b", "null"), ("c", "2"), ("d", "null")]).into_owned();
         let mut kept = stored.clone();
         let mut asked = 0;
@@ -190,7 +190,7 @@ mod tests {
     }
 
     #[test]
-    fn a_shared_slice_changes_as_a_copy() {
+    fn a_shared_list_changes_as_a_copy() {
         let stored = list(&[("a", "1"), ("b", "null")]).into_owned();
         let mut copy = stored.clone();
         copy.retain(|(k, _)| k.as_str() == "a");

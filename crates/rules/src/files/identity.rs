@@ -5,6 +5,8 @@
 
 use std::hash::{Hash, Hasher};
 
+use crate::json::lanes;
+
 /// A file's identity: its storage session and its id, compared as their NUL-joined text.
 #[derive(Debug, Clone, Copy)]
 pub struct Identity<'a> {
@@ -49,7 +51,8 @@ impl PartialEq for Identity<'_> {
     fn eq(&self, other: &Self) -> bool {
         if self.storage.len() == other.storage.len() {
             // The common case: the NUL sits at the same place, so the parts compare directly.
-            self.storage == other.storage && self.id == other.id
+            lanes::equal(self.storage.as_bytes(), other.storage.as_bytes())
+                && lanes::equal(self.id.as_bytes(), other.id.as_bytes())
         } else {
             self.storage.len() + self.id.len() == other.storage.len() + other.id.len()
                 && self.bytes().eq(other.bytes())

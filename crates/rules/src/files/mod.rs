@@ -217,14 +217,14 @@ impl StoredFile {
     pub fn overlay(&mut self, top: &FileRef<'_>) {
         // An echo read against the stored file shares its text: a pointer comparison decides.
         fn take_str(slot: &mut Str<'static>, new: &Str<'_>) {
-            if !slot.same_text(new) && slot.as_str() != new.as_str() {
+            if *slot != *new {
                 *slot = new.to_owned_str();
             }
         }
         fn take_field(slot: &mut Field<Str<'static>>, new: &Field<Str<'_>>) {
             match (slot.get(), new) {
                 (_, Field::Absent) => {}
-                (Some(old), Field::Set(v)) if old.same_text(v) || old.as_str() == v.as_str() => {}
+                (Some(old), Field::Set(v)) if old == v => {}
                 (_, Field::Set(v)) => *slot = Field::Set(v.to_owned_str()),
                 (_, Field::Null) => *slot = Field::Null,
             }
@@ -247,8 +247,8 @@ impl StoredFile {
                 }
             }
         }
-        // An echo's keys are the stored ones (most often the very slice): then nothing changes, and the
-        // stored slice stays shared. The test is the loop's below, which changes nothing when it holds.
+        // An echo's keys are the stored ones (most often the very list): then nothing changes, and the
+        // stored list stays shared. The test is the loop's below, which changes nothing when it holds.
         let key_of = |list: &[ExtraKey<'static>], k: &Str<'_>| {
             list.iter()
                 .position(|(ek, _)| ek.same_text(k) || ek.as_str() == k.as_str())

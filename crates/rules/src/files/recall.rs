@@ -4,7 +4,7 @@
 //! with the one that stood at its place in the last answer of the partition ([`KnownFiles`]) and, when
 //! the text is the same, takes that file instead of reading it again.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use super::{FileRef, StoredFile};
 
@@ -97,11 +97,20 @@ impl KnownFiles {
 /// short list costs little to read, and remembering it would cost each of many small results a copy.
 pub const MIN_REMEMBERED: usize = 8;
 
+/// How many lists in a row may miss the memo (none of their files recalled) before one of them is
+/// remembered anyway: remembering costs a copy of every file read, which a host whose lists never
+/// repeat would pay on every call; one in this many still lets a host that starts repeating catch up.
+pub const RETRY_AFTER_MISSES: u32 = 16;
+
 /// The memo of the file list a gate last read from a host's text (an artifact's `files`, folded by
 /// `foldResults`, `completeEventBatch` or `settleEager`): the next list, most often the same files
 /// echoed again and written by the host the same way, is read against it.
 #[derive(Debug, Clone, Default)]
-pub struct ReadMemo(RefCell<KnownFiles>);
+pub struct ReadMemo {
+    known: RefCell<KnownFiles>,
+    /// Lists read in a row that recalled nothing.
+    misses: Cell<u32>,
+}
 
 /// A memo changes no answer (see [`KnownFiles`]'s equality).
 impl PartialEq for ReadMemo {
@@ -111,19 +120,32 @@ impl PartialEq for ReadMemo {
 }
 
 impl ReadMemo {
-    /// The list `read` reads (given the files known now and where to say where each file came from),
-    /// remembered when it holds at least [`MIN_REMEMBERED`] files; `None` when `read` gave up.
+    /// The list `read` reads (given the files known now and where to say where each file came from).
+    /// It is remembered when it holds at least [`MIN_REMEMBERED`] files and it recalled one, or
+    /// nothing is known yet, or the lists before it missed [`RETRY_AFTER_MISSES`] times in a row.
+    /// `None` when `read` gave up.
     pub fn read_list<'a>(
         &self,
         read: impl FnOnce(&KnownFiles, &mut Vec<Recall<'a>>) -> Option<Vec<FileRef<'a>>>,
     ) -> Option<Vec<FileRef<'a>>> {
         let mut recall = Vec::new();
-        let files = match self.0.try_borrow() {
-            Ok(known) => read(&known, &mut recall)?,
-            Err(_) => read(&KnownFiles::NONE, &mut recall)?,
+        let (files, known_none) = match self.known.try_borrow() {
+            Ok(known) => (read(&known, &mut recall)?, known.is_empty()),
+            Err(_) => (read(&KnownFiles::NONE, &mut recall)?, false),
         };
-        if files.len() >= MIN_REMEMBERED {
-            if let Ok(mut memo) = self.0.try_borrow_mut() {
+        if files.len() < MIN_REMEMBERED {
+            return Some(files);
+        }
+        let hit = recall.iter().any(|r| matches!(r, Recall::Known(_)));
+        let misses = if hit {
+            0
+        } else {
+            self.misses.get().saturating_add(1)
+        };
+        let remember = hit || known_none || misses >= RETRY_AFTER_MISSES;
+        self.misses.set(if remember { 0 } else { misses });
+        if remember {
+            if let Ok(mut memo) = self.known.try_borrow_mut() {
                 let old = std::mem::take(&mut *memo);
                 *memo = old.next_with(&recall, |i| files.get(i).map(FileRef::to_owned_file));
             }
@@ -255,6 +277,37 @@ mod tests {
         // The short list's files stand where the long one's did: recalled from it.
         let recalled = read_list(&short, &memo);
         assert!(recalled.iter().all(|f| matches!(f.id, Str::Shared(_))));
+    }
+
+    #[test]
+    fn lists_that_miss_are_remembered_only_once_in_a_while() {
+        let memo = ReadMemo::default();
+        let make = |tag: &str| {
+            list(
+                &(0..MIN_REMEMBERED)
+                    .map(|i| file(i, &format!(r#","tag":"{tag}""#)))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let recalled = |text: &str| {
+            read_list(text, &memo)
+                .iter()
+                .all(|f| matches!(f.id, Str::Shared(_)))
+        };
+        let a = make("a");
+        assert!(!recalled(&a));
+        for k in 1..RETRY_AFTER_MISSES {
+            assert!(!recalled(&make(&format!("b{k}"))));
+        }
+        // The misses left the first list remembered: it is recalled, which starts the count again.
+        assert!(recalled(&a));
+        let last = make(&format!("c{RETRY_AFTER_MISSES}"));
+        for k in 1..=RETRY_AFTER_MISSES {
+            assert!(!recalled(&make(&format!("c{k}"))));
+        }
+        // The last of as many misses as the bound was remembered.
+        assert!(recalled(&last));
+        assert!(!recalled(&a));
     }
 
     #[test]

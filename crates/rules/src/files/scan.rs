@@ -7,6 +7,7 @@
 
 use super::recall::{KnownFiles, ReadMemo, Recall};
 use super::{Extra, Field, FileRef, ID, KIND, NAME, RESOURCE_ID, STORAGE_SESSION_ID, VERSION};
+use crate::json::lanes::{self, special_lanes};
 use crate::json::{RawJson, RawText, Str};
 
 /// Reads `text`, a JSON array, as file refs; `None` when it is not of the plain shape this reader takes
@@ -115,7 +116,7 @@ impl<'a> Scan<'a> {
             let same = known.get(at).filter(|(text, _)| {
                 self.bytes()
                     .get(start..)
-                    .is_some_and(|b| b.starts_with(text.as_bytes()))
+                    .is_some_and(|b| lanes::starts_with(b, text.as_bytes()))
             });
             let (file, read) = match same {
                 Some((text, file)) => {
@@ -411,23 +412,14 @@ impl<'a> Scan<'a> {
     fn skip_string_body(&mut self) -> Option<()> {
         let b = self.bytes();
         loop {
-            // Eight bytes at a time to the next quote or backslash (the lowest flagged lane is exact).
-            while let Some(chunk) = b.get(self.at..self.at + 8) {
-                let word = u64::from_le_bytes(<[u8; 8]>::try_from(chunk).ok()?);
-                let flags = quote_or_backslash_lanes(word);
-                if flags != 0 {
-                    self.at += (flags.trailing_zeros() / 8) as usize;
-                    break;
-                }
-                self.at += 8;
-            }
+            self.at = lanes::next_quote_or_backslash(b, self.at);
             match *b.get(self.at)? {
                 b'"' => {
                     self.at += 1;
                     return Some(());
                 }
-                b'\\' => self.at += 2,
-                _ => self.at += 1,
+                // An escape: its next byte is never the end.
+                _ => self.at += 2,
             }
         }
     }
@@ -535,25 +527,6 @@ const INHERITED: &str = "inherited";
 const MAX_FORESEEN_FILES: usize = 512;
 
 /// Eight copies of byte `b`.
-const fn lanes(b: u8) -> u64 {
-    u64::from_ne_bytes([b; 8])
-}
-
-/// The lanes (high bit of each byte) of `x` that hold `"`, `\\` or a control character. Each test is
-/// exact up to its first hit; a borrow can only flag lanes above that hit.
-fn special_lanes(x: u64) -> u64 {
-    const HIGH: u64 = lanes(0x80);
-    let zero_at = |v: u64| v.wrapping_sub(lanes(1)) & !v & HIGH;
-    zero_at(x ^ lanes(b'"')) | zero_at(x ^ lanes(b'\\')) | (x.wrapping_sub(lanes(0x20)) & !x & HIGH)
-}
-
-/// The lanes of `x` that hold `"` or `\\` (exact up to the first hit, as [`special_lanes`]).
-fn quote_or_backslash_lanes(x: u64) -> u64 {
-    const HIGH: u64 = lanes(0x80);
-    let zero_at = |v: u64| v.wrapping_sub(lanes(1)) & !v & HIGH;
-    zero_at(x ^ lanes(b'"')) | zero_at(x ^ lanes(b'\\'))
-}
-
 /// `text` (one JSON value) as a raw value, checked by serde.
 fn raw(text: &str) -> Option<&RawJson> {
     serde_json::from_str(text).ok()

@@ -67,7 +67,7 @@ impl std::ops::Deref for Str<'_> {
 
 impl PartialEq for Str<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.same_text(other) || super::lanes::equal(self.as_bytes(), other.as_bytes())
     }
 }
 

@@ -2,20 +2,12 @@
 //! with hundreds of refs): keys are literals, and a string is copied as it is unless it holds a byte
 //! JSON must escape, in which case it is escaped as `serde_json` (and `JSON.stringify`) escape it.
 
-/// Eight copies of byte `b`.
-const fn lanes(b: u8) -> u64 {
-    u64::from_ne_bytes([b; 8])
-}
+use super::lanes::special_lanes;
 
 /// Whether any of the eight bytes of `x` is `"`, `\\` or a control character (below 0x20): the bytes a
 /// JSON string cannot hold as they are.
 pub fn special_word(x: u64) -> bool {
-    const HIGH: u64 = lanes(0x80);
-    let zero_at = |v: u64| v.wrapping_sub(lanes(1)) & !v & HIGH;
-    (zero_at(x ^ lanes(b'"'))
-        | zero_at(x ^ lanes(b'\\'))
-        | (x.wrapping_sub(lanes(0x20)) & !x & HIGH))
-        != 0
+    special_lanes(x) != 0
 }
 
 /// Whether `s` holds a byte JSON must escape (`"`, `\\`, a control character), eight bytes at a time.

@@ -11,7 +11,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use crate::files::{FileRef, Identity, StoredFile};
-use crate::json::Str;
+use crate::json::lanes;
 
 /// Most new files (and unechoed stored files) a fold in step compares against the others; beyond it,
 /// the general fold's indexes are cheaper.
@@ -25,8 +25,7 @@ fn same_identity(a: &FileRef<'_>, b: &FileRef<'_>) -> bool {
         return x == y;
     }
     // The NUL falls at the same place: the parts compare directly.
-    (a.id.same_text(&b.id) || a.id.as_bytes() == b.id.as_bytes())
-        && x.storage().as_bytes() == y.storage().as_bytes()
+    a.id == b.id && lanes::equal(x.storage().as_bytes(), y.storage().as_bytes())
 }
 
 /// What a file's identity looks like at a glance: its storage's length, its id's length and first
@@ -57,8 +56,7 @@ impl Shape {
 }
 
 fn same_name(a: &FileRef<'_>, b: &FileRef<'_>) -> bool {
-    let (a, b): (&Str<'_>, &Str<'_>) = (&a.name, &b.name);
-    a.same_text(b) || a.as_str() == b.as_str()
+    a.name == b.name
 }
 
 /// Whether no two of `files` share an identity or a name. (The sets are of the general fold's types,
@@ -149,6 +147,7 @@ pub(super) fn fold_in_step<'a>(
 mod tests {
     use super::*;
     use crate::files::Field;
+    use crate::json::Str;
 
     fn file(storage: &'static str, id: &'static str) -> FileRef<'static> {
         let mut f = FileRef::new(id, "n");
