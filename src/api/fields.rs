@@ -198,8 +198,8 @@ pub fn direct_batch(id: u32, fields: &[DirectFields], list: u64, lists: &mut Lis
     out
 }
 
-/// A planned request: `{id, name, args, ctx?, runtimeSessionHint?, codeSessionBaselineId?,
-/// retainCodeSessionInputs?}`, where `ctx` is the place of its context in the answer's `contexts`.
+/// A planned request: `{id, name, args, runtimeSessionHint?, codeSessionBaselineId?,
+/// retainCodeSessionInputs?, ctx?}`, where `ctx` is the place of its context in the answer's `contexts`.
 fn write_planned(r: &PlannedEventRequest, ctx: Option<usize>, out: &mut String) {
     out.push_str("{\"id\":");
     push_str(out, &r.id);
@@ -207,10 +207,6 @@ fn write_planned(r: &PlannedEventRequest, ctx: Option<usize>, out: &mut String) 
     push_str(out, &r.name);
     push_key(out, "args", false);
     push_json(out, &*r.args);
-    if let Some(ctx) = ctx {
-        push_key(out, "ctx", false);
-        push_u64(out, ctx as u64);
-    }
     if let Some(h) = &r.runtime_session_hint {
         push_key(out, "runtimeSessionHint", false);
         push_str(out, h);
@@ -221,6 +217,11 @@ fn write_planned(r: &PlannedEventRequest, ctx: Option<usize>, out: &mut String) 
     }
     if r.retain_inputs {
         out.push_str(",\"retainCodeSessionInputs\":true");
+    }
+    // Last: the JavaScript layer deletes it, and deleting an object's last key keeps its fast shape.
+    if let Some(ctx) = ctx {
+        push_key(out, "ctx", false);
+        push_u64(out, ctx as u64);
     }
     out.push('}');
 }
