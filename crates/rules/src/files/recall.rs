@@ -103,8 +103,9 @@ pub const MIN_REMEMBERED: usize = 8;
 pub const RETRY_AFTER_MISSES: u32 = 16;
 
 /// The memo of the file list a gate last read from a host's text (an artifact's `files`, folded by
-/// `foldResults`, `completeEventBatch` or `settleEager`): the next list, most often the same files
-/// echoed again and written by the host the same way, is read against it.
+/// `foldResults`, `completeEventBatch`, `settleEager` or `updateSession`): the next list, most often the
+/// same files echoed again and written by the host the same way, is read against it. Reading a file
+/// depends on its text alone, so a recalled file is the file a fresh read of the caller's own text gives.
 #[derive(Debug, Clone, Default)]
 pub struct ReadMemo {
     known: RefCell<KnownFiles>,
