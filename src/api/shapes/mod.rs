@@ -11,13 +11,13 @@
 // Declarations only: tsify reads their fields, nothing builds or reads a value of them.
 #![allow(dead_code)]
 
-#[cfg(test)]
-mod agree;
 pub(crate) mod calls;
 pub(crate) mod exec;
 pub(crate) mod files;
 pub(crate) mod gate;
 pub(crate) mod sandbox;
+#[cfg(test)]
+mod tests;
 
 /// Keys the package does not read and passes over (or carries along, as the SDK does): a shape that
 /// flattens it is open (`interface X extends OtherKeys`).
