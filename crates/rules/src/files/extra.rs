@@ -104,12 +104,7 @@ impl<'a> Extra<'a> {
     /// echo of a stored file).
     pub fn into_stored(self, like: &Extra<'static>) -> Extra<'static> {
         if let Extra::Shared(l) = like {
-            let same = self.len() == l.len()
-                && self.iter().zip(l.iter()).all(|((k, v), (lk, lv))| {
-                    (lk.same_text(k) || lk.as_str() == k.as_str())
-                        && (lv.same_text(v) || lv.get() == v.get())
-                });
-            if same {
+            if self[..] == l[..] {
                 return Extra::Shared(Rc::clone(l));
             }
         }

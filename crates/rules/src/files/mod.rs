@@ -238,10 +238,7 @@ impl StoredFile {
             Field::Absent => {}
             Field::Null => self.version = Field::Null,
             Field::Set(v) => {
-                let same = self
-                    .version
-                    .get()
-                    .is_some_and(|old| old.same_text(v) || old.get() == v.get());
+                let same = self.version.get().is_some_and(|old| old == v);
                 if !same {
                     self.version = Field::Set(v.to_owned_raw());
                 }
@@ -249,14 +246,12 @@ impl StoredFile {
         }
         // An echo's keys are the stored ones (most often the very list): then nothing changes, and the
         // stored list stays shared. The test is the loop's below, which changes nothing when it holds.
-        let key_of = |list: &[ExtraKey<'static>], k: &Str<'_>| {
-            list.iter()
-                .position(|(ek, _)| ek.same_text(k) || ek.as_str() == k.as_str())
-        };
+        let key_of =
+            |list: &[ExtraKey<'static>], k: &Str<'_>| list.iter().position(|(ek, _)| ek == k);
         let changes = top.extra.iter().any(|(k, v)| {
             key_of(&self.extra, k)
                 .and_then(|i| self.extra.get(i))
-                .is_none_or(|(_, ev)| !(ev.same_text(v) || ev.get() == v.get()))
+                .is_none_or(|(_, ev)| ev != v)
         });
         if !changes {
             return;
@@ -264,7 +259,7 @@ impl StoredFile {
         let mut list = std::mem::take(&mut self.extra).into_list();
         for (k, v) in top.extra.iter() {
             match key_of(&list, k).and_then(|i| list.get_mut(i)) {
-                Some((_, ev)) if ev.same_text(v) || ev.get() == v.get() => {}
+                Some((_, ev)) if *ev == *v => {}
                 Some((_, ev)) => *ev = v.to_owned_raw(),
                 None => list.push((k.to_owned_str(), v.to_owned_raw())),
             }

@@ -190,7 +190,7 @@ impl RawText<'_> {
 
 impl PartialEq for RawText<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.get() == other.get()
+        self.same_text(other) || super::lanes::equal(self.get().as_bytes(), other.get().as_bytes())
     }
 }
 
