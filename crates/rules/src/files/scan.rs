@@ -526,7 +526,6 @@ const INHERITED: &str = "inherited";
 /// The most files [`Scan::files`] makes room for ahead of reading them.
 const MAX_FORESEEN_FILES: usize = 512;
 
-/// Eight copies of byte `b`.
 /// `text` (one JSON value) as a raw value, checked by serde.
 fn raw(text: &str) -> Option<&RawJson> {
     serde_json::from_str(text).ok()

@@ -33,8 +33,7 @@ use super::context::{self, BuiltContext, CallScope, DirectFields, RequestContext
 use super::fold::{apply, event_steps, prepare_direct, DirectOutcome, NamedResults, ToolResult};
 use crate::config::{GateConfig, Profile};
 use crate::error::{ErrorCode, GateError, GateResult, Path};
-use crate::files::recall::KnownFiles;
-use crate::files::recall::ReadMemo;
+use crate::files::recall::{KnownFiles, ReadMemo};
 use crate::json::{JsonMap, RawJson, RawText, Str};
 use crate::sandbox::written::WrittenRefs;
 use crate::sessions::baseline::Baseline;
