@@ -4,8 +4,11 @@
 // still the object the gate handed out marked `unchanged` instead of read again.
 import { encoder, ReadOptions } from './call.js';
 import { gateError } from './errors.js';
-import { isRecord, member } from './lists.js';
-import { isWellFormed, lengthOf, read } from './write.js';
+import { isRecord } from './lists.js';
+import { dot, isWellFormed, lengthOf, read } from './write.js';
+
+/** Member `key` of a host object at `path`, as a refusal at its path if a getter or Proxy trap throws. */
+const member = (obj, key, path) => read(obj, key, dot(path, key));
 
 /**
  * A flag of an options object that shapes this layer's answer (`true`, or absent / `false` / `null`);

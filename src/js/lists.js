@@ -1,8 +1,7 @@
 // The file lists and contexts a gate's answers share: frozen, built once per partition state from the
 // module's packed answers (src/api/lists/), a new list reusing the refs it has in common with one
 // already built.
-import { gateError } from './errors.js';
-import { NOT_JSON_TEXT, dot, jsonTextKind } from './write.js';
+import { NOT_JSON_TEXT, jsonTextKind } from './write.js';
 
 export const freeze = Object.freeze;
 const LIST_KEEP = 16;
@@ -105,18 +104,6 @@ export function requestsOf(requests, contexts, handed) {
     handed.set(r.id, r.codeSessionContext);
   }
   return requests;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// The Gate
-
-/** Reads `key` of a host object, as a refusal if a getter or Proxy trap throws. */
-export function member(obj, key, path) {
-  try {
-    return obj[key];
-  } catch (e) {
-    throw gateError('invalid_value', dot(path, key), `${dot(path, key)}: reading it threw: ${describe(e)}`, e);
-  }
 }
 
 /**

@@ -122,6 +122,30 @@ test('a revoked Proxy as the options of completeEventBatch or settleEager, or as
   assert.equal(gate.session(KEY).session_id, 'e2');
 });
 
+test("a getter that throws in completeEventBatch's or settleEager's options, or in a request, is a refusal at its path", () => {
+  const gate = new Gate({ sessions: SEED() });
+  const batch = gate.beginEventBatch([{ id: 'c1', name: 'bash_tool', args: {} }], {});
+  const throwing = (key, rest = {}) => Object.defineProperty(rest, key, { enumerable: true, get() { throw new Error(`no ${key}`); } });
+  for (const key of ['requests', 'results', 'rejected', 'now']) {
+    const e = refuses(() => gate.completeEventBatch(batch.id, throwing(key)), 'invalid_value', `options.${key}`);
+    assert.equal(e.cause.message, `no ${key}`);
+  }
+  refuses(() => gate.completeEventBatch(batch.id, { requests: [throwing('id')], results: [], now: 2 }), 'invalid_value', 'options.requests[0].id');
+  refuses(
+    () => gate.completeEventBatch(batch.id, { requests: [throwing('codeSessionContext', { id: 'c1' })], results: [], now: 2 }),
+    'invalid_value',
+    'options.requests[0].codeSessionContext',
+  );
+  const eager = new Gate({ sessions: SEED(), eagerEventToolExecution: { excludeToolNames: [] } });
+  const prestart = eager.prestartEager([{ id: 'c2', name: 'bash_tool', args: {} }], {});
+  assert.notEqual(prestart, null);
+  refuses(() => eager.settleEager(prestart.id, throwing('results')), 'invalid_value', 'options.results');
+  // Nothing was folded or forgotten: the batch completes.
+  const results = [{ toolCallId: 'c1', status: 'success', artifact: { session_id: 'e2', files: [] } }];
+  assert.equal(gate.completeEventBatch(batch.id, { requests: batch.dispatch, results, now: 3 }), 'folded');
+  assert.equal(gate.session(KEY).session_id, 'e2');
+});
+
 test("contextForCall's options are read as properties, inherited ones included, by the cache and the module alike", () => {
   const gate = new Gate({ toolExecution: { sandbox: { statefulSessions: true } }, sessions: SEED() });
   const inherited = gate.contextForCall('event', 'bash_tool', Object.create({ threadId: 't1' }));
