@@ -6,14 +6,19 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import corePath from './code_session_gate_bg.wasm' with { type: 'file' };
-import sandboxPath from './code_session_sandbox_bg.wasm' with { type: 'file' };
+import coreFile from './code_session_gate_bg.wasm' with { type: 'file' };
+import sandboxFile from './code_session_sandbox_bg.wasm' with { type: 'file' };
 import { NODE_FIX, cannotRead, packageError } from './guard.js';
 import { sandboxSource } from './engine.js';
 import { initSync, recover as recoverWith } from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
+
+// What Bun answers a `type: 'file'` import with: the file's path (declared as a compiled module, which
+// is what workerd answers a plain `.wasm` import with).
+const corePath = /** @type {string} */ (/** @type {unknown} */ (coreFile));
+const sandboxPath = /** @type {string} */ (/** @type {unknown} */ (sandboxFile));
 
 /**
  * The `.wasm` Bun gave the path of, compiled: an absolute path (the runtime, a compiled binary), or

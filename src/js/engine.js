@@ -168,6 +168,6 @@ export async function instantiate(source, kind, glue) {
  *   __wbg_get_imports(): WebAssembly.Imports,
  *   __wbg_finalize_init(instance: WebAssembly.Instance, module: WebAssembly.Module): unknown,
  *   __wbg_reset_state(): void,
- *   initSync(): { memory: WebAssembly.Memory },
+ *   initSync(module?: unknown): { memory: WebAssembly.Memory },
  * }} Glue
  */

@@ -82,6 +82,7 @@ export class Gate {
    */
   #run(op, values, raw) {
     this.#live(op);
+    /** @type {Array<string | Uint8Array | undefined>} */
     const texts = textsOf(C.gateParams[OP[op]], values);
     // Reading the arguments ran the host's getters, which may have freed this gate or replaced the
     // instance: nothing is entered for a gate that is gone.

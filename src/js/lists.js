@@ -109,6 +109,7 @@ export function requestsOf(requests, contexts, handed) {
 /**
  * Whether `v` is an object that is no array and no JsonText; `false` for one that cannot be inspected
  * (a revoked Proxy), which the writer then reads and refuses with its path.
+ * @param {unknown} v @returns {v is object}
  */
 export function isRecord(v) {
   if (v === null || typeof v !== 'object') return false;

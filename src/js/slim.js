@@ -36,7 +36,8 @@ export function initSync(options) {
 
 /**
  * Instantiates the module (a no-op once initialised); resolves to nothing.
- * @param {{ module_or_path: any }} options
+ * @param {unknown} [options] `{ module_or_path }` (or, as wasm-bindgen's init takes it, the source alone):
+ *   checked by the loader, which names what is wrong with it
  * @returns {Promise<void>}
  */
 export default async function init(options) {
