@@ -219,6 +219,20 @@ describe('sandboxAnswer', () => {
     refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: answerBody('codeapi') }), 'unknown_batch', 'batch');
   });
 
+  test('a body whose inspection throws (a Proxy\'s prototype trap, a view\'s getter) is a refusal at body, and keeps nothing', () => {
+    const { gate, batch } = pending();
+    const trapped = new Proxy({}, { getPrototypeOf() { throw new Error('no prototype'); } });
+    const e = refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: trapped }), 'invalid_value', 'body');
+    assert.equal(e.cause.message, 'no prototype');
+    const view = new Uint8Array(new TextEncoder().encode(answerBody('codeapi')));
+    Object.defineProperty(view, 'buffer', { get() { throw new Error('no buffer'); } });
+    refuses(() => gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: view }), 'invalid_value', 'body');
+    // Nothing was read: the call's answer is read once it comes whole.
+    gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: answerBody('codeapi') });
+    gate.completeEventBatch(batch.id, { now: 9 });
+    assert.equal(gate.session(KEY).session_id, id('X', 1));
+  });
+
   test('answers fold in the order they were read, after the host\'s results; a host result for the call wins', () => {
     const calls = [CALL, { id: 'c2', name: 'bash_tool', args: { command: 'pwd' } }];
     const out = (exec, name) => JSON.stringify({ session_id: exec, files: [{ id: id('O', exec.length), name, storage_session_id: exec }] });
