@@ -345,11 +345,19 @@ pub fn event_batch(
         &mut w,
         &mut out,
     );
+    write_not_dispatched(planned, &mut out);
+    out.push('}');
+    out
+}
+
+/// A batch answer's `rejected` and `eager` members: the calls the planner refused and those an eager
+/// prestart answered.
+pub fn write_not_dispatched(planned: &[PlannedEventRequest], out: &mut String) {
     write_answered(
         "rejected",
         planned,
         |d| (*d == Disposition::Rejected).then_some(None),
-        &mut out,
+        out,
     );
     write_answered(
         "eager",
@@ -358,10 +366,8 @@ pub fn event_batch(
             Disposition::Eager { matched } => Some(Some(*matched)),
             _ => None,
         },
-        &mut out,
+        out,
     );
-    out.push('}');
-    out
 }
 
 /// `prestartEager`'s answer: `{id, contexts, requests}`.

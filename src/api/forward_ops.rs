@@ -7,13 +7,16 @@
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
+use super::fields;
+use super::gate_ops;
 use super::params::Params;
 use super::GateSession;
+use crate::core::calls::batch::{Disposition, PlannedEventRequest};
 use crate::core::calls::gate::Gate;
 use crate::core::error::{GateError, GateResult, Path};
 use crate::core::json::write::{push_json, push_key, push_str, push_u64};
 use crate::core::json::{self, Json, Opts, Str};
-use crate::core::sandbox::{ArtifactOut, Dialect, SandboxRequest};
+use crate::core::sandbox::{check_forwarded_options, ArtifactOut, Dialect, SandboxRequest};
 use crate::core::sessions::merge::Artifact;
 
 /// The JSON text of a sandbox request's answer without its body: `{ endpoint, headers, droppedFields,
@@ -24,60 +27,156 @@ use crate::core::sessions::merge::Artifact;
 pub(super) fn request_head(request: &SandboxRequest<'_>, forwarded: bool, more: usize) -> String {
     let mut out = String::with_capacity(160 + request.headers.len() * 48 + more);
     out.push('{');
-    push_key(&mut out, "endpoint", true);
-    push_str(&mut out, request.endpoint);
-    push_key(&mut out, "headers", false);
+    write_head_members(&mut out, request, forwarded);
+    out.push('}');
+    out
+}
+
+/// The members of [`request_head`], without its braces.
+fn write_head_members(out: &mut String, request: &SandboxRequest<'_>, forwarded: bool) {
+    push_key(out, "endpoint", true);
+    push_str(out, request.endpoint);
+    push_key(out, "headers", false);
     out.push('{');
     for (i, (name, value)) in request.headers.iter().enumerate() {
-        push_key(&mut out, name, i == 0);
-        push_str(&mut out, value);
+        push_key(out, name, i == 0);
+        push_str(out, value);
     }
     out.push('}');
-    push_key(&mut out, "droppedFields", false);
+    push_key(out, "droppedFields", false);
     out.push('[');
     for (i, field) in request.dropped_fields.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        push_str(&mut out, field);
+        push_str(out, field);
     }
     out.push(']');
-    push_key(&mut out, "refs", false);
+    push_key(out, "refs", false);
     // A note is rare (a ref the dialect refused or changed): serde writes the list when there is one.
     if request.refs.is_empty() {
         out.push_str("[]");
     } else {
-        push_json(&mut out, &request.refs);
+        push_json(out, &request.refs);
     }
     if forwarded {
         if let Some(s) = request.body.session_id {
-            push_key(&mut out, "sessionId", false);
-            push_str(&mut out, s);
+            push_key(out, "sessionId", false);
+            push_str(out, s);
         }
         if let Some(h) = request.body.runtime_session_hint {
-            push_key(&mut out, "runtimeSessionHint", false);
-            push_str(&mut out, h);
+            push_key(out, "runtimeSessionHint", false);
+            push_str(out, h);
         }
     }
-    out.push('}');
-    out
 }
 
 /// `sandboxRequest(batch, id, options)`.
 pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
     let batch = p.id(0)?;
     let id = p.string(1)?;
-    let text = p
-        .text(2)
-        .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
-    // The tree of the same text as last time is the same tree.
-    let options = match s.request_options.take() {
-        Some(last) if *last.0 == *text => last,
-        _ => (text.into(), json::parse(text, &Path::root(""))?),
-    };
+    let options = request_options(s, p, 2)?;
     let answer = answer_request(&s.gate, batch, &id, &options.1);
     s.request_options = Some(options);
     answer
+}
+
+/// The request options of argument `at` with their tree: the tree of the same text as last time is
+/// the same tree (the caller puts it back in `s.request_options`).
+fn request_options(s: &mut GateSession, p: &Params<'_>, at: usize) -> GateResult<(Box<str>, Json)> {
+    let text = p
+        .text(at)
+        .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
+    Ok(match s.request_options.take() {
+        Some(last) if *last.0 == *text => last,
+        _ => (text.into(), json::parse(text, &Path::root(""))?),
+    })
+}
+
+/// `forwardEventBatch(calls, options, request)`: the event batch `beginEventBatch` plans, and the
+/// `/exec` request of each dispatched call as `sandboxRequest` builds it with `request`, in one answer
+/// (no context lists, no second call per request). Options no request could be built with are refused
+/// before anything is planned; a call whose own request cannot be built (a host tool without its
+/// `run`, a hint too long for the dialect) is listed under `refused` and stays dispatched.
+///
+/// The answer is the JSON of `{ id, requests, refused, rejected, eager }`, each request without its
+/// body, then each body on a line of its own, in the order of `requests` (JSON text holds no raw line
+/// break).
+pub(super) fn forward_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let options = request_options(s, p, 2)?;
+    let answer = check_forwarded_options(&options.1)
+        .and_then(|()| gate_ops::plan_event_batch(s, p))
+        .map(|(batch, planned)| answer_forwarded_batch(&s.gate, batch, &planned, &options.1));
+    s.request_options = Some(options);
+    answer
+}
+
+/// [`forward_event_batch`]'s answer for the batch planned as `planned`.
+fn answer_forwarded_batch(
+    gate: &Gate,
+    batch: u32,
+    planned: &[PlannedEventRequest],
+    options: &Json,
+) -> String {
+    let mut head = String::with_capacity(256);
+    let mut bodies = String::new();
+    let mut refused = String::new();
+    head.push_str("{\"id\":");
+    push_u64(&mut head, batch.into());
+    push_key(&mut head, "requests", false);
+    head.push('[');
+    let mut first = true;
+    for call in planned
+        .iter()
+        .filter(|r| r.disposition == Disposition::Dispatch)
+    {
+        match gate.forward_request(batch, &call.id, options) {
+            Ok(request) => {
+                if !first {
+                    head.push(',');
+                }
+                first = false;
+                head.push('{');
+                push_key(&mut head, "id", true);
+                push_str(&mut head, &call.id);
+                push_key(&mut head, "name", false);
+                push_str(&mut head, &call.name);
+                head.push(',');
+                write_head_members(&mut head, &request, true);
+                head.push('}');
+                bodies.reserve(1 + request.body.size_hint());
+                bodies.push('\n');
+                request.body.write_json(&mut bodies);
+            }
+            Err(e) => {
+                refused.push(if refused.is_empty() { '[' } else { ',' });
+                refused.push('{');
+                push_key(&mut refused, "id", true);
+                push_str(&mut refused, &call.id);
+                push_key(&mut refused, "name", false);
+                push_str(&mut refused, &call.name);
+                push_key(&mut refused, "code", false);
+                push_str(&mut refused, e.code.as_str());
+                push_key(&mut refused, "path", false);
+                push_str(&mut refused, &e.path);
+                push_key(&mut refused, "message", false);
+                push_str(&mut refused, &e.to_string());
+                refused.push('}');
+            }
+        }
+    }
+    head.push(']');
+    push_key(&mut head, "refused", false);
+    if refused.is_empty() {
+        head.push_str("[]");
+    } else {
+        head.push_str(&refused);
+        head.push(']');
+    }
+    fields::write_not_dispatched(planned, &mut head);
+    head.push('}');
+    head.push_str(&bodies);
+    head
 }
 
 /// `sandboxRequest`'s answer for `options`: the head, a line break, the body.
@@ -311,5 +410,100 @@ mod tests {
             ("invalid_type", "userId")
         );
         assert!(request(b).unwrap().contains(r#""user_id":"ub""#));
+    }
+
+    /// `forwardEventBatch` answers what `beginEventBatch` and `sandboxRequest` answer for each call:
+    /// the heads with each call's id and name, the bodies in order, the planner's rejected calls, and
+    /// a call whose request cannot be built under `refused`; options no request could be built with
+    /// plan nothing.
+    #[test]
+    fn a_forwarded_batch_is_the_batch_and_each_calls_request() {
+        let config = r#"{"toolExecution":{"sandbox":{"statefulSessions":true}},"sessions":[["execute_code",{"session_id":"e0","files":[{"id":"aaaaaaaaaaaaaaaaaaaaa","name":"a.txt","storage_session_id":"sssssssssssssssssssss"}],"lastUpdated":1}]]}"#;
+        let calls = r#"[{"id":"c1","name":"bash_tool","args":{"command":"ls"}},{"id":"c2","name":"create_file","args":{"path":"x"}},{"id":"c3","name":"execute_code","args":"not json"},{"id":"c4","name":"execute_code","args":{"lang":"py","code":"1"}}]"#;
+        let options = r#"{"threadId":"t1"}"#;
+        let request = r#"{"dialect":"codeapi","userId":"u1"}"#;
+        let (mut twin, _) = super::super::new_gate(&[Some(config)]).unwrap();
+        let (mut s, _) = super::super::new_gate(&[Some(config)]).unwrap();
+
+        // Options no request could be built with: refused, and nothing planned.
+        for bad in [
+            r#"{"dialect":"e2b"}"#,
+            r#"{"userId":"u1"}"#,
+            r#"{"dialect":"codeapi","timeoutMs":"x"}"#,
+        ] {
+            let e = super::super::call(
+                &mut s,
+                op("forwardEventBatch"),
+                &[Some(calls), Some(options), Some(bad)],
+            )
+            .unwrap_err();
+            assert!(!e.path.is_empty(), "{e:?}");
+        }
+        assert_eq!(s.gate.open_batches(), 0, "nothing planned");
+
+        let planned = super::super::call(
+            &mut twin,
+            op("beginEventBatch"),
+            &[Some(calls), Some(options), None],
+        )
+        .unwrap();
+        let planned: serde_json::Value = serde_json::from_str(&planned).unwrap();
+        let answer = super::super::call(
+            &mut s,
+            op("forwardEventBatch"),
+            &[Some(calls), Some(options), Some(request)],
+        )
+        .unwrap();
+        let mut lines = answer.split('\n');
+        let head: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+        let bodies: Vec<&str> = lines.collect();
+        assert!(head["id"].as_u64().is_some_and(|id| id > 0));
+        assert_eq!(s.gate.open_batches(), 1);
+        assert_eq!(head["rejected"], planned["rejected"]);
+        assert_eq!(head["eager"], planned["eager"]);
+        let batch = planned["id"].to_string();
+        // The dispatched calls, in order: a host tool without its run is refused as sandboxRequest
+        // refuses it; the others' requests are sandboxRequest's.
+        let mut built = 0;
+        for dispatched in planned["dispatch"].as_array().unwrap() {
+            let id = dispatched["id"].as_str().unwrap();
+            let quoted = serde_json::to_string(id).unwrap();
+            let single = super::super::call(
+                &mut twin,
+                op("sandboxRequest"),
+                &[Some(&batch), Some(&quoted), Some(request)],
+            );
+            match single {
+                Ok(text) => {
+                    let (single_head, single_body) = text.split_once('\n').unwrap();
+                    let mut expected: serde_json::Value =
+                        serde_json::from_str(single_head).unwrap();
+                    let mut with_call = json!({ "id": id, "name": dispatched["name"] });
+                    with_call
+                        .as_object_mut()
+                        .unwrap()
+                        .append(expected.as_object_mut().unwrap());
+                    assert_eq!(head["requests"][built], with_call);
+                    assert_eq!(bodies[built], single_body);
+                    built += 1;
+                }
+                Err(e) => {
+                    let refused = head["refused"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|r| r["id"] == id)
+                        .unwrap();
+                    assert_eq!(
+                        refused,
+                        &json!({ "id": id, "name": dispatched["name"], "code": e.code.as_str(), "path": e.path, "message": e.to_string() })
+                    );
+                }
+            }
+        }
+        assert_eq!((built, bodies.len()), (2, 2));
+        assert_eq!(head["requests"].as_array().unwrap().len(), 2);
+        assert_eq!(head["refused"].as_array().unwrap().len(), 1);
+        assert_eq!(head["rejected"].as_array().unwrap().len(), 1);
     }
 }

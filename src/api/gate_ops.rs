@@ -5,7 +5,7 @@ use super::answers;
 use super::fields::{self, ContextAnswer};
 use super::params::Params;
 use super::{GateSession, NULL};
-use crate::core::calls::batch::{EventCall, HostContext};
+use crate::core::calls::batch::{EventCall, HostContext, PlannedEventRequest};
 use crate::core::calls::context::{CallScope, ExecPath};
 use crate::core::calls::fold::{DirectOutcome, NamedResults};
 use crate::core::calls::gate::{BatchEnd, Gate};
@@ -202,6 +202,17 @@ pub(super) fn complete_direct_batch(s: &mut GateSession, p: &Params<'_>) -> Gate
 
 /// `beginEventBatch`.
 pub(super) fn begin_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+    let list = p.get(2)?.unwrap_or(0);
+    let (id, requests) = plan_event_batch(s, p)?;
+    Ok(fields::event_batch(id, &requests, list, &mut s.lists))
+}
+
+/// An event batch planned from `calls` (argument 0) and `options` (argument 1): its id and requests,
+/// as `beginEventBatch` and `forwardEventBatch` plan it.
+pub(super) fn plan_event_batch(
+    s: &mut GateSession,
+    p: &Params<'_>,
+) -> GateResult<(u32, Vec<PlannedEventRequest>)> {
     let g = &mut s.gate;
     let options = Options::read(p.text(1))?;
     let calls: Vec<EventCall> = records(p, 0)?;
@@ -209,14 +220,12 @@ pub(super) fn begin_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResu
     check_open_batches(g)?;
     let scope = Scope::read(g, &options)?;
     let schemas = options.tool_schemas()?;
-    let list = p.get(2)?.unwrap_or(0);
-    let (id, requests) = g.begin_event_batch(
+    g.begin_event_batch(
         &calls,
         scope.scope(),
         schemas.as_ref(),
         &Path::root("calls"),
-    )?;
-    Ok(fields::event_batch(id, &requests, list, &mut s.lists))
+    )
 }
 
 /// `completeEventBatch`.

@@ -426,6 +426,17 @@ $callback! {
             batch: "number", id: "string", #[unrooted] answer: "ForwardedAnswerInput", #[internal] body: "string"
         ) -> "ForwardedAnswer"
         => forward_ops::sandbox_answer;
+        /// The forwarding path in one call: plans an event batch as `beginEventBatch` does and builds the
+        /// `/exec` request of each dispatched call as `sandboxRequest` builds it with `request`, without
+        /// handing out the calls' contexts (a host that forwards needs only the requests): `{ id,
+        /// requests, refused, rejected, eager }`. `request` is `sandboxRequest`'s options, the same for
+        /// every call; options no request could be built with are refused before anything is planned. A
+        /// dispatched call whose own request cannot be built is listed under `refused`. Then, per call,
+        /// `sandboxAnswer`, and `completeEventBatch(id, { now })`.
+        forwardEventBatch(
+            calls: "ToolCallInput[]", options: "BatchOptions | undefined", #[unrooted] request: "ForwardRequestOptions"
+        ) -> "ForwardedBatch"
+        => forward_ops::forward_event_batch;
         /// The artifact kept for the fold from the answer `sandboxAnswer` read for dispatched call `id` of
         /// event batch `batch`: what the JavaScript layer adds to that answer for `withArtifact: true`.
         [internal]

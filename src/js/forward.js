@@ -86,8 +86,26 @@ const ANSWER_TAKEN = new Map([['body', undefined], ['withArtifact', undefined]])
  */
 export function forwardedRequest(out, bytes, files) {
   const cut = out.indexOf('\n');
-  const head = JSON.parse(out.slice(0, cut));
-  const body = out.slice(cut + 1);
+  return withBody(JSON.parse(out.slice(0, cut)), out.slice(cut + 1), bytes, files);
+}
+
+/**
+ * The module's answer to `forwardEventBatch` (the JSON of the batch without the bodies, then each
+ * request's body on a line of its own, in the order of `requests`) as the batch handed out, each
+ * refused call with its refusal as the error `sandboxRequest` would throw.
+ * @param {string} out @param {boolean} bytes @param {boolean} files
+ */
+export function forwardedBatch(out, bytes, files) {
+  const lines = out.split('\n');
+  const batch = JSON.parse(lines[0]);
+  const requests = batch.requests;
+  for (let i = 0; i < requests.length; i++) withBody(requests[i], lines[i + 1], bytes, files);
+  batch.refused = batch.refused.map((r) => ({ id: r.id, name: r.name, error: gateError(r.code, r.path, r.message) }));
+  return batch;
+}
+
+/** A request's head with its `body` (text or bytes) and, when asked, the refs it sends (`files`). */
+function withBody(head, body, bytes, files) {
   // The refs sent are the body's own (which leaves `files` out when there are none).
   if (files) head.files = JSON.parse(body).files ?? [];
   head.body = bytes ? encoder.encode(body) : body;

@@ -4,7 +4,7 @@
 // without entering the module.
 import { parsed, ReadOptions, textsOf, withTexts } from './call.js';
 import { gateError } from './errors.js';
-import { answerOptions, forwardedRequest, hostHandling, requestOptions } from './forward.js';
+import { answerOptions, forwardedBatch, forwardedRequest, hostHandling, requestOptions } from './forward.js';
 import { Shared, fieldsOf, isRecord, requestsOf } from './lists.js';
 import { C, CALL_KEYS, LIMIT, OP, WRITES, core, epoch, guard, live } from './modules.js';
 import { PLAIN_METHODS } from './plain-methods.js';
@@ -276,6 +276,17 @@ export class Gate {
     if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxRequest');
     const { options: read, bytes, files } = requestOptions(options);
     return forwardedRequest(this.#run('sandboxRequest', [batch, id, read], undefined), bytes, files);
+  }
+
+  /**
+   * The forwarding path in one call: plans an event batch as `beginEventBatch` does and builds each
+   * dispatched call's request as `sandboxRequest` does with `request`: `{ id, requests, refused,
+   * rejected, eager }`, each request with its call's `id` and `name`.
+   */
+  forwardEventBatch(calls, options, request) {
+    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.forwardEventBatch');
+    const { options: read, bytes, files } = requestOptions(request);
+    return forwardedBatch(this.#run('forwardEventBatch', [calls, options, read], undefined), bytes, files);
   }
 
   /**

@@ -1,7 +1,7 @@
 // Generated from the operation registry (src/api/registry.rs), the names the rules give their enums'
 // variants and the error codes (crates/rules): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib
 // registry` rewrites it.
-import type { BatchOptions, CallOptions, CodeEnvFile, CodeSessionContext, CompleteEventBatchOptions, DirectBatch, DirectCallInput, DirectInjection, DirectOutcomeInput, EagerPrestart, EventBatch, ExecRequest, ExecRequestOptions, ExecResponseOptions, ExecResponseOutcome, FileRef, FoldOptions, FoldResultInput, ForwardRequestOptions, ForwardedAnswer, ForwardedAnswerInput, ForwardedRequest, GateExplanation, GateVerdict, JsonText, NarrowingExplanation, PlanToolCallInput, PlanToolRequestsOptions, RequestSessionFields, SandboxAnswer, SandboxRequest, SandboxRequestOptions, SandboxResponseOptions, SeedAgentInput, SessionArtifact, SessionChanges, SessionPairs, SettleEagerOptions, ToolCallInput, ToolRequestPlan, UpdateSessionOptions, WriteOptions } from "./api.js";
+import type { BatchOptions, CallOptions, CodeEnvFile, CodeSessionContext, CompleteEventBatchOptions, DirectBatch, DirectCallInput, DirectInjection, DirectOutcomeInput, EagerPrestart, EventBatch, ExecRequest, ExecRequestOptions, ExecResponseOptions, ExecResponseOutcome, FileRef, FoldOptions, FoldResultInput, ForwardRequestOptions, ForwardedAnswer, ForwardedAnswerInput, ForwardedBatch, ForwardedRequest, GateExplanation, GateVerdict, JsonText, NarrowingExplanation, PlanToolCallInput, PlanToolRequestsOptions, RequestSessionFields, SandboxAnswer, SandboxRequest, SandboxRequestOptions, SandboxResponseOptions, SeedAgentInput, SessionArtifact, SessionChanges, SessionPairs, SettleEagerOptions, ToolCallInput, ToolRequestPlan, UpdateSessionOptions, WriteOptions } from "./api.js";
 
 /** The SDK release a gate reproduces: 3.6.x, or 3.9.1 and later. */
 export type SdkProfile = "3.6" | "3.9";
@@ -227,6 +227,16 @@ export interface GateOperations {
    * a failed call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
    */
   sandboxAnswer(batch: number, id: string, answer: ForwardedAnswerInput): ForwardedAnswer;
+  /**
+   * The forwarding path in one call: plans an event batch as `beginEventBatch` does and builds the
+   * `/exec` request of each dispatched call as `sandboxRequest` builds it with `request`, without
+   * handing out the calls' contexts (a host that forwards needs only the requests): `{ id,
+   * requests, refused, rejected, eager }`. `request` is `sandboxRequest`'s options, the same for
+   * every call; options no request could be built with are refused before anything is planned. A
+   * dispatched call whose own request cannot be built is listed under `refused`. Then, per call,
+   * `sandboxAnswer`, and `completeEventBatch(id, { now })`.
+   */
+  forwardEventBatch(calls: ToolCallInput[], options: BatchOptions | undefined, request: ForwardRequestOptions): ForwardedBatch;
 }
 
 /**

@@ -459,6 +459,41 @@ export interface ForwardedRequest {
   files?: SandboxFileRef[];
 }
 
+/** A dispatched call's `/exec` request in a `forwardEventBatch` answer. */
+export interface ForwardedCallRequest extends ForwardedRequest {
+  /** The call's id (`sandboxAnswer` takes it). */
+  id: string;
+  /** Its tool. */
+  name: string;
+}
+
+/** A dispatched call whose request could not be built, with the refusal `sandboxRequest` would throw. */
+export interface RefusedCall {
+  id: string;
+  name: string;
+  error: CodeSessionGateError;
+}
+
+/**
+ * `Gate.forwardEventBatch`'s answer: the batch `beginEventBatch` plans, with the request of each
+ * dispatched call as `sandboxRequest` builds it, instead of the requests the host would run.
+ */
+export interface ForwardedBatch {
+  id: number;
+  /** The `/exec` request of each dispatched call whose request could be built, in dispatch order. */
+  requests: ForwardedCallRequest[];
+  /**
+   * Dispatched calls whose request could not be built (a host tool without its `run`, a hint the
+   * dialect refuses): still in the batch, which folds nothing for them unless `sandboxRequest`
+   * builds theirs and `sandboxAnswer` reads its answer.
+   */
+  refused: RefusedCall[];
+  /** Calls the planner refused (answered with an error, never dispatched). */
+  rejected: RejectedCall[];
+  /** Calls answered by an eager prestart; `matched: false` ends in an error. */
+  eager: EagerAnswered[];
+}
+
 /**
  * `Gate.sandboxAnswer`'s answer: what came back. Unknown keys are ignored, a misspelt known key is
  * refused (README, *Errors*).

@@ -259,3 +259,73 @@ describe('sandboxAnswer', () => {
     assert.deepEqual(gate.session(KEY), seed()[0][1]);
   });
 });
+
+describe('forwardEventBatch', () => {
+  const OPTIONS = { threadId: 'thread-1' };
+  const twins = () => [new Gate({ ...CONFIG, sessions: seed() }), new Gate({ ...CONFIG, sessions: seed() })];
+  /** A request as sandboxRequest answers it, with its call's id and name first. */
+  const asCall = (dispatched, request) => ({ id: dispatched.id, name: dispatched.name, ...request });
+
+  for (const dialect of DIALECTS) {
+    test(`${dialect}: the batch beginEventBatch plans and each call's sandboxRequest, in one call; answers fold alike`, () => {
+      const calls = [CALL, { id: 'c2', name: 'execute_code', args: { lang: 'py', code: 'print(2)' } }, { id: 'c3', name: 'bash_tool', args: '[]' }];
+      const request = { dialect, userId: 'u1', timeoutMs: 1500, credential: 'tok' };
+      const [one, twin] = twins();
+      const batch = one.forwardEventBatch(calls, OPTIONS, request);
+      const planned = twin.beginEventBatch(calls, OPTIONS);
+      assert.deepEqual(Object.keys(batch), ['id', 'requests', 'refused', 'rejected', 'eager']);
+      assert.deepEqual(batch.requests, planned.dispatch.map((d) => asCall(d, twin.sandboxRequest(planned.id, d.id, request))));
+      assert.deepEqual(batch.refused, []);
+      assert.deepEqual(batch.rejected, planned.rejected);
+      assert.deepEqual(batch.eager, planned.eager);
+      for (const [gate, id] of [[one, batch.id], [twin, planned.id]]) {
+        gate.sandboxAnswer(id, 'c1', { status: 200, body: answerBody(dialect) });
+        assert.equal(gate.completeEventBatch(id, { now: 5 }), 'folded');
+      }
+      assert.deepEqual(one.sessions(), twin.sessions());
+      assert.equal(one.session(KEY).session_id, id('X', 1));
+      // The next batch is built from the folded partition.
+      const next = one.forwardEventBatch([CALL], OPTIONS, { ...request, withFiles: true, bodyBytes: true });
+      const again = twin.beginEventBatch([CALL], OPTIONS);
+      const single = twin.sandboxRequest(again.id, 'c1', { ...request, withFiles: true, bodyBytes: true });
+      assert.ok(next.requests[0].body instanceof Uint8Array);
+      assert.deepEqual(next.requests[0], asCall(again.dispatch[0], single));
+    });
+  }
+
+  test("a call whose request cannot be built is refused with sandboxRequest's error and stays in the batch", () => {
+    const calls = [CALL, { id: 'c2', name: 'create_file', args: {} }];
+    const [gate, twin] = twins();
+    const batch = gate.forwardEventBatch(calls, OPTIONS, { dialect: 'codeapi' });
+    assert.deepEqual(batch.requests.map((r) => r.id), ['c1']);
+    assert.equal(batch.refused.length, 1);
+    const { id: refusedId, name, error } = batch.refused[0];
+    assert.deepEqual([refusedId, name], ['c2', 'create_file']);
+    const planned = twin.beginEventBatch(calls, OPTIONS);
+    const thrown = refuses(() => twin.sandboxRequest(planned.id, 'c2', { dialect: 'codeapi' }), 'missing_field', 'run');
+    assert.ok(error instanceof Error);
+    assert.deepEqual([error.name, error.code, error.path, error.message], [thrown.name, thrown.code, thrown.path, thrown.message]);
+    assert.equal(pkg.isCodeSessionGateError(error, 'missing_field'), true);
+    // The host builds that one with its run.
+    assert.match(gate.sandboxRequest(batch.id, 'c2', { dialect: 'codeapi', run: { lang: 'py', code: 'print(1)' } }).body, /"lang":"py"/);
+    gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: answerBody('codeapi') });
+    assert.equal(gate.completeEventBatch(batch.id, { now: 5 }), 'folded');
+    assert.equal(gate.session(KEY).session_id, id('X', 1));
+  });
+
+  test('options no request could be built with are refused before anything is planned', () => {
+    const [gate] = twins();
+    const before = gate.sessions();
+    refuses(() => gate.forwardEventBatch([CALL], OPTIONS, { dialect: 'e2b' }), 'invalid_value', 'dialect');
+    refuses(() => gate.forwardEventBatch([CALL], OPTIONS, { userId: 'u1' }), 'missing_field', 'dialect');
+    refuses(() => gate.forwardEventBatch([CALL], OPTIONS, { dialect: 'codeapi', timeoutMs: 'soon' }), 'invalid_type', 'timeoutMs');
+    refuses(() => gate.forwardEventBatch([CALL], OPTIONS, { dialect: 'codeapi', userID: 'u1' }), 'invalid_value', 'userID');
+    refuses(() => gate.forwardEventBatch([CALL], OPTIONS, { dialect: 'codeapi', withFiles: 1 }), 'invalid_type', 'withFiles');
+    refuses(() => gate.forwardEventBatch([CALL], OPTIONS), 'invalid_type');
+    refuses(() => gate.forwardEventBatch([CALL], { threadID: 't' }, { dialect: 'codeapi' }), 'invalid_value', 'options.threadID');
+    refuses(() => gate.forwardEventBatch('nope', OPTIONS, { dialect: 'codeapi' }), 'invalid_type', 'calls');
+    assert.deepEqual(gate.sessions(), before);
+    // The gate still plans.
+    assert.equal(gate.forwardEventBatch([CALL], undefined, { dialect: 'codeapi' }).requests.length, 1);
+  });
+});

@@ -631,9 +631,10 @@ export const ROWS = [
  * 811.6 kB; issue 32's wire turn written by hand and the operations dispatched through tables (the
  * sandbox .wasm +0.3 KB, the JS glue's constant maps): 812.9 kB; issue 32's shared extra keys, the object
  * path's memo and the word-at-a-time text checks (core .wasm +3.4 KB, sandbox +1.2 KB, each held twice):
- * 817.2 kB.
+ * 817.2 kB; issue 32's Gate.forwardEventBatch (core .wasm +3.2 KB, held twice, and its declarations):
+ * 822.3 kB.
  */
-const PACKED_CEILING = 817_800;
+const PACKED_CEILING = 823_000;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 

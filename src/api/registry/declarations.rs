@@ -17,7 +17,7 @@ use crate::api::shapes::{
 };
 
 /// The declarations, in the order a reader meets them.
-pub(crate) const DECLS: [&str; 79] = [
+pub(crate) const DECLS: [&str; 82] = [
     OtherKeys::DECL,
     CodeSessionGateError::DECL,
     files::CodeEnvFileBase::DECL,
@@ -71,6 +71,9 @@ pub(crate) const DECLS: [&str; 79] = [
     sandbox::ForwardRequestOptions::DECL,
     sandbox::SandboxFileRef::DECL,
     sandbox::ForwardedRequest::DECL,
+    sandbox::ForwardedCallRequest::DECL,
+    sandbox::RefusedCall::DECL,
+    sandbox::ForwardedBatch::DECL,
     sandbox::ForwardedAnswerInput::DECL,
     sandbox::ForwardedAnswer::DECL,
     exec::PlanToolCallInput::DECL,

@@ -216,6 +216,42 @@ pub(crate) struct ForwardedRequest {
     files: Option<Vec<SandboxFileRef>>,
 }
 
+/// `Gate.forwardEventBatch`'s answer: the batch `beginEventBatch` plans, with the request of each
+/// dispatched call as `sandboxRequest` builds it, instead of the requests the host would run.
+#[derive(tsify::Tsify)]
+pub(crate) struct ForwardedBatch {
+    id: f64,
+    /// The `/exec` request of each dispatched call whose request could be built, in dispatch order.
+    requests: Vec<ForwardedCallRequest>,
+    /// Dispatched calls whose request could not be built (a host tool without its `run`, a hint the
+    /// dialect refuses): still in the batch, which folds nothing for them unless `sandboxRequest`
+    /// builds theirs and `sandboxAnswer` reads its answer.
+    refused: Vec<RefusedCall>,
+    /// Calls the planner refused (answered with an error, never dispatched).
+    rejected: Vec<super::calls::RejectedCall>,
+    /// Calls answered by an eager prestart; `matched: false` ends in an error.
+    eager: Vec<super::calls::EagerAnswered>,
+}
+
+/// A dispatched call's `/exec` request in a `forwardEventBatch` answer.
+#[derive(tsify::Tsify)]
+pub(crate) struct ForwardedCallRequest {
+    /// The call's id (`sandboxAnswer` takes it).
+    id: String,
+    /// Its tool.
+    name: String,
+    #[serde(flatten)]
+    request: ForwardedRequest,
+}
+
+/// A dispatched call whose request could not be built, with the refusal `sandboxRequest` would throw.
+#[derive(tsify::Tsify)]
+pub(crate) struct RefusedCall {
+    id: String,
+    name: String,
+    error: super::CodeSessionGateError,
+}
+
 /// `Gate.sandboxAnswer`'s answer: what came back. Unknown keys are ignored, a misspelt known key is
 /// refused (README, *Errors*).
 #[derive(tsify::Tsify)]

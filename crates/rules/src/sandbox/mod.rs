@@ -27,8 +27,9 @@ pub mod trusted;
 pub mod written;
 
 pub use request::{
-    build_forwarded_request, build_sandbox_request, ExecBody, PlannedSession, SandboxRequest,
-    ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS, OPTION_KEYS, PLANNED_KEYS,
+    build_forwarded_request, build_sandbox_request, check_forwarded_options, ExecBody,
+    PlannedSession, SandboxRequest, ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS, OPTION_KEYS,
+    PLANNED_KEYS,
 };
 pub use response::{
     read_sandbox_response, read_sandbox_response_recalling, ArtifactOut, RunReport, RunStop,

@@ -321,6 +321,16 @@ pub fn build_forwarded_request<'v>(
     )
 }
 
+/// Checks the options of forwarded requests that do not depend on the call ([`build_forwarded_request`]
+/// checks them again with the rest): their shape, the dialect and the members every request of a
+/// batch shares. What depends on a call (its run, its hint's length) is checked when its request is
+/// built.
+pub fn check_forwarded_options(options: &Json) -> GateResult<()> {
+    let o = options_object(options, &PLANNED_KEYS, &ANSWER_FLAGS)?;
+    let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
+    Common::read(dialect, o).map(|_| ())
+}
+
 fn assemble<'v>(
     dialect: Dialect,
     run: Run<'v>,
