@@ -4,8 +4,8 @@
 // the Node entry has instantiated it) after `--warmup` turns and at the end, plus Node's own figures
 // (rss, heapUsed and arrayBuffers after a full GC), and the same every `--every` turns (`samples`).
 // With `--wire`, a turn is the forwarding path's instead: the sandbox's answer body read into the
-// pending batch (`sandboxAnswer`), the batch completed, the next one begun and its request body built
-// (`sandboxRequest`), on a partition of MEMORY_FILES codeapi files + 5 outputs.
+// pending batch (`sandboxAnswer`), the batch completed, the next one planned with its request body
+// (`forwardEventBatch`), on a partition of MEMORY_FILES codeapi files + 5 outputs.
 // Run in a fresh process by bench/run.mjs (so no other gate shares the module's memory); standalone:
 //
 //   node bench/memory.mjs [--wire] [--turns 1000000] [--warmup 20000] [--every 100000]   (one JSON line)
@@ -49,12 +49,20 @@ let turn;
 if (wire) {
   const bodies = wireAnswerPool(MEMORY_FILES);
   const request = { dialect: /** @type {const} */ ('codeapi'), userId: WIRE_USER, timeoutMs: WIRE_TIMEOUT_MS };
+  // As bench/wire.mjs drives the gate: the batch and its request in one call where the package can.
+  const forwards = typeof gate.forwardEventBatch === 'function';
   let batch = gate.beginEventBatch([WIRE_CALL], opts).id;
   turn = (i) => {
     gate.sandboxAnswer(batch, WIRE_CALL.id, { status: 200, body: bodies[i & 63] });
     gate.completeEventBatch(batch, { now: i + 2 });
-    batch = gate.beginEventBatch([WIRE_CALL], opts).id;
-    sink ^= gate.sandboxRequest(batch, WIRE_CALL.id, request).body.length;
+    if (forwards) {
+      const forwarded = gate.forwardEventBatch([WIRE_CALL], opts, request);
+      batch = forwarded.id;
+      sink ^= forwarded.requests[0].body.length;
+    } else {
+      batch = gate.beginEventBatch([WIRE_CALL], opts).id;
+      sink ^= gate.sandboxRequest(batch, WIRE_CALL.id, request).body.length;
+    }
   };
 } else {
   const results = artifactPool(MEMORY_FILES).map((artifact) => [{ name: 'bash_tool', status: /** @type {const} */ ('success'), artifact }]);

@@ -2,8 +2,10 @@
 // codeapi, from the sandbox's answer body text of one call to the next call's `/exec` body text.
 //
 //   gate  `sandboxAnswer(batch, id, { status: 200, body })` for the pending batch, `completeEventBatch(batch,
-//         { now })` (it folds what sandboxAnswer holds), `beginEventBatch([call])`, `sandboxRequest(batch,
-//         id, opts).body`; the new batch stays pending for the next turn's answer.
+//         { now })` (it folds what sandboxAnswer holds), then `forwardEventBatch([call], options, opts)`
+//         (the batch and its request in one call), its request's `body`; the new batch stays pending for
+//         the next turn's answer. "Per call" (and a package without forwardEventBatch): `beginEventBatch`
+//         and `sandboxRequest(batch, id, opts).body` in its place.
 //   sdk   `JSON.parse(body)` into the artifact `{ session_id, files? }` (as the SDK's BashExecutor shapes
 //         the answer of `/exec`), then one `ToolNode.invoke` of a one-call AIMessage in event mode: its
 //         dispatch (bench/sdk.mjs's stub) hands the request to the host, which builds that request's
@@ -68,7 +70,8 @@ function answers(/** @type {number} */ n, /** @type {boolean} */ bytes) {
  * @param {any} Gate the package's Gate class
  * @returns {WireSide}
  */
-export function gateWire(Gate, /** @type {number} */ n, bytes = false) {
+export function gateWire(Gate, /** @type {number} */ n, bytes = false, perCall = false) {
+  if (!perCall && typeof Gate.prototype.forwardEventBatch === 'function') return gateForwardedWire(Gate, n, bytes);
   const g = new Gate(wireConfig(n));
   const pool = answers(n, bytes);
   const id = WIRE_CALL.id;
@@ -91,6 +94,37 @@ export function gateWire(Gate, /** @type {number} */ n, bytes = false) {
     partition: () => g.session(KEY),
     answer: () => last,
     request: () => ({ ...b.dispatch[0], sandboxRequest: req }),
+    free: () => g.free(),
+  };
+}
+
+/**
+ * The gate side as a forwarding host drives it: `forwardEventBatch` plans the batch and builds the
+ * call's request in one call (no dispatched request: `request()` is undefined).
+ * @param {any} Gate the package's Gate class
+ * @returns {WireSide}
+ */
+function gateForwardedWire(Gate, /** @type {number} */ n, bytes = false) {
+  const g = new Gate(wireConfig(n));
+  const pool = answers(n, bytes);
+  const id = WIRE_CALL.id;
+  let now = 1;
+  let i = 0;
+  let b = g.forwardEventBatch(CALLS, OPTS, WIRE_REQUEST);
+  /** @type {AnswerView | undefined} */
+  let last;
+  return {
+    first: b.requests[0].body,
+    lag: 0,
+    turn() {
+      last = g.sandboxAnswer(b.id, id, { status: 200, body: pool[i++ & 63] });
+      g.completeEventBatch(b.id, { now: ++now });
+      b = g.forwardEventBatch(CALLS, OPTS, WIRE_REQUEST);
+      return b.requests[0].body;
+    },
+    partition: () => g.session(KEY),
+    answer: () => last,
+    request: () => undefined,
     free: () => g.free(),
   };
 }

@@ -17,7 +17,7 @@ refs() {
 }
 
 printf '%-7s %6s %14s\n' mode files 'instr/turn'
-for mode in wire object fold; do
+for mode in wire forward object fold; do
   declare -A per=()
   for n in 1 20 200; do
     a=$(refs "$mode" "$n" "$TURNS")

@@ -6,6 +6,8 @@
 //! `files` stored files, with the texts the JavaScript layer passes:
 //! - `wire`: the forwarding path, `sandboxAnswer` (a codeapi answer: an inherited echo of every stored
 //!   file plus 5 new outputs), `completeEventBatch`, `beginEventBatch`, `sandboxRequest`;
+//! - `forward`: the same with `forwardEventBatch` (the batch and its request in one call) in place of
+//!   the last two;
 //! - `object`: the same answer folded as a host result (`completeEventBatch` with the artifact's JSON
 //!   text), and `beginEventBatch`, as a host on the object path does (its JSON work not counted);
 //! - `fold`: the bench's object turn (`bench/run.mjs`, "turn"): `foldResults` of one result with that
@@ -103,6 +105,8 @@ fn main() {
         op("sandboxAnswer"),
     );
     let (fold, context_op) = (op("foldResults"), op("contextForCall"));
+    let forward = op("forwardEventBatch");
+    let request = r#"{"dialect":"codeapi","userId":"u","timeoutMs":30000}"#;
     let mut context_list = "0".to_owned();
     let calls = r#"[{"id":"c1","name":"bash_tool","args":{"command":"python3 run.py"}}]"#;
     let options = r#"{"threadId":"t1"}"#;
@@ -148,7 +152,7 @@ fn main() {
             context_list = generation(&context);
             continue;
         }
-        if mode == "wire" {
+        if mode == "wire" || mode == "forward" {
             call(
                 &mut gate,
                 ans,
@@ -167,6 +171,16 @@ fn main() {
             );
             call(&mut gate, complete, &[Some(&batch), Some(&done)]);
         }
+        if mode == "forward" {
+            let forwarded = call(
+                &mut gate,
+                forward,
+                &[Some(calls), Some(options), Some(request)],
+            );
+            batch = forwarded[6..].split(',').next().unwrap_or("0").to_owned();
+            std::hint::black_box(forwarded);
+            continue;
+        }
         let planned = call(&mut gate, begin, &[Some(calls), Some(options), Some(&list)]);
         list = generation(&planned);
         batch = planned[6..].split(',').next().unwrap_or("0").to_owned();
@@ -174,11 +188,7 @@ fn main() {
             let r = call(
                 &mut gate,
                 req,
-                &[
-                    Some(&batch),
-                    Some("\"c1\""),
-                    Some(r#"{"dialect":"codeapi","userId":"u","timeoutMs":30000}"#),
-                ],
+                &[Some(&batch), Some("\"c1\""), Some(request)],
             );
             std::hint::black_box(r);
         }

@@ -6,7 +6,9 @@ import {
   readSandboxResponse,
   stripTrustedFields,
   type CodeSessionGateError,
+  type CodeSessionGateErrorCode,
   type ForwardedAnswer,
+  type ForwardedBatch,
   type ForwardedRequest,
   type RefNote,
   type SandboxAnswer,
@@ -52,5 +54,11 @@ gate.sandboxAnswer(batch.id, 'c1', { status: 200, body: new ArrayBuffer(0) });
 // @ts-expect-error a status is required
 gate.sandboxAnswer(batch.id, 'c1', { body: '' });
 const folded: 'folded' | 'failed' = gate.completeEventBatch(batch.id, { now: 1 });
+const forwardedBatch: ForwardedBatch = gate.forwardEventBatch([{ id: 'c2', name: 'bash_tool', args: { command: 'ls' } }], undefined, { dialect: 'codeapi' });
+const firstCall: string | undefined = forwardedBatch.requests[0]?.id;
+const firstBody: string | Uint8Array | undefined = forwardedBatch.requests[0]?.body;
+const refusedCode: CodeSessionGateErrorCode | undefined = forwardedBatch.refused[0]?.error.code;
+// @ts-expect-error the options come before the request options (undefined for none)
+gate.forwardEventBatch([], { dialect: 'codeapi' });
 
-export { endpoint, reason, stdout, args, dropList, retryOf, restored, sendable, sentNames, kept, folded };
+export { endpoint, reason, stdout, args, dropList, retryOf, restored, sendable, sentNames, kept, folded, firstCall, firstBody, refusedCode };
