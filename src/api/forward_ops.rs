@@ -71,25 +71,38 @@ fn write_head_members(out: &mut String, request: &SandboxRequest<'_>, forwarded:
     }
 }
 
+/// The request options of the forwarding path's last call: their text, their tree, and whether the
+/// members every request of a batch shares passed [`check_forwarded_options`].
+#[derive(Debug)]
+pub(super) struct RequestOptions {
+    text: Box<str>,
+    tree: Json,
+    checked: bool,
+}
+
 /// `sandboxRequest(batch, id, options)`.
 pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
     let batch = p.id(0)?;
     let id = p.string(1)?;
     let options = request_options(s, p, 2)?;
-    let answer = answer_request(&s.gate, batch, &id, &options.1);
+    let answer = answer_request(&s.gate, batch, &id, &options.tree);
     s.request_options = Some(options);
     answer
 }
 
-/// The request options of argument `at` with their tree: the tree of the same text as last time is
-/// the same tree (the caller puts it back in `s.request_options`).
-fn request_options(s: &mut GateSession, p: &Params<'_>, at: usize) -> GateResult<(Box<str>, Json)> {
+/// The request options of argument `at`: those of the same text as last time are the same (the
+/// caller puts them back in `s.request_options`).
+fn request_options(s: &mut GateSession, p: &Params<'_>, at: usize) -> GateResult<RequestOptions> {
     let text = p
         .text(at)
         .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
     Ok(match s.request_options.take() {
-        Some(last) if *last.0 == *text => last,
-        _ => (text.into(), json::parse(text, &Path::root(""))?),
+        Some(last) if *last.text == *text => last,
+        _ => RequestOptions {
+            text: text.into(),
+            tree: json::parse(text, &Path::root(""))?,
+            checked: false,
+        },
     })
 }
 
@@ -103,10 +116,17 @@ fn request_options(s: &mut GateSession, p: &Params<'_>, at: usize) -> GateResult
 /// body, then each body on a line of its own, in the order of `requests` (JSON text holds no raw line
 /// break).
 pub(super) fn forward_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
-    let options = request_options(s, p, 2)?;
-    let answer = check_forwarded_options(&options.1)
+    let mut options = request_options(s, p, 2)?;
+    // Options that passed once pass again (the same text is the same tree).
+    let checked = if options.checked {
+        Ok(())
+    } else {
+        check_forwarded_options(&options.tree)
+    };
+    options.checked = checked.is_ok();
+    let answer = checked
         .and_then(|()| gate_ops::plan_event_batch(s, p))
-        .map(|(batch, planned)| answer_forwarded_batch(&s.gate, batch, &planned, &options.1));
+        .map(|(batch, planned)| answer_forwarded_batch(&s.gate, batch, &planned, &options.tree));
     s.request_options = Some(options);
     answer
 }
@@ -426,9 +446,12 @@ mod tests {
         let (mut s, _) = super::super::new_gate(&[Some(config)]).unwrap();
 
         // Options no request could be built with: refused, and nothing planned.
+        // Each twice: a refused text is refused again (what passed is remembered, not what failed).
         for bad in [
             r#"{"dialect":"e2b"}"#,
+            r#"{"dialect":"e2b"}"#,
             r#"{"userId":"u1"}"#,
+            r#"{"dialect":"codeapi","timeoutMs":"x"}"#,
             r#"{"dialect":"codeapi","timeoutMs":"x"}"#,
         ] {
             let e = super::super::call(

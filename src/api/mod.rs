@@ -63,9 +63,9 @@ pub struct GateSession {
     /// The gate.
     pub gate: Gate,
     lists: Lists,
-    /// The options text of the last `sandboxRequest` and its tree (a host passes the same options
-    /// call after call: the same text is not read again).
-    request_options: Option<(Box<str>, json::Json)>,
+    /// The options text of the last `sandboxRequest` or `forwardEventBatch` and its tree (a host passes
+    /// the same options call after call: the same text is not read again).
+    request_options: Option<forward_ops::RequestOptions>,
 }
 
 impl GateSession {
