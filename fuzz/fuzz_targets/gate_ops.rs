@@ -58,14 +58,48 @@ mod op {
     pub const SANDBOX_REQUEST: u32 = gate_op("sandboxRequest");
     pub const SANDBOX_ANSWER: u32 = gate_op("sandboxAnswer");
     pub const FORWARDED_ARTIFACT: u32 = gate_op("forwardedArtifact");
+    pub const FORWARD_EVENT: u32 = gate_op("forwardEventBatch");
 }
 
 // Every name above is an operation of the registry.
 const _: () = {
-    let all = [op::VERDICT, op::CLASSIFY, op::IS_EAGER_EXCLUDED, op::SUPPRESS_EAGER_TOOL, op::CONTEXT_FOR_CALL, op::UPDATE_SESSION, op::FOLD_RESULTS, op::BEGIN_DIRECT, op::COMPLETE_DIRECT, op::BEGIN_EVENT, op::COMPLETE_EVENT, op::PRESTART_EAGER, op::SETTLE_EAGER, op::SEED_RUN, op::SEED_AGENTS, op::SESSIONS, op::SESSION, op::SET_SESSIONS, op::RESET_RUN, op::ABANDON, op::VERDICT_TABLE, op::DESCRIBE, op::SNAPSHOT, op::RESTORE, op::EXPLAIN, op::SANDBOX_REQUEST, op::SANDBOX_ANSWER, op::FORWARDED_ARTIFACT];
+    let all = [
+        op::VERDICT,
+        op::CLASSIFY,
+        op::IS_EAGER_EXCLUDED,
+        op::SUPPRESS_EAGER_TOOL,
+        op::CONTEXT_FOR_CALL,
+        op::UPDATE_SESSION,
+        op::FOLD_RESULTS,
+        op::BEGIN_DIRECT,
+        op::COMPLETE_DIRECT,
+        op::BEGIN_EVENT,
+        op::COMPLETE_EVENT,
+        op::PRESTART_EAGER,
+        op::SETTLE_EAGER,
+        op::SEED_RUN,
+        op::SEED_AGENTS,
+        op::SESSIONS,
+        op::SESSION,
+        op::SET_SESSIONS,
+        op::RESET_RUN,
+        op::ABANDON,
+        op::VERDICT_TABLE,
+        op::DESCRIBE,
+        op::SNAPSHOT,
+        op::RESTORE,
+        op::EXPLAIN,
+        op::SANDBOX_REQUEST,
+        op::SANDBOX_ANSWER,
+        op::FORWARDED_ARTIFACT,
+        op::FORWARD_EVENT,
+    ];
     let mut i = 0;
     while i < all.len() {
-        assert!(all[i] != u32::MAX, "an operation name in op:: is not in the registry");
+        assert!(
+            all[i] != u32::MAX,
+            "an operation name in op:: is not in the registry"
+        );
         i += 1;
     }
 };
@@ -85,6 +119,7 @@ const WEIGHTS: &[(u32, u8)] = &[
     (op::SET_SESSIONS, 3),
     (op::RESTORE, 3),
     (op::SANDBOX_REQUEST, 3),
+    (op::FORWARD_EVENT, 4),
     (op::SANDBOX_ANSWER, 4),
     (op::FORWARDED_ARTIFACT, 2),
     (op::SEED_AGENTS, 2),
@@ -533,6 +568,14 @@ fn arguments(
                 list_arg(g, host),
             ]
         }
+        op::FORWARD_EVENT => {
+            let calls = g.list(4, |g| g.event_call());
+            vec![
+                Some(calls.text()),
+                options(g, false, true),
+                Some(request_options(g).text()),
+            ]
+        }
         op::COMPLETE_EVENT | op::SETTLE_EAGER => {
             let kind = if which == op::COMPLETE_EVENT {
                 Kind::Event
@@ -659,31 +702,7 @@ fn arguments(
             if which == op::FORWARDED_ARTIFACT {
                 vec![Some(id), Some(call)]
             } else if which == op::SANDBOX_REQUEST {
-                let entries = vec![
-                    (
-                        "dialect",
-                        Some(g.str_from(&["codeapi", "librecodeinterpreter", "e2b"])),
-                    ),
-                    (
-                        "run",
-                        g.maybe(1, 3, |g| {
-                            let entries =
-                                vec![("lang", Some(J::s("py"))), ("code", Some(J::s("print(1)")))];
-                            g.obj(entries)
-                        }),
-                    ),
-                    ("userId", g.maybe(1, 3, |g| g.str_from(THREADS))),
-                    ("timeoutMs", g.maybe(1, 4, |g| g.number())),
-                    (
-                        "withFiles",
-                        g.maybe(1, 3, |g| {
-                            J::raw(if g.chance(1, 2) { "true" } else { "false" })
-                        }),
-                    ),
-                    ("junk", g.maybe(1, 30, |g| g.junk(1))),
-                ];
-                let options = g.obj(entries);
-                vec![Some(id), Some(call), Some(options.text())]
+                vec![Some(id), Some(call), Some(request_options(g).text())]
             } else {
                 let status = match g.branch(5) {
                     0 | 1 => "200".to_owned(),
@@ -886,6 +905,116 @@ fn record_context(host: &mut Host, key: (String, String, String), v: &Value) {
     host.deps.insert(key, dep);
 }
 
+/// The forwarding path's request options (`sandboxRequest`, `forwardEventBatch`).
+fn request_options(g: &mut Gen<'_>) -> J {
+    let entries = vec![
+        (
+            "dialect",
+            Some(g.str_from(&["codeapi", "librecodeinterpreter", "e2b"])),
+        ),
+        (
+            "run",
+            g.maybe(1, 3, |g| {
+                let entries = vec![("lang", Some(J::s("py"))), ("code", Some(J::s("print(1)")))];
+                g.obj(entries)
+            }),
+        ),
+        ("userId", g.maybe(1, 3, |g| g.str_from(THREADS))),
+        ("timeoutMs", g.maybe(1, 4, |g| g.number())),
+        (
+            "withFiles",
+            g.maybe(1, 3, |g| {
+                J::raw(if g.chance(1, 2) { "true" } else { "false" })
+            }),
+        ),
+        ("junk", g.maybe(1, 30, |g| g.junk(1))),
+    ];
+    g.obj(entries)
+}
+
+/// Reads a `forwardEventBatch` answer into the host's state: the batch's JSON, then each request's body
+/// on a line of its own; every dispatched call (built or refused) is the batch's, with no context.
+fn read_forwarded_batch(host: &mut Host, answer: &str) {
+    let name = "forwardEventBatch";
+    let mut lines = answer.split('\n');
+    let Some(v) = lines.next().and_then(|head| answer_json(name, head, false)) else {
+        return;
+    };
+    let bodies: Vec<&str> = lines.collect();
+    let id = v
+        .get("id")
+        .and_then(Value::as_u64)
+        .and_then(|id| u32::try_from(id).ok())
+        .unwrap_or_else(|| panic!("{name}: no id: {v}"));
+    assert!(id != 0, "{name}: batch id 0");
+    assert!(
+        !host.batches.iter().any(|b| b.id == id),
+        "{name}: id {id} handed out twice"
+    );
+    let list = |k: &str| -> Vec<Value> {
+        v.get(k)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_else(|| panic!("{name}: no {k}: {v}"))
+    };
+    let (built, refused) = (list("requests"), list("refused"));
+    assert_eq!(
+        built.len(),
+        bodies.len(),
+        "{name}: a body for each request: {answer}"
+    );
+    let mut requests = Vec::new();
+    for (r, body) in built.iter().zip(&bodies) {
+        assert_eq!(
+            r.get("endpoint").and_then(Value::as_str),
+            Some("exec"),
+            "{name}: {v}"
+        );
+        let body = answer_json(name, body, false);
+        assert!(
+            body.as_ref().is_some_and(Value::is_object),
+            "{name}: body {answer}"
+        );
+        requests.push(call_of(name, r));
+    }
+    for r in &refused {
+        for k in ["code", "path", "message"] {
+            assert!(
+                r.get(k).is_some_and(Value::is_string),
+                "{name}: refused without {k}: {v}"
+            );
+        }
+        requests.push(call_of(name, r));
+    }
+    for k in ["rejected", "eager"] {
+        for a in list(k) {
+            assert!(
+                a.get("id").is_some_and(Value::is_string),
+                "{name}: {k} without id: {v}"
+            );
+        }
+    }
+    host.batches.push(Batch {
+        id,
+        kind: Kind::Event,
+        requests,
+    });
+}
+
+/// A dispatched call's id and name in a `forwardEventBatch` answer (no context was handed out).
+fn call_of(name: &str, r: &Value) -> (Value, String, Option<Value>) {
+    let id = r
+        .get("id")
+        .filter(|id| id.is_string())
+        .cloned()
+        .unwrap_or_else(|| panic!("{name}: a call without id: {r}"));
+    let call = r
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| panic!("{name}: a call without name: {r}"));
+    (id, call.to_owned(), None)
+}
+
 /// Reads a batch answer into the host's state.
 fn read_batch(host: &mut Host, which: u32, answer: &str, calls: Option<&str>) {
     let name = api::GATE_OPS[which as usize];
@@ -1072,6 +1201,7 @@ fn step(
                 let id: Option<u32> = args[0].as_deref().and_then(|t| t.parse().ok());
                 host.batches.retain(|b| Some(b.id) != id);
             }
+            op::FORWARD_EVENT => read_forwarded_batch(host, &answer),
             op::SANDBOX_REQUEST => {
                 // The head's JSON, a line break, the body as sent: a JSON object.
                 let (head, body) = answer.split_once('\n').unwrap_or_else(|| {
