@@ -941,16 +941,7 @@ fn read_forwarded_batch(host: &mut Host, answer: &str) {
         return;
     };
     let bodies: Vec<&str> = lines.collect();
-    let id = v
-        .get("id")
-        .and_then(Value::as_u64)
-        .and_then(|id| u32::try_from(id).ok())
-        .unwrap_or_else(|| panic!("{name}: no id: {v}"));
-    assert!(id != 0, "{name}: batch id 0");
-    assert!(
-        !host.batches.iter().any(|b| b.id == id),
-        "{name}: id {id} handed out twice"
-    );
+    let id = new_batch_id(host, name, &v);
     let list = |k: &str| -> Vec<Value> {
         v.get(k)
             .and_then(Value::as_array)
@@ -1015,6 +1006,21 @@ fn call_of(name: &str, r: &Value) -> (Value, String, Option<Value>) {
     (id, call.to_owned(), None)
 }
 
+/// The id of a batch answer `v`: never 0, and never one the host already holds.
+fn new_batch_id(host: &Host, name: &str, v: &Value) -> u32 {
+    let id = v
+        .get("id")
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("{name}: no id: {v}"));
+    let id = u32::try_from(id).unwrap_or_else(|_| panic!("{name}: id {id}"));
+    assert!(id != 0, "{name}: batch id 0");
+    assert!(
+        !host.batches.iter().any(|b| b.id == id),
+        "{name}: id {id} handed out twice"
+    );
+    id
+}
+
 /// Reads a batch answer into the host's state.
 fn read_batch(host: &mut Host, which: u32, answer: &str, calls: Option<&str>) {
     let name = api::GATE_OPS[which as usize];
@@ -1028,16 +1034,7 @@ fn read_batch(host: &mut Host, which: u32, answer: &str, calls: Option<&str>) {
     let o = v
         .as_object()
         .unwrap_or_else(|| panic!("{name}: not an object: {v}"));
-    let id = o
-        .get("id")
-        .and_then(Value::as_u64)
-        .unwrap_or_else(|| panic!("{name}: no id: {v}"));
-    let id = u32::try_from(id).unwrap_or_else(|_| panic!("{name}: id {id}"));
-    assert!(id != 0, "{name}: batch id 0");
-    assert!(
-        !host.batches.iter().any(|b| b.id == id),
-        "{name}: id {id} handed out twice"
-    );
+    let id = new_batch_id(host, name, &v);
     let mut requests = Vec::new();
     let kind = match which {
         op::BEGIN_DIRECT => {
