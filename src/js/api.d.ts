@@ -5,11 +5,9 @@
 // They reference no DOM or Node type by name: a host's globals are looked up through `globalThis`, so
 // they compile under `lib: ["es2022"]` alone (no DOM, no @types/node) and `skipLibCheck: false`.
 
-import type {
-  CodeEnvKind, CodeExecutionToolName, CodeSessionGateErrorCode, GateOperations, SdkProfile,
-} from "./ops.js";
+import type { CodeSessionGateErrorCode, GateOperations, SdkProfile } from "./ops.js";
 export * from "./ops.js";
-import type { CodeSessionGateError, GateConfig, GateLimits, VerdictBits } from "./types.js";
+import type { CodeSessionGateError, GateConfig } from "./types.js";
 export * from "./types.js";
 
 declare global {
@@ -93,18 +91,12 @@ export declare class Gate {
 /** The methods that run an operation of the module: `ops.d.ts`, generated from its operation registry. */
 export interface Gate extends GateOperations {}
 
-/** The keys only the gate may set on a sandbox request (a fresh array). */
-export declare function trustedFields(): string[];
-
 /**
  * The bytes of the modules' linear memories (the core's, plus the sandbox module's once loaded): for
  * hosts that watch a long-lived instance (it grows in 64 KiB pages as gates hold more and never
  * shrinks; bounded partitions keep it flat).
  */
 export declare function memoryBytes(): number;
-
-/** The gate's input limits (frozen). */
-export declare function limits(): GateLimits;
 
 /**
  * Replaces a trapped instance without restarting the process: retires every gate of the old instance
@@ -113,15 +105,6 @@ export declare function limits(): GateLimits;
  * package's core module. `false`, doing nothing, when the instance is not poisoned.
  */
 export declare function recover(options: { module: SyncInitInput }): boolean;
-
-/** `CODE_EXECUTION_TOOLS`: the built-in code tools, in the SDK's order (a fresh array). */
-export declare function codeExecutionTools(): CodeExecutionToolName[];
-
-/** `CODE_ENV_KINDS`: `["skill", "agent", "user"]` (a fresh array). */
-export declare function codeEnvKinds(): CodeEnvKind[];
-
-/** The bit of each gate site in `Gate.verdict(name)`: `{ participates: 1, directInject: 2, … }` (frozen). */
-export declare function verdictBits(): VerdictBits;
 
 /**
  * Whether `e` is an error this package threw, and with `code`, one of that code. It checks the shape

@@ -165,3 +165,13 @@ export function callStaticOp(name, values) {
   const glue = SANDBOX_OPS.has(name) ? sandboxFor(name) : core;
   return parsed(withTexts(texts, (t) => glue[name](...t)));
 }
+
+/**
+ * The constant `name` of what the core module says of itself: a list as a fresh array (the host may
+ * change its copy), a record as the one frozen object.
+ */
+export function constant(name) {
+  if (!live.open) guard.check(name);
+  const value = C[name];
+  return Array.isArray(value) ? [...value] : value;
+}

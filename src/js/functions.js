@@ -1,7 +1,8 @@
 // Generated from the operation registry (src/api/registry.rs): do not edit. The package's static
-// functions, each running its operation; their types and documentation are in ops.d.ts.
+// functions, each running its operation, and its constants (registry/constants.rs); their types and
+// documentation are in ops.d.ts.
 // `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.
-import { callStaticOp } from './call.js';
+import { callStaticOp, constant } from './call.js';
 
 export function toInjectedFileRef(file, execSessionId) {
   return callStaticOp('toInjectedFileRef', [file, execSessionId]);
@@ -37,4 +38,24 @@ export function explainInjectedFileRef(file, execSessionId) {
 
 export function diffSessions(before, after) {
   return callStaticOp('diffSessions', [before, after]);
+}
+
+export function limits() {
+  return constant('limits');
+}
+
+export function trustedFields() {
+  return constant('trustedFields');
+}
+
+export function codeExecutionTools() {
+  return constant('codeExecutionTools');
+}
+
+export function codeEnvKinds() {
+  return constant('codeEnvKinds');
+}
+
+export function verdictBits() {
+  return constant('verdictBits');
 }

@@ -47,7 +47,9 @@ function loaded(glue) {
     SOP = Object.fromEntries(C.staticOps.map((n, i) => [n, i]));
     SANDBOX_OPS = new Set(C.sandboxOps);
     CALL_KEYS = new Set(C.callOptionKeys);
-    LIMIT = Object.freeze({ maxInputBytes: Infinity, maxArrayItems: Infinity, ...Object.fromEntries(C.limits ?? []) });
+    // The records the package hands out as they are (`limits()`, `verdictBits()`).
+    LIMIT = Object.freeze(C.limits);
+    Object.freeze(C.verdictBits);
   }
 }
 

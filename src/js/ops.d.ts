@@ -1,7 +1,7 @@
 // Generated from the operation registry (src/api/registry.rs), the names the rules give their enums'
 // variants and the error codes (crates/rules): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib
 // registry` rewrites it.
-import type { BatchOptions, CallOptions, CodeEnvFile, CodeSessionContext, CompleteEventBatchOptions, DirectBatch, DirectCallInput, DirectInjection, DirectOutcomeInput, EagerPrestart, EventBatch, ExecRequest, ExecRequestOptions, ExecResponseOptions, ExecResponseOutcome, FileRef, FoldOptions, FoldResultInput, ForwardRequestOptions, ForwardedAnswer, ForwardedAnswerInput, ForwardedBatch, ForwardedRequest, GateExplanation, GateVerdict, JsonText, NarrowingExplanation, PlanToolCallInput, PlanToolRequestsOptions, RequestSessionFields, SandboxAnswer, SandboxRequest, SandboxRequestOptions, SandboxResponseOptions, SeedAgentInput, SessionArtifact, SessionChanges, SessionPairs, SettleEagerOptions, ToolCallInput, ToolRequestPlan, UpdateSessionOptions, WriteOptions } from "./api.js";
+import type { BatchOptions, CallOptions, CodeEnvFile, CodeSessionContext, CompleteEventBatchOptions, DirectBatch, DirectCallInput, DirectInjection, DirectOutcomeInput, EagerPrestart, EventBatch, ExecRequest, ExecRequestOptions, ExecResponseOptions, ExecResponseOutcome, FileRef, FoldOptions, FoldResultInput, ForwardRequestOptions, ForwardedAnswer, ForwardedAnswerInput, ForwardedBatch, ForwardedRequest, GateExplanation, GateLimits, GateVerdict, JsonText, NarrowingExplanation, PlanToolCallInput, PlanToolRequestsOptions, RequestSessionFields, SandboxAnswer, SandboxRequest, SandboxRequestOptions, SandboxResponseOptions, SeedAgentInput, SessionArtifact, SessionChanges, SessionPairs, SettleEagerOptions, ToolCallInput, ToolRequestPlan, UpdateSessionOptions, VerdictBits, WriteOptions } from "./api.js";
 
 /** The SDK release a gate reproduces: 3.6.x, or 3.9.1 and later. */
 export type SdkProfile = "3.6" | "3.9";
@@ -285,3 +285,18 @@ export declare function explainInjectedFileRef(file: FileRef, execSessionId: str
  * its identity (`storage_session_id`, `id`) and narrowed kind are unchanged, `replaced` otherwise.
  */
 export declare function diffSessions(before: CodeSessionContext | null | undefined, after: CodeSessionContext | null | undefined): SessionChanges;
+
+/** The gate's input limits (frozen): a call over one is refused with code "limit_exceeded" and changes nothing. */
+export declare function limits(): GateLimits;
+
+/** `TRUSTED_FIELDS`: the keys only the gate may set on a sandbox request (a fresh array). */
+export declare function trustedFields(): string[];
+
+/** `CODE_EXECUTION_TOOLS`: the built-in code tools, in the SDK's order (a fresh array). */
+export declare function codeExecutionTools(): CodeExecutionToolName[];
+
+/** `CODE_ENV_KINDS`: `["skill", "agent", "user"]` (a fresh array). */
+export declare function codeEnvKinds(): CodeEnvKind[];
+
+/** The bit of each gate site in `Gate.verdict(name)`: `{ participates: 1, directInject: 2, … }` (frozen). */
+export declare function verdictBits(): VerdictBits;

@@ -3,7 +3,8 @@
 //! the modules include as text. A test checks both files are current; `CSG_WRITE_GENERATED=1 cargo test
 //! --lib registry` rewrites them.
 
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 use super::{GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC, STATIC_OPS, STATIC_PARAMS};
 use crate::api::{Module, HOST_TEXT, NEW_PARAMS};
@@ -34,11 +35,11 @@ pub fn core_constants() -> String {
         new_params: &'static [&'static str],
         code_execution_tools: &'static [&'static str],
         code_env_kinds: &'static [&'static str],
-        verdict_bits: Vec<(&'static str, u32)>,
+        verdict_bits: Record<u32>,
         max_depth: usize,
         host_text: char,
         trusted_fields: &'static [&'static str],
-        limits: &'static [(&'static str, usize)],
+        limits: Record<usize>,
         call_option_keys: &'static [&'static str],
     }
     json::to_text(&Constants {
@@ -52,13 +53,67 @@ pub fn core_constants() -> String {
         new_params: &NEW_PARAMS,
         code_execution_tools: &CODE_EXECUTION_TOOLS,
         code_env_kinds: &CODE_ENV_KINDS,
-        verdict_bits: bits::SITES.to_vec(),
+        verdict_bits: Record(&bits::SITES),
         max_depth: json::MAX_DEPTH,
         host_text: HOST_TEXT,
         trusted_fields: &TRUSTED_FIELDS,
-        limits: &limits::LIMITS,
+        limits: Record(&limits::LIMITS),
         call_option_keys: json::fields_of::<Options<'_>>(),
     })
+}
+
+/// A constant the package exports as a function of the same name, which answers the member of that
+/// name in [`core_constants`]: a list as a fresh array, a record as one frozen object. The JavaScript
+/// function and its declaration in `ops.d.ts` are written from this table.
+pub struct Constant {
+    /// The function's name, and the member of the constants that holds its value.
+    pub name: &'static str,
+    /// Its TSDoc.
+    pub doc: &'static str,
+    /// The TypeScript type of what it answers.
+    pub ts: &'static str,
+}
+
+/// The constants the package exports, in the order of their declarations.
+pub const CONSTANTS: [Constant; 5] = [
+    Constant {
+        name: "limits",
+        doc: "The gate's input limits (frozen): a call over one is refused with code \"limit_exceeded\" and changes nothing.",
+        ts: "GateLimits",
+    },
+    Constant {
+        name: "trustedFields",
+        doc: "`TRUSTED_FIELDS`: the keys only the gate may set on a sandbox request (a fresh array).",
+        ts: "string[]",
+    },
+    Constant {
+        name: "codeExecutionTools",
+        doc: "`CODE_EXECUTION_TOOLS`: the built-in code tools, in the SDK's order (a fresh array).",
+        ts: "CodeExecutionToolName[]",
+    },
+    Constant {
+        name: "codeEnvKinds",
+        doc: "`CODE_ENV_KINDS`: `[\"skill\", \"agent\", \"user\"]` (a fresh array).",
+        ts: "CodeEnvKind[]",
+    },
+    Constant {
+        name: "verdictBits",
+        doc: "The bit of each gate site in `Gate.verdict(name)`: `{ participates: 1, directInject: 2, … }` (frozen).",
+        ts: "VerdictBits",
+    },
+];
+
+/// Pairs of a name and a value, written as one JSON object in their order.
+struct Record<T: 'static>(&'static [(&'static str, T)]);
+
+impl<T: Serialize> Serialize for Record<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (name, value) in self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
 }
 
 /// What the sandbox module says of itself: which module it is (`"sandbox"`), the static operations
@@ -103,5 +158,17 @@ mod tests {
         }
         assert_eq!(crate::api::constants(), core_constants());
         assert_eq!(crate::api::sandbox_constants(), sandbox_constants());
+    }
+
+    /// Each exported constant is a member of what the core module says of itself.
+    #[test]
+    fn each_exported_constant_is_in_the_core_constants() {
+        let said: serde_json::Value = serde_json::from_str(&core_constants()).unwrap();
+        for c in &CONSTANTS {
+            let value = &said[c.name];
+            assert!(value.is_array() || value.is_object(), "{}", c.name);
+        }
+        assert_eq!(said["limits"]["maxInputBytes"], limits::MAX_INPUT_BYTES);
+        assert_eq!(said["verdictBits"]["participates"], bits::PARTICIPATES);
     }
 }

@@ -5,6 +5,7 @@
 //! [`plain_methods`] and [`static_functions`] write and fails when one is stale;
 //! `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites them.
 
+use super::constants::CONSTANTS;
 use super::{flag, op_flag, Operation, GATE, STATIC};
 use crate::core::calls::context::ExecPath;
 use crate::core::config::{HintRule, Profile};
@@ -79,6 +80,12 @@ pub fn typescript() -> String {
         out.push_str(&doc(op, ""));
         out.push_str(&format!("export declare function {};\n", signature(op)));
     }
+    for c in &CONSTANTS {
+        out.push_str(&format!(
+            "\n/** {} */\nexport declare function {}(): {};\n",
+            c.doc, c.name, c.ts
+        ));
+    }
     out
 }
 
@@ -108,13 +115,15 @@ pub fn plain_methods() -> String {
 }
 
 /// The text of `src/js/functions.js`: each static operation as the exported function that runs it on
-/// its arguments, in the order of its parameters (their types and TSDoc are in `ops.d.ts`).
+/// its arguments, in the order of its parameters, then each of [`CONSTANTS`] as the function that
+/// answers it (their types and TSDoc are in `ops.d.ts`).
 pub fn static_functions() -> String {
     let mut out = String::from(
         "// Generated from the operation registry (src/api/registry.rs): do not edit. The package's static\n\
-         // functions, each running its operation; their types and documentation are in ops.d.ts.\n\
+         // functions, each running its operation, and its constants (registry/constants.rs); their types and\n\
+         // documentation are in ops.d.ts.\n\
          // `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.\n\
-         import { callStaticOp } from './call.js';\n",
+         import { callStaticOp, constant } from './call.js';\n",
     );
     for op in STATIC {
         let list = op
@@ -126,6 +135,12 @@ pub fn static_functions() -> String {
         out.push_str(&format!(
             "\nexport function {name}({list}) {{\n  return callStaticOp('{name}', [{list}]);\n}}\n",
             name = op.name
+        ));
+    }
+    for c in &CONSTANTS {
+        out.push_str(&format!(
+            "\nexport function {name}() {{\n  return constant('{name}');\n}}\n",
+            name = c.name
         ));
     }
     out
@@ -245,8 +260,8 @@ fn doc(op: &Operation, indent: &str) -> String {
 fn imported_types() -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     let gate = GATE.iter().filter(|op| !op.has(op_flag::internal));
-    for op in gate.chain(STATIC) {
-        let text = signature(op);
+    let signatures = gate.chain(STATIC).map(signature);
+    for text in signatures.chain(CONSTANTS.iter().map(|c| c.ts.to_owned())) {
         let mut word = String::new();
         for c in text.chars().chain([' ']) {
             if c.is_ascii_alphanumeric() || c == '_' {
