@@ -1,7 +1,8 @@
 // The `Gate` class: one conversation's gate in the core module (its `RawGate`), and what has not changed
 // held here: its verdicts (its configuration never changes), and each `contextForCall` answer with the
 // partition state it depends on, so that a call whose partition was not written since is answered
-// without entering the module.
+// without entering the module. Each method that runs an operation is documented and typed once, by the
+// operation registry (src/api/registry.rs → ops.d.ts); what is said here is how it is run.
 import { parsed, ReadOptions, textsOf, withTexts } from './call.js';
 import { gateError } from './errors.js';
 import { answerOptions, forwardedBatch, forwardedRequest, hostHandling, requestOptions } from './forward.js';
@@ -48,12 +49,7 @@ export class Gate {
     }
   }
 
-  /**
-   * A gate for one conversation. `config` may set the SDK `profile` ("3.9" default, or "3.6"),
-   * `codeSessionToolNames`, the default `codeSessionKey`, `toolExecution.sandbox`,
-   * `eagerEventToolExecution.excludeToolNames`, and initial `sessions` (`[[key, entry], …]`; `null` for
-   * a gate without a session map). Unknown keys are ignored, a misspelt known key is refused (README, *Errors*).
-   */
+  /** A gate for one conversation (its configuration and the input policy: api.d.ts, README *Errors*). */
   constructor(config) {
     if (!live.open) guard.check('new Gate');
     const [text] = textsOf(C.newParams, [config]);
@@ -100,22 +96,21 @@ export class Gate {
     return withTexts(texts, (t) => gate[op](...t));
   }
 
-  /** Refuses a call on a gate that was freed or whose instance `recover()` replaced. */
+  /** Refuses a call on a gate that was freed, whose instance `recover()` replaced, or while the module
+   * is poisoned. */
   #live(op) {
-    if (this.#epoch !== epoch) this.#enter(`Gate.${op}`);
+    if (!live.open || this.#epoch !== epoch) this.#enter(`Gate.${op}`);
     if (this.#freed) throw gateError('freed', '', `Gate.${op}: the gate was freed (free() or a using block ended)`);
   }
 
   /** The SDK profile this gate reproduces. */
   get profile() {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.profile');
-    if (this.#freed) throw gateError('freed', '', 'Gate.profile: the gate was freed (free() or a using block ended)');
+    this.#live('profile');
     return this.#profile;
   }
 
-  /** Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`). */
   verdict(name) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.verdict');
+    this.#live('verdict');
     if (typeof name === 'string') {
       const v = this.#verdicts.get(name);
       if (v !== undefined) return v;
@@ -126,22 +121,12 @@ export class Gate {
     return v;
   }
 
-  /**
-   * Every name with a non-zero verdict, mapped to its bits (as `verdict(name)` returns them): any name
-   * not in the map has verdict 0.
-   */
   verdictTable() {
     return new Map(this.#call('verdictTable', []));
   }
 
-  /**
-   * What one call on `path` ("direct" | "event" | "eager") receives from the session: the invoke params
-   * (`session_id`, `_injected_files`, `_runtime_session_hint`) or the request fields
-   * (`codeSessionContext`, `runtimeSessionHint`, 3.9 `codeSessionBaselineId`). Answers, contexts and
-   * file lists are frozen and shared until the partition changes: replace them, never mutate them.
-   */
   contextForCall(path, name, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.contextForCall');
+    this.#live('contextForCall');
     const last = this.#last;
     let key;
     let thread;
@@ -228,12 +213,7 @@ export class Gate {
     return { version: this.#version, dep: out.dep, value: fieldsOf(out.fields, this.#shared) };
   }
 
-  /**
-   * Starts an in-process batch: returns `{ id, injections }`, one invoke-params object per call, all
-   * read from the pre-batch partition.
-   */
   beginDirectBatch(calls, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.beginDirectBatch');
     const out = this.#call('beginDirectBatch', [calls, options, this.#shared.last]);
     for (const f of out.injections) {
       if (f._injected_files !== undefined) f._injected_files = this.#shared.list(f._injected_files);
@@ -241,62 +221,32 @@ export class Gate {
     return out;
   }
 
-  /**
-   * Plans an event batch: returns `{ id, dispatch, rejected, eager }` — the `ToolCallRequest`s to send
-   * to the host (with `codeSessionContext`, `runtimeSessionHint`, 3.9 `codeSessionBaselineId`), the
-   * calls the planner refused, and the calls answered by eager prestarts.
-   */
   beginEventBatch(calls, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.beginEventBatch');
     const out = this.#call('beginEventBatch', [calls, options, this.#shared.last]);
-    const contexts = out.contexts.map((c) => this.#shared.context(c));
-    const handed = new Map();
-    this.#handed.set(out.id, handed);
-    return { id: out.id, dispatch: requestsOf(out.dispatch, contexts, handed), rejected: out.rejected, eager: out.eager };
+    return { id: out.id, dispatch: this.#hand(out, out.dispatch), rejected: out.rejected, eager: out.eager };
   }
 
-  /**
-   * Completes an event batch: `options.requests` are the dispatched requests as the host left them,
-   * `options.results` the host's `ToolExecuteResult`s, or `options.rejected: true`. Returns "folded",
-   * or "failed" when the dispatch or a consumed prestart was rejected.
-   */
   completeEventBatch(batch, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.completeEventBatch');
+    this.#live('completeEventBatch');
     const end = this.#call('completeEventBatch', [batch, hostHandling(options, this.#handed.get(batch))]);
     this.#handed.delete(batch);
     return end;
   }
 
-  /**
-   * The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
-   * `batch`, built from what the batch planned for it, as `{ endpoint, headers, body, droppedFields,
-   * refs, sessionId?, runtimeSessionHint?, files? }` with `body` the JSON text to send.
-   */
   sandboxRequest(batch, id, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxRequest');
+    this.#live('sandboxRequest');
     const { options: read, bytes, files } = requestOptions(options);
     return forwardedRequest(this.#run('sandboxRequest', [batch, id, read], undefined), bytes, files);
   }
 
-  /**
-   * The forwarding path in one call: plans an event batch as `beginEventBatch` does and builds each
-   * dispatched call's request as `sandboxRequest` does with `request`: `{ id, requests, refused,
-   * rejected, eager }`, each request with its call's `id` and `name`.
-   */
   forwardEventBatch(calls, options, request) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.forwardEventBatch');
+    this.#live('forwardEventBatch');
     const { options: read, bytes, files } = requestOptions(request);
     return forwardedBatch(this.#run('forwardEventBatch', [calls, options, read], undefined), bytes, files);
   }
 
-  /**
-   * The forwarding path: reads the sandbox's answer (`{ status, body, retryAfter? }`, `body` its text
-   * or bytes) to dispatched call `id` of event batch `batch` and keeps its artifact for
-   * `completeEventBatch`. Returns `{ stdout, stderr, exitCode?, sessionId, files, artifact? }`; a failed
-   * call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
-   */
   sandboxAnswer(batch, id, answer) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.sandboxAnswer');
+    this.#live('sandboxAnswer');
     if (!isRecord(answer)) return this.#call('sandboxAnswer', [batch, id, answer]);
     const { options, raw, artifact } = answerOptions(answer);
     const out = this.#call('sandboxAnswer', [batch, id, options], raw);
@@ -305,56 +255,46 @@ export class Gate {
     return out;
   }
 
-  /**
-   * The stream layer's eager prestart of a final tool-call chunk: returns `{ id, requests }` (the
-   * requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
-   */
   prestartEager(calls, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.prestartEager');
     const out = this.#call('prestartEager', [calls, options, this.#shared.last]);
     if (out === null) return null;
+    return { id: out.id, requests: this.#hand(out, out.requests) };
+  }
+
+  /**
+   * The requests of batch or prestart `out` as handed to the host, each context object remembered, so
+   * that the host's handling is matched to what it was given.
+   */
+  #hand(out, requests) {
     const contexts = out.contexts.map((c) => this.#shared.context(c));
     const handed = new Map();
     this.#handed.set(out.id, handed);
-    return { id: out.id, requests: requestsOf(out.requests, contexts, handed) };
+    return requestsOf(requests, contexts, handed);
   }
 
-  /** Records the host's handling of a prestart: `options.requests`, and `options.results` or `rejected`. */
   settleEager(prestart, options) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.settleEager');
+    this.#live('settleEager');
     this.#call('settleEager', [prestart, hostHandling(options, this.#handed.get(prestart))]);
     this.#handed.delete(prestart);
   }
 
-  /** Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store. */
   setSessions(sessions) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.setSessions');
     this.#call('setSessions', [sessions]);
     this.#shared.clear();
   }
 
-  /** Ends the run: forgets eager prestarts, eager suppressions and pending batches (sessions stay). */
   resetRun() {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.resetRun');
     this.#call('resetRun', []);
     this.#handed.clear();
   }
 
-  /** Forgets a pending batch or prestart without folding anything; `true` if there was one. */
   abandon(batch) {
-    if (!live.open || this.#epoch !== epoch) this.#enter('Gate.abandon');
     const had = this.#call('abandon', [batch]);
     this.#handed.delete(batch);
     return had;
   }
 
-  /**
-   * A gate restored from `snapshot` (the text of `gate.snapshot()`, or that document parsed). With
-   * `config` (without `sessions`), the snapshot must have been written under that configuration (code
-   * "config_mismatch"). Everything is validated before the gate exists: an unknown `version` is
-   * "unsupported_version"; wrong shapes, an edited fingerprint or a partition given twice are refused
-   * with their path under `snapshot`.
-   */
+  /** A gate restored from a snapshot, everything validated before it exists (api.d.ts). */
   static fromSnapshot(snapshot, config) {
     if (!live.open) guard.check('Gate.fromSnapshot');
     const gate = new Gate();
@@ -381,16 +321,13 @@ export class Gate {
     this.#raw.free();
   }
 
-  // The methods the registry writes (src/js/plain-methods.js, its `[plain]` operations): each enters
-  // the way every method does, passes its arguments in order and answers the parsed answer (nothing
-  // for `void`). Their types and documentation are the registry's too (ops.d.ts).
+  // The methods the registry writes (src/js/plain-methods.js, its `[plain]` operations): each passes
+  // its arguments in order and answers the parsed answer (nothing for `void`).
   static {
     for (const [name, parameters, answersNothing] of PLAIN_METHODS) {
-      const what = `Gate.${name}`;
       const method = {
         /** @this {Gate} @param {unknown[]} args */
         [name](...args) {
-          if (!live.open || this.#epoch !== epoch) this.#enter(what);
           args.length = parameters;
           const out = this.#call(name, args);
           return answersNothing ? undefined : out;
