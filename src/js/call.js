@@ -93,19 +93,6 @@ export function textsOf(names, values) {
 }
 
 /**
- * Runs `call`, which enters the module, watching for a trap (which poisons the guard); refusals come
- * back as the errors the module throws.
- * @template T @param {() => T} call @returns {T}
- */
-function enter(call) {
-  try {
-    return call();
-  } catch (e) {
-    throw guard.observe(e);
-  }
-}
-
-/**
  * Texts longer than this cross as their UTF-8 bytes: one `encodeInto` here and one copy into the module
  * (measured: a 200-file wire turn 1.3x slower when its answer body crossed as a string, which the glue
  * writes into the module unit by unit).
@@ -146,7 +133,7 @@ function encodeLong(texts) {
 export function withTexts(texts, call) {
   const used = encodeLong(texts);
   try {
-    return enter(() => call(texts));
+    return guard.run(() => call(texts));
   } finally {
     if (used > KEEP_SCRATCH) long = new Uint8Array(0);
   }

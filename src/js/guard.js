@@ -9,12 +9,10 @@
 // makes fresh instances with the glue's generated reset and then calls `reset()` here).
 //
 // One guard watches the package's instances: every call into the modules (call.js `withTexts`, and the
-// `constants()` read at load) goes through it.
+// `constants()` read at load) goes through its `run`, after its `check`.
 
 /** The `name` of every error the package throws (the same as the Rust side's `ERROR_NAME`). */
 export const ERROR_NAME = 'CodeSessionGateError';
-
-const WRAPPED = Symbol('code-session-gate.guarded');
 
 /**
  * A `CodeSessionGateError`: an `Error` with a stable `code` and the offending `path` ("" for the call
@@ -79,24 +77,9 @@ export function isTrap(e) {
 }
 
 /**
- * What `createGuard` makes.
- * @typedef {object} Guard
- * @property {<T>(value: T, name?: string) => T} wrap wraps one export function; anything else is
- *   returned unchanged
- * @property {<E>(e: E) => E} observe poisons the guard if `e` is a trap (a call that entered the module
- *   threw it); returns `e`
- * @property {boolean} poisoned whether a trap has poisoned this guard (every later guarded call then
- *   throws "poisoned")
- * @property {(what: string) => void} check throws what a guarded call would throw before entering
- * @property {{ readonly open: boolean }} live `open`: initialised and not poisoned
- * @property {() => void} reset forgets the trap once `recover()` has replaced the poisoned instance
- */
-
-/**
  * A new guard with its own poisoned state.
  * @param {() => boolean} [isReady] whether the instance is initialised; calls made before are refused
  *   with a clear error instead of a `TypeError` on an undefined instance.
- * @returns {Guard}
  */
 export function createGuard(isReady = () => true) {
   /** @type {unknown} the trap that poisoned the instance, or `undefined` */
@@ -107,92 +90,57 @@ export function createGuard(isReady = () => true) {
   // costs more than the cached answers it guards).
   const live = { open: false };
 
-  function poisonedError(what) {
-    const reason = trap instanceof Error ? `${trap.name}: ${trap.message}` : String(trap);
-    return packageError(
-      'poisoned',
-      `code-session-gate: the WebAssembly instance trapped earlier (${reason}) and refuses every ` +
-        `call since (this one: ${what}); load the module afresh (new worker, isolate or process) to recover`,
-      trap,
-    );
-  }
-
-  function enter(what) {
-    if (poisoned) throw poisonedError(what);
-    if (!ready && !(ready = isReady())) {
-      throw packageError(
-        'not_initialized',
-        `code-session-gate: ${what}() was called before the module was initialised: ` +
-          "await init() (or call initSync({ module })) first, or import the package's node, workerd or inline entry",
-      );
-    }
-    live.open = true;
-  }
-
-  function observe(e) {
-    if (!poisoned && isTrap(e)) {
-      poisoned = true;
-      live.open = false;
-      trap = e;
-    }
-    return e;
-  }
-
-  // Runs `call` guarded: refuses when poisoned, poisons on a trap (also one that rejects a promise).
-  function run(what, call) {
-    enter(what);
-    let out;
-    try {
-      out = call();
-    } catch (e) {
-      throw observe(e);
-    }
-    if (out instanceof Promise) {
-      return out.then(undefined, (e) => {
-        throw observe(e);
-      });
-    }
-    return out;
-  }
-
-  function wrapFunction(fn, what) {
-    const wrapped = function (...args) {
-      return run(what, () => Reflect.apply(fn, this, args));
-    };
-    Object.defineProperty(wrapped, 'name', { value: fn.name, configurable: true });
-    Object.defineProperty(wrapped, 'length', { value: fn.length, configurable: true });
-    return wrapped;
-  }
-
-  /** Wraps one export function (anything else is returned as is). */
-  function wrap(value, name = value && value.name) {
-    if (typeof value !== 'function') return value;
-    if (value[WRAPPED]) return value[WRAPPED];
-    const out = wrapFunction(value, name);
-    Object.defineProperty(value, WRAPPED, { value: out });
-    return out;
-  }
-
   return {
-    wrap,
-    /** Poisons the guard if `e` is a trap (a call that entered the module threw it); returns `e`. */
-    observe,
-    /**
-     * Throws what a guarded call would throw before entering (poisoned, or not initialised), without
-     * entering anything: for answers served from what the caller already holds.
-     */
-    check: enter,
-    /** `{ open }`: `open` is true once a call found the instance initialised and while no trap has
-     * poisoned it; when it is false, call `check` (which throws or opens it). */
+    /** `{ open }`: true once a call found the instance initialised and while no trap has poisoned it;
+     * when it is false, call `check` (which throws or opens it). */
     live,
+    /**
+     * Throws what a call of `what` must throw before entering (poisoned, or not initialised), or opens
+     * `live`: for every call, also one answered from what the caller already holds.
+     * @param {string} what
+     */
+    check(what) {
+      if (poisoned) {
+        const reason = trap instanceof Error ? `${trap.name}: ${trap.message}` : String(trap);
+        throw packageError(
+          'poisoned',
+          `code-session-gate: the WebAssembly instance trapped earlier (${reason}) and refuses every ` +
+            `call since (this one: ${what}); load the module afresh (new worker, isolate or process) to recover`,
+          trap,
+        );
+      }
+      if (!ready && !(ready = isReady())) {
+        throw packageError(
+          'not_initialized',
+          `code-session-gate: ${what}() was called before the module was initialised: ` +
+            "await init() (or call initSync({ module })) first, or import the package's node, workerd or inline entry",
+        );
+      }
+      live.open = true;
+    },
+    /**
+     * Runs `call`, which enters the module (after `check`): a trap it throws poisons the guard and is
+     * rethrown; refusals pass as they are.
+     * @template T @param {() => T} call @returns {T}
+     */
+    run(call) {
+      try {
+        return call();
+      } catch (e) {
+        if (!poisoned && isTrap(e)) {
+          poisoned = true;
+          live.open = false;
+          trap = e;
+        }
+        throw e;
+      }
+    },
     /** Whether a trap has poisoned this guard. */
     get poisoned() {
       return poisoned;
     },
-    /**
-     * Forgets the trap, once the instance it poisoned has been replaced by a new one (api.js
-     * `recover`): calls enter again once the new instance is initialised.
-     */
+    /** Forgets the trap once `recover()` has replaced the poisoned instance: calls enter again once the
+     * new instance is initialised. */
     reset() {
       poisoned = false;
       trap = undefined;

@@ -33,7 +33,8 @@ function loaded(glue) {
   core = glue;
   ready = true;
   if (C === undefined) {
-    const said = JSON.parse(guard.wrap(glue.constants, 'constants')());
+    guard.check('constants');
+    const said = JSON.parse(guard.run(glue.constants));
     if (said.module !== 'core') {
       // Nothing is kept of a module that is not the core (the sandbox module, or another one).
       core = undefined;
@@ -66,7 +67,8 @@ export let CALL_KEYS;
  * @param {typeof sandboxGlue} glue
  */
 function sandboxLoaded(glue) {
-  const said = JSON.parse(guard.wrap(glue.constants, 'constants')());
+  guard.check('constants');
+  const said = JSON.parse(guard.run(glue.constants));
   if (said.module !== 'sandbox') {
     throw packageError(
       'not_wasm',
