@@ -1,9 +1,6 @@
-// Types of the package's API (api.js): the loaders' inputs, `JsonText`, the `Gate` class and the
-// functions of the JavaScript layer (each entry declares its own `init` and `initSync`). Every shape that crosses the boundary (options, inputs, answers,
-// errors) is declared by its Rust type in types.d.ts, the unions of names and the methods that run an
-// operation in ops.d.ts; both are generated. No `any`.
-// They reference no DOM or Node type by name: a host's globals are looked up through `globalThis`, so
-// they compile under `lib: ["es2022"]` alone (no DOM, no @types/node) and `skipLibCheck: false`.
+// Types of api.js that the generated ones (types.d.ts from the Rust types, ops.d.ts from the registry)
+// cannot hold: the loaders' inputs, `JsonText`, the `Gate` class's own members, the layer's functions.
+// No DOM or Node type by name (globals through `globalThis`): they compile under `lib: ["es2022"]`.
 
 import type { CodeSessionGateErrorCode, GateOperations, SdkProfile } from "./ops.js";
 export * from "./ops.js";
@@ -68,19 +65,12 @@ export declare class JsonText {
 }
 
 export declare class Gate {
-  /**
-   * A gate for one conversation. `config` may set the SDK `profile` ("3.9" default, or "3.6"),
-   * `codeSessionToolNames`, the default `codeSessionKey`, `toolExecution.sandbox`,
-   * `eagerEventToolExecution.excludeToolNames`, and initial `sessions` (`[[key, entry], …]`; `null` for a
-   * gate without a session map). Unknown keys are ignored, a misspelt known key is refused (README, *Errors*).
-   */
+  /** A gate for one conversation, configured by {@link GateConfig} (profile "3.9" by default). */
   constructor(config?: GateConfig);
   /** The SDK profile this gate reproduces. */
   readonly profile: SdkProfile;
-  /**
-   * A gate restored from a snapshot (its text or the parsed document). With `config`, the snapshot must have
-   * been written under it (code "config_mismatch"); everything is validated before the gate exists.
-   */
+  /** A gate restored from a snapshot (text or parsed), all validated first; with `config`, the snapshot
+   * must have been written under it (code "config_mismatch"). */
   static fromSnapshot(snapshot: string | object, config?: Omit<GateConfig, "sessions"> | null): Gate;
   /** Releases the gate's memory in the module; later calls throw a `CodeSessionGateError` (code "freed"). */
   free(): void;
@@ -91,11 +81,7 @@ export declare class Gate {
 /** The methods that run an operation of the module: `ops.d.ts`, generated from its operation registry. */
 export interface Gate extends GateOperations {}
 
-/**
- * The bytes of the modules' linear memories (the core's, plus the sandbox module's once loaded): for
- * hosts that watch a long-lived instance (it grows in 64 KiB pages as gates hold more and never
- * shrinks; bounded partitions keep it flat).
- */
+/** The bytes of the modules' linear memories (they grow in 64 KiB pages and never shrink). */
 export declare function memoryBytes(): number;
 
 /**
@@ -106,11 +92,8 @@ export declare function memoryBytes(): number;
  */
 export declare function recover(options: { module: SyncInitInput }): boolean;
 
-/**
- * Whether `e` is an error this package threw, and with `code`, one of that code. It checks the shape
- * (`name` and a string `code`), not `instanceof`, so it holds across the ESM and CommonJS entries and
- * across realms.
- */
+/** Whether `e` is an error this package threw (with `code`, of that code): by its shape, not
+ * `instanceof`, so across the ESM and CommonJS entries and across realms. */
 export declare function isCodeSessionGateError(e: unknown): e is CodeSessionGateError;
 export declare function isCodeSessionGateError<C extends CodeSessionGateErrorCode>(
   e: unknown,

@@ -16,12 +16,6 @@ export default function init(
 ): Promise<void>;
 
 /**
- * Instantiates the sandbox module (a no-op once loaded): from `options.module_or_path`, or by default
- * `code_session_sandbox_bg.wasm` fetched from beside the entry.
- */
-export declare function initSandbox(options?: { module_or_path: InitInput | Promise<InitInput> }): Promise<void>;
-
-/**
  * Replaces a trapped instance with a fresh one, from `options.module` or the `.wasm` beside the entry
  * (fetched); resolves to `false` when nothing was poisoned.
  */
