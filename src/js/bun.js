@@ -8,9 +8,9 @@ import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import coreFile from './code_session_gate_bg.wasm' with { type: 'file' };
 import sandboxFile from './code_session_sandbox_bg.wasm' with { type: 'file' };
-import { NODE_FIX, cannotRead, packageError } from './guard.js';
-import { sandboxSource } from './engine.js';
-import { initSync, recover as recoverWith } from './slim.js';
+import { readWasm } from './guard.js';
+import { startSync } from './engine.js';
+import * as api from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
@@ -21,32 +21,11 @@ const corePath = /** @type {string} */ (/** @type {unknown} */ (coreFile));
 const sandboxPath = /** @type {string} */ (/** @type {unknown} */ (sandboxFile));
 
 /**
- * The `.wasm` Bun gave the path of, compiled: an absolute path (the runtime, a compiled binary), or
+ * The bytes of the `.wasm` Bun gave the path of: an absolute path (the runtime, a compiled binary), or
  * one relative to this file (`bun build --target=bun`'s output, the file copied beside the bundle).
- * The typed "wasm_not_found" error when it cannot be read.
  * @param {string} path
- * @returns {WebAssembly.Module}
  */
-const load = (path) => {
-  let at = path;
-  let bytes;
-  try {
-    if (!isAbsolute(at)) at = fileURLToPath(new URL(at, import.meta.url));
-    bytes = readFileSync(at);
-  } catch (e) {
-    throw packageError('wasm_not_found', cannotRead(at, e) + NODE_FIX, e);
-  }
-  return new WebAssembly.Module(bytes);
-};
+const load = (path) => readWasm((p) => readFileSync(p), isAbsolute(path) ? path : fileURLToPath(new URL(path, import.meta.url)));
 
-initSync({ module: load(corePath) });
-// The sandbox module is read and compiled on the first call that needs it.
-sandboxSource.sync = () => load(sandboxPath);
-
-/**
- * Replaces a trapped instance with a fresh one read from the core module's file (see the API's
- * `recover(options)`); `false` when nothing was poisoned.
- */
-export function recover() {
-  return recoverWith({ module: load(corePath) });
-}
+/** Replaces a trapped instance with a fresh one read from the core module's file; `false` when nothing was poisoned. */
+export const recover = startSync(api, () => load(corePath), () => load(sandboxPath));

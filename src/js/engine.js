@@ -14,6 +14,22 @@ import { packageError } from './guard.js';
 export const sandboxSource = {};
 
 /**
+ * What an entry that loads the modules synchronously does at import (node, bun, inline, workerd, unwasm
+ * and the CommonJS entries): instantiates the core from `core()` and leaves `sandbox()` for the first
+ * call that needs it. Answers the entry's `recover()`, which replaces a trapped instance with a fresh
+ * one from `core()` (`false` when nothing was poisoned).
+ * @param {{ initSync(o: { module: unknown }): void, recover(o: { module: unknown }): boolean }} api
+ * @param {() => unknown} core a compiled module or its bytes
+ * @param {() => unknown} sandbox the same for the sandbox module
+ * @returns {() => boolean}
+ */
+export function startSync(api, core, sandbox) {
+  api.initSync({ module: core() });
+  sandboxSource.sync = sandbox;
+  return () => api.recover({ module: core() });
+}
+
+/**
  * The modules' bytes carried inside the JavaScript (base64), set by `carried.js` where a bundler
  * building for Node took the package's `webpack` or `module` condition (`node-bundled.js`): what the node entry
  * compiles when no `.wasm` is beside the bundle it was copied into. Left empty where Node loads the

@@ -57,13 +57,22 @@ export const NODE_FIX =
   ' (see the README "Using it in a host").';
 
 /**
- * The start of the Node entries' "wasm_not_found" message when the `.wasm` at `path` cannot be read.
- * @param {string} path
- * @param {unknown} e the error of the read (ENOENT, EACCES, ...)
+ * `read(path)` (the Node entries' `readFileSync`), or the typed "wasm_not_found" error, not an ENOENT,
+ * when the `.wasm` at `path` cannot be read (the JavaScript bundled or copied without it beside).
+ * @template T @param {(path: string) => T} read @param {string} path @returns {T}
  */
-export const cannotRead = (path, e) =>
-  `code-session-gate: cannot read its WebAssembly module at ${path}: ${e instanceof Error ? e.message : String(e)} ` +
-  `(the JavaScript was bundled or copied without the ${WASM_NAME} beside it).`;
+export function readWasm(read, path) {
+  try {
+    return read(path);
+  } catch (e) {
+    throw packageError(
+      'wasm_not_found',
+      `code-session-gate: cannot read its WebAssembly module at ${path}: ${e instanceof Error ? e.message : String(e)} ` +
+        `(the JavaScript was bundled or copied without the ${WASM_NAME} beside it).${NODE_FIX}`,
+      e,
+    );
+  }
+}
 
 /**
  * Whether `e` means the instance can no longer be trusted: a trap (`WebAssembly.RuntimeError`:

@@ -13,17 +13,11 @@
 import base64 from './code_session_gate_bg.base64.js';
 import sandboxBase64 from './code_session_sandbox_bg.base64.js';
 import { bytes } from './base64.js';
-import { sandboxSource } from './engine.js';
-import { initSync, recover as recoverWith } from './slim.js';
+import { startSync } from './engine.js';
+import * as api from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
 
-initSync({ module: bytes(base64) });
-// The sandbox module is decoded and compiled on the first call that needs it.
-sandboxSource.sync = () => bytes(sandboxBase64);
-
 /** Replaces a trapped instance with a fresh one compiled from the inlined bytes; `false` when nothing was poisoned. */
-export function recover() {
-  return recoverWith({ module: bytes(base64) });
-}
+export const recover = startSync(api, () => bytes(base64), () => bytes(sandboxBase64));

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FIX, cannotRead, noWasmUrl, packageError } from './guard.js';
-import { CORE, carried, sandboxSource } from './engine.js';
-import { initSync, recover as recoverWith } from './slim.js';
+import { NODE_FIX, noWasmUrl, packageError, readWasm } from './guard.js';
+import { CORE, carried, startSync } from './engine.js';
+import * as api from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
@@ -51,13 +51,7 @@ function read(url, file) {
   } catch (e) {
     throw packageError('wasm_not_found', noWasmUrl(e) + NODE_FIX, e);
   }
-  /** @type {URL | string} */
-  const path = at instanceof URL && at.protocol === 'file:' ? at : installed(file, at);
-  try {
-    return readFileSync(path);
-  } catch (e) {
-    throw packageError('wasm_not_found', cannotRead(typeof path === 'string' ? path : fileURLToPath(path), e) + NODE_FIX, e);
-  }
+  return readWasm((p) => readFileSync(p), at instanceof URL && at.protocol === 'file:' ? fileURLToPath(at) : installed(file, at));
 }
 
 /**
@@ -86,23 +80,18 @@ function installed(file, at) {
 // Each URL is made in a block body with the file's name as a literal: @vercel/nft (Nitro's and Next.js's
 // standalone tracer, Vercel functions) traces `new URL('<literal>', import.meta.url)` there but not as a
 // concise arrow's body, and a file it does not trace is not copied into the build output.
-const core = () =>
-  load(() => {
-    return new URL('./code_session_gate_bg.wasm', import.meta.url);
-  }, 'code_session_gate_bg.wasm');
-
-initSync({ module: core() });
-// The sandbox module is read and compiled on the first call that needs it.
-sandboxSource.sync = () =>
-  load(() => {
-    return new URL('./code_session_sandbox_bg.wasm', import.meta.url);
-  }, 'code_session_sandbox_bg.wasm');
-
 /**
- * Replaces a trapped instance with a fresh one read from the `.wasm` beside this file (see the API's
- * `recover(options)`); `false` when nothing was poisoned. Throws the typed "wasm_not_found" error when
- * the file cannot be located or read, as the import does.
+ * Replaces a trapped instance with a fresh one read from the `.wasm` beside this file; `false` when
+ * nothing was poisoned. Throws the typed "wasm_not_found" error as the import does.
  */
-export function recover() {
-  return recoverWith({ module: core() });
-}
+export const recover = startSync(
+  api,
+  () =>
+    load(() => {
+      return new URL('./code_session_gate_bg.wasm', import.meta.url);
+    }, 'code_session_gate_bg.wasm'),
+  () =>
+    load(() => {
+      return new URL('./code_session_sandbox_bg.wasm', import.meta.url);
+    }, 'code_session_sandbox_bg.wasm'),
+);

@@ -4,10 +4,11 @@
 // which it leaves to the runtime as a module import. Otherwise as workerd.js.
 import wasmModule from './code_session_gate_bg.wasm?module';
 import sandboxModule from './code_session_sandbox_bg.wasm?module';
-import { startCompiled } from './compiled.js';
+import { startSync } from './engine.js';
+import * as api from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
 
 /** Replaces a trapped instance with a fresh one of the same compiled module; `false` when nothing was poisoned. */
-export const recover = startCompiled(wasmModule, sandboxModule);
+export const recover = startSync(api, () => wasmModule, () => sandboxModule);

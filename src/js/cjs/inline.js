@@ -9,9 +9,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytes } from './base64.js';
-import { sandboxSource } from './engine.js';
-import { NODE_FIX, cannotRead, packageError } from './guard.js';
-import { initSync, recover as recoverWith } from './slim.js';
+import { startSync } from './engine.js';
+import { readWasm } from './guard.js';
+import * as api from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
@@ -27,38 +27,28 @@ export { default } from './slim.js';
 function beside(e, file) {
   if (/** @type {{ code?: unknown }} */ (e)?.code !== 'ERR_REQUIRE_ESM') throw e;
   // eslint-disable-next-line no-undef -- CommonJS's module variable, defined where this runs.
-  const path = join(__dirname, file);
-  let text;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw packageError('wasm_not_found', cannotRead(path, err) + NODE_FIX, err);
-  }
+  const text = readWasm((path) => readFileSync(path, 'utf8'), join(__dirname, file));
   return bytes(text.slice(text.indexOf('"') + 1, text.lastIndexOf('"')));
 }
 
 // Each `require()` names its file as a plain string literal, what bundlers follow.
-const core = () => {
-  try {
-    // eslint-disable-next-line no-undef -- CommonJS's require, defined where this runs.
-    return bytes(require('./code_session_gate_bg.base64.js').default);
-  } catch (e) {
-    return beside(e, 'code_session_gate_bg.base64.js');
-  }
-};
-
-initSync({ module: core() });
-// The sandbox module is decoded and compiled on the first call that needs it.
-sandboxSource.sync = () => {
-  try {
-    // eslint-disable-next-line no-undef -- CommonJS's require, defined where this runs.
-    return bytes(require('./code_session_sandbox_bg.base64.js').default);
-  } catch (e) {
-    return beside(e, 'code_session_sandbox_bg.base64.js');
-  }
-};
-
 /** Replaces a trapped instance with a fresh one compiled from the inlined bytes; `false` when nothing was poisoned. */
-export function recover() {
-  return recoverWith({ module: core() });
-}
+export const recover = startSync(
+  api,
+  () => {
+    try {
+      // eslint-disable-next-line no-undef -- CommonJS's require, defined where this runs.
+      return bytes(require('./code_session_gate_bg.base64.js').default);
+    } catch (e) {
+      return beside(e, 'code_session_gate_bg.base64.js');
+    }
+  },
+  () => {
+    try {
+      // eslint-disable-next-line no-undef -- as above.
+      return bytes(require('./code_session_sandbox_bg.base64.js').default);
+    } catch (e) {
+      return beside(e, 'code_session_sandbox_bg.base64.js');
+    }
+  },
+);
