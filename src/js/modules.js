@@ -1,7 +1,8 @@
 // The modules' state: the core module's glue (loaded by `init` / `initSync` or an entry at import) and
 // the sandbox module's (loaded on first use where an entry can load it synchronously, `sandboxSource`,
 // and by `initSandbox` / `initSandboxSync` elsewhere), what the core says of itself once (operation
-// tables and constants), the guard that watches every call into them, and `recover()`.
+// tables and constants), the guard that watches every call into them, and `recover()`. The public
+// functions are documented where hosts read them, in api.d.ts.
 import { CORE, SANDBOX, instantiate, instantiateSync, sandboxSource, sourceOf } from './engine.js';
 import { describe } from './errors.js';
 import { createGuard, packageError } from './guard.js';
@@ -109,22 +110,12 @@ export function sandboxFor(what) {
   return sandbox;
 }
 
-/**
- * Instantiates the sandbox module synchronously from `options.module` (a `WebAssembly.Module` or the
- * bytes of `code_session_sandbox_bg.wasm`); a no-op once it is loaded. The core module must be
- * initialised first.
- */
 export function initSandboxSync(options) {
   if (!live.open) guard.check('initSandboxSync');
   if (sandbox !== undefined) return;
   sandboxLoaded(instantiateSync(sourceOf(options, 'module'), SANDBOX, 'module', sandboxGlue));
 }
 
-/**
- * Instantiates the sandbox module (a no-op once it is loaded): from `options.module_or_path` (a
- * `WebAssembly.Module`, bytes, URL, path or `Response`), or where the entry knows it (the browser
- * entry fetches it from beside itself). The core module must be initialised first.
- */
 export async function initSandbox(options) {
   if (!live.open) guard.check('initSandbox');
   if (sandbox !== undefined) return;
@@ -144,16 +135,12 @@ export async function initSandbox(options) {
   if (sandbox === undefined) sandboxLoaded(glue);
 }
 
-/**
- * Instantiates the module synchronously (a no-op once done). Returns nothing: the raw wasm exports stay
- * inside the package, where the guard watches every call into them.
- */
+/** Returns nothing: the raw wasm exports stay inside the package, where the guard watches every call. */
 export function initSync(options) {
   if (ready) return;
   loaded(instantiateSync(sourceOf(options, 'module'), CORE, 'module', coreGlue));
 }
 
-/** Instantiates the module (a no-op once done); resolves to nothing (see `initSync`). */
 export default async function init(options) {
   if (ready) return;
   const x = await instantiate(sourceOf(options, 'module_or_path'), CORE, coreGlue);
@@ -168,13 +155,9 @@ export default async function init(options) {
 export let epoch = 0;
 
 /**
- * Replaces a trapped instance (should one ever trap: no input is meant to make it) without restarting
- * the process: every gate of the old instance is retired (its calls throw code "poisoned"; restore it
- * with `Gate.fromSnapshot`), each module's glue makes a fresh instance of the module it holds (its
- * generated reset; `options.module`, a compiled `WebAssembly.Module` or the `.wasm` bytes, is checked
- * to be the core module), and calls work again. Returns `false`, doing nothing, when the instance is
- * not poisoned. The node and workerd entries' `recover()` and the browser entry's `await recover()`
- * supply the module themselves.
+ * Every gate of the old instance is retired by `epoch` (its calls throw "poisoned"); each module's glue
+ * makes a fresh instance of the module it holds (its generated reset), the core's from `options.module`,
+ * checked first. The entries' own `recover()` supply the module.
  */
 export function recover(options) {
   if (!guard.poisoned) return false;
@@ -187,11 +170,6 @@ export function recover(options) {
   return true;
 }
 
-/**
- * The bytes of the modules' linear memories (the core's, and the sandbox module's once loaded): for
- * hosts that watch a long-lived instance (it grows in 64 KiB pages as gates hold more, and never
- * shrinks; bounded partitions keep it flat).
- */
 export function memoryBytes() {
   if (!live.open) guard.check('memoryBytes');
   // A glue's initSync() answers the exports of the instance it holds.
