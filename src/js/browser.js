@@ -18,47 +18,42 @@ import { INLINE_FIX, WASM_NAME, noWasmUrl, packageError } from './guard.js';
 export * from './slim.js';
 
 /**
- * The default location: beside this file, wherever the host or a bundler put it. The argument must
- * stay a plain string literal: bundlers (Vite, webpack) emit exactly that file as an asset, while a
- * template or an expression makes them glob the whole folder. Where `import.meta.url` is no URL to
- * resolve against (esbuild leaves it empty in an iife or CommonJS bundle), this throws the package's
- * typed error instead of the engine's "Invalid URL".
+ * A module's URL beside this file, wherever the host or a bundler put it: `make()` forms it, its
+ * argument a plain string literal (bundlers such as Vite and webpack emit exactly that file as an asset;
+ * a template or an expression makes them glob the whole folder). Where `import.meta.url` is no URL to
+ * resolve against (esbuild leaves it empty in an iife or CommonJS bundle), the package's typed error
+ * naming the `init` function that takes the module instead of the engine's "Invalid URL".
+ * @param {() => URL} make @param {string} init
  * @returns {URL}
  */
-const defaultUrl = () => {
+function beside(make, init) {
   try {
-    return new URL('./code_session_gate_bg.wasm', import.meta.url);
+    return make();
   } catch (e) {
     throw packageError(
       'wasm_not_found',
-      noWasmUrl(e) +
-        INLINE_FIX +
-        ' or pass the module yourself with init({ module_or_path }) (see the README "Using it in a host").',
+      noWasmUrl(e) + INLINE_FIX + ` or pass the module yourself with ${init}({ module_or_path }) (see the README "Using it in a host").`,
       e,
     );
   }
-};
+}
 
-/** The module beside this file, fetched and checked; any failure (its URL too) is a rejection. */
-const fetchDefault = async () => fetchModule(defaultUrl());
+// Each URL is formed in a block body, as node.js does, where every tool that follows the pattern sees it.
+/** The core module beside this file, fetched and checked; any failure (its URL too) is a rejection. */
+const fetchDefault = async () =>
+  fetchModule(
+    beside(() => {
+      return new URL('./code_session_gate_bg.wasm', import.meta.url);
+    }, 'init'),
+  );
 
-/**
- * The sandbox module beside this file, for `initSandbox()`: its URL is formed as the core's is (a
- * plain string literal, which bundlers emit as an asset), and fetched and checked the same way.
- */
-sandboxSource.fetch = async () => {
-  let url;
-  try {
-    url = new URL('./code_session_sandbox_bg.wasm', import.meta.url);
-  } catch (e) {
-    throw packageError(
-      'wasm_not_found',
-      noWasmUrl(e) + INLINE_FIX + ' or pass the module yourself with initSandbox({ module_or_path }).',
-      e,
-    );
-  }
-  return fetchModule(url);
-};
+/** The sandbox module beside this file, for `initSandbox()`, fetched and checked as the core's is. */
+sandboxSource.fetch = async () =>
+  fetchModule(
+    beside(() => {
+      return new URL('./code_session_sandbox_bg.wasm', import.meta.url);
+    }, 'initSandbox'),
+  );
 
 /**
  * Instantiates the modules: by default `code_session_gate_bg.wasm` and, fetched at the same time,
