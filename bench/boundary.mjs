@@ -176,9 +176,9 @@ const sizes = Object.fromEntries(
   }),
 );
 
-/** Cold start: import + first context in a fresh `node` process, median of 15 (ms). */
-function cold(/** @type {string} */ dir) {
-  const code = [
+/** The cold start's script for package `dir`: import + first context, its time printed (ms). */
+function coldScript(/** @type {string} */ dir) {
+  return [
     'const t0 = performance.now();',
     `const { Gate } = await import(${JSON.stringify(pathToFileURL(join(dir, 'node.js')).href)});`,
     `const g = new Gate({ codeSessionToolNames: ${JSON.stringify(TOOL_NAMES)}, sessions: [['execute_code', { session_id: 'exec-seed', files: ${JSON.stringify(makeFiles(5))}, lastUpdated: 1 }]] });`,
@@ -186,15 +186,26 @@ function cold(/** @type {string} */ dir) {
     "if (f.codeSessionContext === undefined) throw new Error('no context');",
     'console.log(performance.now() - t0);',
   ].join('\n');
-  const ms = [];
-  for (let i = 0; i < 15; i++) {
-    const out = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
-    if (out.status !== 0) throw new Error(`cold start failed: ${out.stderr}`);
-    ms.push(Number(out.stdout.trim()));
-  }
-  return median(ms);
 }
-const coldStart = { base: cold(DIRS.base), now: cold(DIRS.now) };
+
+/**
+ * Cold start of both packages, 31 fresh `node` processes each, taken in turn (base, now, now, base, …):
+ * the median of each (ms). Timed one side after the other, the same two builds read 1.04 to 1.16 in
+ * three runs, the machine's drift falling on the second side; in turn, 0.99 and 1.01.
+ */
+function coldStarts() {
+  /** @type {Record<'base' | 'now', number[]>} */
+  const ms = { base: [], now: [] };
+  for (let i = 0; i < 31; i++) {
+    for (const side of /** @type {const} */ (i % 2 === 0 ? ['base', 'now'] : ['now', 'base'])) {
+      const out = spawnSync(process.execPath, ['--input-type=module', '-e', coldScript(DIRS[side])], { encoding: 'utf8' });
+      if (out.status !== 0) throw new Error(`cold start failed: ${out.stderr}`);
+      ms[side].push(Number(out.stdout.trim()));
+    }
+  }
+  return { base: median(ms.base), now: median(ms.now) };
+}
+const coldStart = coldStarts();
 console.log(`${'cold start (import + first context)'.padEnd(48)} base ${coldStart.base.toFixed(1)} ms  now ${coldStart.now.toFixed(1)} ms  now/base ${(coldStart.now / coldStart.base).toFixed(2)}`);
 
 if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ rows, sizes, coldStart }, null, 2));
