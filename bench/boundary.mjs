@@ -6,11 +6,15 @@
 // the ratio now/base; the budget of issue 31 is ≤ 1.10 per call, ≤ 1.10 per module, cold start ≤ 1.0
 // (printed, not asserted: timings belong in benchmarks).
 //
-//   node bench/boundary.mjs --base /tmp/base/pkg [--now pkg] [--rounds 5] [--json PATH] [--only TEXT]
+//   node bench/boundary.mjs --base /tmp/base/pkg [--now pkg] [--rounds 5] [--json PATH] [--only TEXT] [--processes]
+//
+// `--processes`: each round of each side in a fresh `node` process (alternating). In one process the two
+// sides share this file's functions, whose inline caches the other side's classes make polymorphic:
+// there one build timed against itself read 1.49 (`toInjectedFileRef`) and 1.62 (the 200-file wire turn).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { measure, do_not_optimize } from 'mitata';
 import { artifactPool, conversation, makeFiles, seedPairs, CONVERSATION_CALLS, CONVERSATION_FILES, KEY, THREAD_ID, TOOL_EXECUTION, TOOL_NAMES } from './fixtures.mjs';
@@ -31,16 +35,20 @@ const ROUNDS = Number(flag('--rounds', '5'));
 const JSON_OUT = flag('--json', undefined);
 /** `--only TEXT`: the scenarios whose name contains TEXT (and no sizes or cold start). */
 const ONLY = flag('--only', undefined);
+const PROCESSES = args.includes('--processes');
+/** In a child of `--processes`: the side it times (`base` or `now`) and the scenario (its exact id). */
+const CHILD = /** @type {'base' | 'now' | undefined} */ (flag('--child', undefined));
+const SCENARIO = flag('--scenario', undefined);
 const SIZES = [1, 20, 200];
 const OPTS = Object.freeze({ threadId: THREAD_ID });
 const config = (/** @type {number} */ n) => ({ codeSessionToolNames: TOOL_NAMES, toolExecution: TOOL_EXECUTION, sessions: seedPairs(n) });
 const result = (/** @type {object} */ artifact) => [{ name: 'bash_tool', status: /** @type {const} */ ('success'), artifact }];
 
 /** @type {Record<'base' | 'now', any>} */
-const pkgs = {
-  base: await import(pathToFileURL(join(DIRS.base, 'node.js')).href),
-  now: await import(pathToFileURL(join(DIRS.now, 'node.js')).href),
-};
+const pkgs = {};
+for (const side of CHILD === undefined ? /** @type {const} */ (['base', 'now']) : [CHILD]) {
+  pkgs[side] = await import(pathToFileURL(join(DIRS[side], 'node.js')).href);
+}
 
 /**
  * The scenarios, each a function of one package that returns the iteration to time (and a `free`).
@@ -142,6 +150,23 @@ const median = (/** @type {number[]} */ xs) => {
 };
 const fmt = (/** @type {number} */ ns) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} µs` : `${ns.toFixed(1)} ns`);
 
+if (CHILD !== undefined) {
+  const s = scenarios.find((x) => x.id === SCENARIO);
+  if (s === undefined) throw new Error(`no scenario ${JSON.stringify(SCENARIO)}`);
+  const { fn, free } = s.make(pkgs[CHILD]);
+  console.log(await p50(fn));
+  free?.();
+  process.exit(0);
+}
+
+/** The p50 of scenario `id` on `side`, timed in a fresh `node` process (`--processes`). */
+function childP50(/** @type {'base' | 'now'} */ side, /** @type {string} */ id) {
+  const me = fileURLToPath(import.meta.url);
+  const out = spawnSync(process.execPath, [me, '--base', DIRS.base, '--now', DIRS.now, '--child', side, '--scenario', id], { encoding: 'utf8' });
+  if (out.status !== 0) throw new Error(`${id} (${side}) failed: ${out.stderr}`);
+  return Number(out.stdout.trim());
+}
+
 /** @type {Array<{ scenario: string, base: number, now: number, ratio: number }>} */
 const rows = [];
 for (const s of scenarios.filter((x) => ONLY === undefined || x.id.includes(ONLY))) {
@@ -150,6 +175,10 @@ for (const s of scenarios.filter((x) => ONLY === undefined || x.id.includes(ONLY
   for (let r = 0; r < ROUNDS; r++) {
     // Alternate which side goes first, so that neither always runs on a warmer machine.
     for (const side of /** @type {const} */ (r % 2 === 0 ? ['base', 'now'] : ['now', 'base'])) {
+      if (PROCESSES) {
+        times[side].push(childP50(side, s.id));
+        continue;
+      }
       const { fn, free } = s.make(pkgs[side]);
       times[side].push(await p50(fn));
       free?.();
