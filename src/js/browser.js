@@ -13,7 +13,7 @@
 // gates never fetches: `await initSandbox()` fetches it from beside this file.
 import initSlim, { CODE_EXECUTION_TOOLS, initSandbox as initSandboxSlim, recover as recoverWith } from './slim.js';
 import { isOptions, sandboxSource } from './engine.js';
-import { INLINE_FIX, WASM_NAME, noWasmUrl, packageError } from './guard.js';
+import { INLINE_FIX, WASM_NAME, noWasmUrl, gateError } from './guard.js';
 
 export * from './slim.js';
 
@@ -30,8 +30,9 @@ function beside(make, init) {
   try {
     return make();
   } catch (e) {
-    throw packageError(
+    throw gateError(
       'wasm_not_found',
+      '',
       noWasmUrl(e) + INLINE_FIX + ` or pass the module yourself with ${init}({ module_or_path }) (see the README "Using it in a host").`,
       e,
     );
@@ -146,13 +147,14 @@ async function fetchModule(url) {
   try {
     response = await fetch(url);
   } catch (e) {
-    throw packageError('wasm_not_found', `${fetchFailed(url)}: ${e instanceof Error ? e.message : String(e)}.${fixFor(url)}`, e);
+    throw gateError('wasm_not_found', '', `${fetchFailed(url)}: ${e instanceof Error ? e.message : String(e)}.${fixFor(url)}`, e);
   }
   const type = response.headers.get('content-type') ?? '';
   if (!response.ok) {
     const body = await response.text().catch(() => '');
-    throw packageError(
+    throw gateError(
       'wasm_not_found',
+      '',
       `${fetchFailed(url)}: HTTP ${response.status} ${response.statusText}` +
         `${type ? ` (${type})` : ''}${body ? `, body starts ${JSON.stringify(body.slice(0, 80))}` : ''}.${fixFor(url)}`,
     );
@@ -167,8 +169,9 @@ async function fetchModule(url) {
   }
   const hex = [...head].map((b) => b.toString(16).padStart(2, '0')).join(' ');
   const text = new TextDecoder().decode(head).replace(/[^\x20-\x7e]/g, '.');
-  throw packageError(
+  throw gateError(
     'not_wasm',
+    '',
     `code-session-gate: ${url.href} did not return the WebAssembly module: it answered ` +
       `${type ? `${type}, ` : ''}${bytes.byteLength} bytes starting ${hex || '(nothing)'} ("${text}")` +
       `${text.trimStart().startsWith('<') ? ', an HTML page' : ''}.${fixFor(url)}`,

@@ -2,7 +2,7 @@
 // checks by its exports that it is the one expected, and hands it to its glue, which wasm-bindgen
 // generated with it (`code_session_gate.js`, `code_session_sandbox.js`; see crates/bindgen) and which
 // instantiates it and holds the instance. A later instance (`recover()`) is the glue's generated reset.
-import { packageError } from './guard.js';
+import { gateError } from './guard.js';
 
 /**
  * Where the sandbox module comes from when no caller passed it, set by the entry that knows: `sync`
@@ -75,7 +75,7 @@ export const isOptions = (v) => v !== null && typeof v === 'object' && Object.ge
 export function sourceOf(options, key) {
   if (isOptions(options)) {
     if (!(key in options)) {
-      throw packageError('missing_field', `code-session-gate: the options have no ${key}`, undefined, key);
+      throw gateError('missing_field', key, `code-session-gate: the options have no ${key}`);
     }
     return /** @type {Record<string, unknown>} */ (options)[key];
   }
@@ -84,11 +84,10 @@ export function sourceOf(options, key) {
 
 /** @param {unknown} v @param {string} key @param {string} accepted */
 const notASource = (v, key, accepted) =>
-  packageError(
+  gateError(
     'invalid_type',
-    `code-session-gate: ${key} must be ${accepted}, not ${v === null ? 'null' : typeof v === 'object' ? toStringTag(v) : typeof v}`,
-    undefined,
     key,
+    `code-session-gate: ${key} must be ${accepted}, not ${v === null ? 'null' : typeof v === 'object' ? toStringTag(v) : typeof v}`,
   );
 
 /**
@@ -99,8 +98,9 @@ const notASource = (v, key, accepted) =>
 function checkExports(has, kind) {
   const missing = kind.exports.filter((n) => !has(n));
   if (missing.length > 0) {
-    throw packageError(
+    throw gateError(
       'not_wasm',
+      '',
       `code-session-gate: the WebAssembly module given is not this package's ${kind.file} (it has no ${missing.join(', ')}): ` +
         `pass the ${kind.file} of the same package version`,
     );

@@ -1,8 +1,7 @@
-// The package's errors: `CodeSessionGateError`s made here (the module makes its own refusals in Rust,
-// crates/bindgen errors.rs, with the same shape), and telling them from anything else.
-import { ERROR_NAME, packageError } from './guard.js';
-/** A `CodeSessionGateError` with the offending `path`. */
-export const gateError = (code, path, message, cause) => packageError(code, message, cause, path);
+// The package's errors: `CodeSessionGateError`s (made by guard.js `gateError`; the module makes its own
+// refusals in Rust, crates/bindgen errors.rs, with the same shape), and telling them from anything else.
+import { ERROR_NAME } from './guard.js';
+export { gateError } from './guard.js';
 
 /**
  * Whether `e` is an error this package threw (`name` "CodeSessionGateError" with a string `code`), and,

@@ -16,14 +16,15 @@ export const ERROR_NAME = 'CodeSessionGateError';
 
 /**
  * A `CodeSessionGateError`: an `Error` with a stable `code` and the offending `path` ("" for the call
- * as a whole), the shape of every error the package throws, from the wasm or from its JavaScript.
+ * as a whole), the shape of every error the package throws, from the wasm or from its JavaScript. The
+ * one maker of the layer's errors (here, where every entry and the API share it).
  * @param {string} code
+ * @param {string} path
  * @param {string} message
  * @param {unknown} [cause]
- * @param {string} [path]
  * @returns {Error & { code: string, path: string }}
  */
-export function packageError(code, message, cause, path = '') {
+export function gateError(code, path, message, cause) {
   const err = new Error(message, cause === undefined ? undefined : { cause });
   err.name = ERROR_NAME;
   Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
@@ -65,8 +66,9 @@ export function readWasm(read, path) {
   try {
     return read(path);
   } catch (e) {
-    throw packageError(
+    throw gateError(
       'wasm_not_found',
+      '',
       `code-session-gate: cannot read its WebAssembly module at ${path}: ${e instanceof Error ? e.message : String(e)} ` +
         `(the JavaScript was bundled or copied without the ${WASM_NAME} beside it).${NODE_FIX}`,
       e,
@@ -111,16 +113,18 @@ export function createGuard(isReady = () => true) {
     check(what) {
       if (poisoned) {
         const reason = trap instanceof Error ? `${trap.name}: ${trap.message}` : String(trap);
-        throw packageError(
+        throw gateError(
           'poisoned',
+          '',
           `code-session-gate: the WebAssembly instance trapped earlier (${reason}) and refuses every ` +
             `call since (this one: ${what}); load the module afresh (new worker, isolate or process) to recover`,
           trap,
         );
       }
       if (!ready && !(ready = isReady())) {
-        throw packageError(
+        throw gateError(
           'not_initialized',
+          '',
           `code-session-gate: ${what}() was called before the module was initialised: ` +
             "await init() (or call initSync({ module })) first, or import the package's node, workerd or inline entry",
         );

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FIX, noWasmUrl, packageError, readWasm } from './guard.js';
+import { NODE_FIX, noWasmUrl, gateError, readWasm } from './guard.js';
 import { CORE, carried, startSync } from './engine.js';
 import * as api from './slim.js';
 
@@ -49,7 +49,7 @@ function read(url, file) {
   try {
     at = url();
   } catch (e) {
-    throw packageError('wasm_not_found', noWasmUrl(e) + NODE_FIX, e);
+    throw gateError('wasm_not_found', '', noWasmUrl(e) + NODE_FIX, e);
   }
   return readWasm((p) => readFileSync(p), at instanceof URL && at.protocol === 'file:' ? fileURLToPath(at) : installed(file, at));
 }
@@ -66,8 +66,9 @@ function installed(file, at) {
   try {
     return createRequire(join(process.cwd(), 'package.json')).resolve(`code-session-gate/${file}`);
   } catch (e) {
-    throw packageError(
+    throw gateError(
       'wasm_not_found',
+      '',
       `code-session-gate: cannot locate its WebAssembly module: the bundler replaced the URL of ${file} by ` +
         `${JSON.stringify(String(at))}, which is no file, and the package is not installed where this runs ` +
         `(${process.cwd()}). Next.js: add serverExternalPackages: ["code-session-gate"] to next.config;` +

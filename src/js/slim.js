@@ -8,7 +8,7 @@
 // CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are live bindings: `undefined` until `initSync()` returns
 // or `init()` resolves, then frozen arrays read from the wasm.
 import initGlue, { initSync as initSyncGlue, codeExecutionTools, codeEnvKinds } from './api.js';
-import { packageError } from './guard.js';
+import { gateError } from './guard.js';
 
 export * from './api.js';
 
@@ -42,12 +42,11 @@ export function initSync(options) {
  */
 export default async function init(options) {
   if (options === undefined && CODE_EXECUTION_TOOLS === undefined) {
-    throw packageError(
+    throw gateError(
       'missing_field',
+      'options',
       "code-session-gate/slim: init() needs { module_or_path } (a WebAssembly.Module, bytes, URL or Response); " +
         "import 'code-session-gate' for a loader that finds the .wasm itself",
-      undefined,
-      'options',
     );
   }
   await initGlue(options);
