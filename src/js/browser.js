@@ -13,7 +13,7 @@
 // gates never fetches: `await initSandbox()` fetches it from beside this file.
 import initSlim, { CODE_EXECUTION_TOOLS, initSandbox as initSandboxSlim, recover as recoverWith } from './slim.js';
 import { isOptions, sandboxSource } from './engine.js';
-import { INLINE_FIX, WASM_NAME, noWasmUrl, gateError } from './guard.js';
+import { INLINE_FIX, WASM_NAME, gateError, noWasmUrl } from './guard.js';
 
 export * from './slim.js';
 

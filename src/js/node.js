@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FIX, noWasmUrl, gateError, readWasm } from './guard.js';
+import { NODE_FIX, gateError, noWasmUrl, readWasm } from './guard.js';
 import { CORE, carried, startSync } from './engine.js';
 import * as api from './slim.js';
 
