@@ -12,6 +12,7 @@
 // server send.
 // --once: replay, then exit 0 when the scenario behaved as expected (1 otherwise). Without it the sandbox
 // and the worker keep serving until Ctrl-C, and their URLs are printed.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { startSandbox } from './sandbox/server.mjs';
 import { DECLARED, SEED_STEPS, judgeSeed } from './worker/scenario.js';
@@ -71,15 +72,29 @@ function changes(before, after) {
 const secretFromEnv = process.env.WORKER_AUTH_SECRET;
 const secret = secretFromEnv || newSecret();
 const token = await mintToken({ secret, sub: DEMO_USER, ttlSeconds: 12 * 3600 });
-const sb = await startSandbox({ port: 0, log: () => {} });
+// The sandbox runs code on this machine: its keys are made for this run and die with it. codeapi is run
+// with its production auth (a token the worker mints per request, signed with this run's key pair);
+// LibreCodeInterpreter with this run's API key.
+const sandboxKey = generateKeyPairSync('ed25519');
+const lciKey = randomBytes(24).toString('base64url');
+const sb = await startSandbox({
+  port: 0,
+  log: () => {},
+  apiKey: lciKey,
+  codeapiJwt: { publicKeyPem: sandboxKey.publicKey.export({ type: 'spki', format: 'pem' }).toString(), kid: 'demo' },
+});
 const base = opts.dialect === 'codeapi' ? sb.codeapiUrl : sb.lciUrl;
+const sandboxAuth =
+  opts.dialect === 'codeapi'
+    ? { SANDBOX_AUTH: 'codeapi-jwt', SANDBOX_JWT_KID: 'demo', SANDBOX_JWT_PRIVATE_KEY: sandboxKey.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() }
+    : { SANDBOX_CREDENTIAL: lciKey };
 const w = await startWorker({
   port: opts.port === '0' ? undefined : Number(opts.port),
   env: {
     WORKER_AUTH_SECRET: secret,
     SANDBOX_URL: base,
     SANDBOX_DIALECT: opts.dialect,
-    SANDBOX_CREDENTIAL: opts.dialect === 'codeapi' ? 'demo-credential' : 'test-key',
+    ...sandboxAuth,
     GATE_CONFIG: JSON.stringify(DECLARED),
   },
 });

@@ -23,6 +23,7 @@ const MAX_RECORDED = 100;
  * @property {'codeapi'|'librecodeinterpreter'|null} dialect  null = either
  * @property {string[]|null} path  leading route segments to match, null = any
  * @property {number} remaining
+ * @property {number} skip  matching requests let through before the fault applies ("the second upload fails")
  * @property {Fault} fault
  */
 
@@ -47,6 +48,8 @@ export function parseFaultSpec(input, defaultDialect) {
   }
   const times = spec.times ?? 1;
   if (!Number.isInteger(times) || times < 1) return { ok: false, error: 'times must be a positive integer' };
+  const skip = spec.skip ?? 0;
+  if (!Number.isInteger(skip) || skip < 0) return { ok: false, error: 'skip must be a non-negative integer' };
   const fault = spec.fault;
   if (typeof fault !== 'object' || fault === null || !FAULT_KINDS.has(fault.kind)) {
     return { ok: false, error: `fault.kind must be one of: ${[...FAULT_KINDS].join(', ')}` };
@@ -63,7 +66,7 @@ export function parseFaultSpec(input, defaultDialect) {
   if (fault.kind === 'keepalive-error' && fault.afterMs !== undefined && !(Number.isFinite(fault.afterMs) && fault.afterMs >= 0)) {
     return { ok: false, error: 'fault.afterMs must be a non-negative number' };
   }
-  return { ok: true, value: { dialect, path, remaining: times, fault } };
+  return { ok: true, value: { dialect, path, remaining: times, skip, fault } };
 }
 
 export class FaultQueue {
@@ -94,6 +97,10 @@ export class FaultQueue {
       (item.path === null || item.path.every((seg, i) => segments[i] === seg)));
     if (index < 0) return null;
     const item = this.items[index];
+    if (item.skip > 0) {
+      item.skip -= 1;
+      return null;
+    }
     item.remaining -= 1;
     if (item.remaining <= 0) this.items.splice(index, 1);
     return item.fault;

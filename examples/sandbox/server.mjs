@@ -63,6 +63,8 @@ export async function startSandbox(options = {}) {
 
   /** @type {Set<() => void>} */
   const active = new Set();
+  /** Whether a request's Host names this server (set once it listens, on its port). */
+  let allowedHost = (/** @type {string | undefined} */ _host) => false;
   const store = new ObjectStore(join(dataDir, 'objects'), { ttlMs: options.fileTtlMs });
   const faults = new FaultQueue();
   const stats = new Stats();
@@ -77,6 +79,12 @@ export async function startSandbox(options = {}) {
    * @param {import('node:http').ServerResponse} res
    */
   async function handle(req, res) {
+    // A page of any origin can resolve its own name to 127.0.0.1 (DNS rebinding) and then reach this
+    // server, which runs code: only requests addressed to this server by its loopback names are served.
+    if (!allowedHost(req.headers.host)) {
+      sendJson(res, 421, { error: 'Misdirected request: this sandbox answers only to 127.0.0.1, localhost or [::1] with its port' });
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const segments = url.pathname.split('/').filter(Boolean).map((s) => { try { return decodeURIComponent(s); } catch { return s; } });
     const dialectName = BASES[/** @type {keyof typeof BASES} */ (segments[0])] ?? null;
@@ -133,6 +141,8 @@ export async function startSandbox(options = {}) {
   });
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   const url = `http://127.0.0.1:${address.port}`;
+  const hosts = new Set(['127.0.0.1', 'localhost', '[::1]'].map((h) => `${h}:${address.port}`));
+  allowedHost = (/** @type {string | undefined} */ host) => host !== undefined && hosts.has(host.toLowerCase());
 
   let closing;
   return {
