@@ -123,7 +123,7 @@ describe('a worker configured for an audience, or without its secret', () => {
     }
   });
 
-  test('no WORKER_AUTH_SECRET, or one that is no key: every route answers 500 naming the setting', async () => {
+  test('no WORKER_AUTH_SECRET, or one that is no key: every route answers 500, the log (not the answer) names the setting', async () => {
     // Empty; too short; 32 spaces (text, not a key); 16 bytes as hex; 32 zero bytes as base64.
     for (const secret of ['', 'short', ' '.repeat(32), 'ab'.repeat(16), 'A'.repeat(43)]) {
       const w = await worker(box.sb, 'codeapi', DECLARED, undefined, { WORKER_AUTH_SECRET: secret });
@@ -135,7 +135,11 @@ describe('a worker configured for an audience, or without its secret', () => {
             const answer = await res.json();
             assert.equal(res.status, 500, `${method} ${path}`);
             assert.equal(answer.error.code, 'auth_not_configured');
-            assert.match(answer.error.message, /WORKER_AUTH_SECRET/);
+            // Nothing of the configuration reaches a caller (who is not authenticated yet): not the
+            // setting, not how many bytes it decodes to. The request id leads to the log line that says.
+            assert.doesNotMatch(answer.error.message, /WORKER_AUTH|bytes|\d/);
+            assert.equal(res.headers.get('x-request-id'), answer.error.requestId);
+            await waitForLog(w, answer.error.requestId, /WORKER_AUTH_SECRET/);
           }
         }
         assert.deepEqual(await sandboxRequests(box.sb), requestsBefore);
@@ -146,6 +150,14 @@ describe('a worker configured for an audience, or without its secret', () => {
     assert.ok(SECRET.length >= 32);
   });
 });
+
+/** Waits for the worker's log line of request `id` and checks it says `what`. */
+async function waitForLog(w, id, what) {
+  for (let i = 0; i < 50 && !w.output().includes(id); i++) await new Promise((r) => setTimeout(r, 20));
+  const line = w.output().split('\n').find((l) => l.includes(id));
+  assert.ok(line, `a log line for request ${id}`);
+  assert.match(line, what);
+}
 
 describe('callers\' tokens as a deployment issues them: public keys, a JWKS, an issuer', () => {
   /** A key pair of `type`, its public half as a JWK with `kid`. */
@@ -182,22 +194,27 @@ describe('callers\' tokens as a deployment issues them: public keys, a JWKS, an 
       await w.stop();
     }
     const ec = pair('ec', undefined, { namedCurve: 'P-256' });
-    const single = await worker(box.sb, 'codeapi', DECLARED, undefined, { WORKER_AUTH_SECRET: '', WORKER_AUTH_PUBLIC_KEY: ec.publicKey.export({ type: 'spki', format: 'pem' }).toString() });
+    const single = await worker(box.sb, 'codeapi', DECLARED, undefined, { WORKER_AUTH_SECRET: '', WORKER_AUTH_PUBLIC_KEY: ec.publicKey.export({ type: 'spki', format: 'pem' }).toString(), AUTH_ISSUER: 'https://auth.example/' });
     try {
-      const good = await forge({ privateKey: ec.privateKey, alg: 'ES256', sub: USER });
+      const good = await forge({ privateKey: ec.privateKey, alg: 'ES256', sub: USER, issuer: 'https://auth.example/' });
       assert.equal((await api(single, '/conversations/ec/files', { headers: { authorization: `Bearer ${good}` } }, null)).status, 200);
-      const other = await forge({ privateKey: pair('ec', undefined, { namedCurve: 'P-256' }).privateKey, alg: 'ES256', sub: USER });
+      const other = await forge({ privateKey: pair('ec', undefined, { namedCurve: 'P-256' }).privateKey, alg: 'ES256', sub: USER, issuer: 'https://auth.example/' });
       assert.equal((await api(single, '/conversations/ec/files', { headers: { authorization: `Bearer ${other}` } }, null)).status, 401);
     } finally {
       await single.stop();
     }
   });
 
-  test('an unusable key setting is a 500 naming it', async () => {
+  test('an unusable key setting, or a JWKS or public key without AUTH_ISSUER, is a 500 the log names', async () => {
+    const issuer = { AUTH_ISSUER: 'https://auth.example/' };
+    const jwks = JSON.stringify({ keys: [pair('ed25519', 'k').jwk] });
     for (const [env, name] of [
-      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_JWKS: 'not json' }, /WORKER_AUTH_JWKS/],
-      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_JWKS: '{"keys":[]}' }, /WORKER_AUTH_JWKS/],
-      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----' }, /WORKER_AUTH_PUBLIC_KEY/],
+      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_JWKS: 'not json', ...issuer }, /WORKER_AUTH_JWKS/],
+      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_JWKS: '{"keys":[]}', ...issuer }, /WORKER_AUTH_JWKS/],
+      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----', ...issuer }, /WORKER_AUTH_PUBLIC_KEY/],
+      // Two issuers whose keys share a JWKS would have one user for two equal `sub`s: the issuer is required.
+      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_JWKS: jwks }, /AUTH_ISSUER/],
+      [{ WORKER_AUTH_SECRET: '', WORKER_AUTH_PUBLIC_KEY: pair('ed25519').publicKey.export({ type: 'spki', format: 'pem' }).toString() }, /AUTH_ISSUER/],
     ]) {
       const w = await worker(box.sb, 'codeapi', DECLARED, undefined, env);
       try {
@@ -205,7 +222,8 @@ describe('callers\' tokens as a deployment issues them: public keys, a JWKS, an 
         const body = await res.json();
         assert.equal(res.status, 500, JSON.stringify(body));
         assert.equal(body.error.code, 'auth_not_configured');
-        assert.match(body.error.message, name);
+        assert.doesNotMatch(body.error.message, /WORKER_AUTH|AUTH_ISSUER|jose|RSA|bits/);
+        await waitForLog(w, body.error.requestId, name);
       } finally {
         await w.stop();
       }

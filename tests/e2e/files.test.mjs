@@ -146,9 +146,10 @@ for (const dialect of DIALECTS) {
         assert.equal(res.status, 404, name);
         assert.equal((await res.json()).error.code, 'file_not_found');
       }
-      // The sandbox saw each caller as its user, and different runtime hints.
+      // The sandbox saw each caller as its user (the worker's subject for them), and different runtime hints.
+      const { sandboxSubject } = await import('../../examples/worker/src/sandbox-auth.js');
       const [a, b] = (await execRequests(box.sb)).filter((e) => e.dialect === dialect).slice(-2);
-      assert.deepEqual([a.body.user_id, b.body.user_id], [alice, bob]);
+      assert.deepEqual([a.body.user_id, b.body.user_id], [await sandboxSubject('', alice), await sandboxSubject('', bob)]);
       if (dialect === 'codeapi') assert.notEqual(a.body.runtime_session_hint, b.body.runtime_session_hint);
       // Alice still has hers.
       assert.equal(await snapshotText(w, 'shared-id', alice), aliceSnap);

@@ -28,16 +28,27 @@ test('the defaults a host would expect, and an unusable setting is a 500 naming 
     RUNS_PER_MINUTE: 120,
     MAX_CONCURRENT_RUNS: 8,
     MAX_FILES_PER_PARTITION: 1000,
+    MAX_PARTITIONS_PER_CONVERSATION: 16,
+    MAX_SNAPSHOT_BYTES: 4 * 1024 * 1024,
     MAX_REFS_PER_PRIME: 100,
     MAX_ANSWER_BYTES: 16 * 1024 * 1024,
     REF_TTL_S: 30 * 24 * 60 * 60,
+    UPKEEP_PER_MINUTE: 2000,
+    KEPT_BYTES_PER_USER: 1024 * 1024 * 1024,
+    KEPT_TTL_S: 30 * 24 * 60 * 60,
   });
   assert.deepEqual(limitsFrom({}), { ...LIMIT_DEFAULTS });
   assert.equal(limitsFrom({ MAX_FILE_BYTES: '10' }).MAX_FILE_BYTES, 10);
-  assert.throws(() => limitsFrom({ RATE_LIMIT_PER_MINUTE: 'lots' }), (e) => e.status === 500 && /RATE_LIMIT_PER_MINUTE/.test(e.message));
+  // A setting's value is never repeated (it may sit beside a secret): only its name.
+  assert.throws(() => limitsFrom({ RATE_LIMIT_PER_MINUTE: 'lots' }), (e) => e.status === 500 && /RATE_LIMIT_PER_MINUTE/.test(e.message) && !/lots/.test(e.message));
   assert.throws(() => limitsFrom({ MAX_BODY_BYTES: '0' }), (e) => e.status === 500);
-  // A request the run window could never hold is a setting error, not a request refused forever.
-  assert.throws(() => limitsFrom({ RUNS_PER_MINUTE: '10' }), (e) => e.status === 500 && /MAX_CALLS_PER_REQUEST/.test(e.message));
+  // Settings that depend on each other default consistently: fewer runs a minute lower the calls per
+  // request with them, and a smaller partition cap the upkeep budget.
+  assert.equal(limitsFrom({ RUNS_PER_MINUTE: '10' }).MAX_CALLS_PER_REQUEST, 10);
+  assert.equal(limitsFrom({ MAX_FILES_PER_PARTITION: '50' }).UPKEEP_PER_MINUTE, 100);
+  // Set against each other they are a setting error, not a request refused forever.
+  assert.throws(() => limitsFrom({ RUNS_PER_MINUTE: '10', MAX_CALLS_PER_REQUEST: '64' }), (e) => e.status === 500 && /MAX_CALLS_PER_REQUEST/.test(e.message));
+  assert.throws(() => limitsFrom({ UPKEEP_PER_MINUTE: '10' }), (e) => e.status === 500 && /UPKEEP_PER_MINUTE/.test(e.message));
 });
 
 test('body, calls, file size and rate: typed refusals that store nothing', async () => {

@@ -25,7 +25,13 @@ export const PRIME_SCOPE = 'files:prime';
 const unauthorized = (code, message) =>
   new Refusal(401, code, message, { 'www-authenticate': 'Bearer error="invalid_token"' });
 
-const notConfigured = (message) => new Refusal(500, 'auth_not_configured', message);
+/**
+ * The worker cannot verify callers. The caller is not authenticated yet, so the answer says nothing of
+ * the configuration: what is wrong (which setting) goes to the log under the request id.
+ * @param {string} detail
+ */
+const notConfigured = (detail) =>
+  new Refusal(500, 'auth_not_configured', 'the worker cannot verify callers: its caller authentication is not configured (its log names the setting under this request id)', {}, { detail });
 
 /**
  * The bytes of a secret written as text: hex (an even number of hex digits) or base64 / base64url. A
@@ -79,7 +85,7 @@ async function importPublicKey(text) {
     try {
       return { alg, key: await importJWK(jwk, alg) };
     } catch (e) {
-      throw notConfigured(`WORKER_AUTH_PUBLIC_KEY cannot be read as a ${alg} key: ${e.message}`);
+      throw notConfigured(`WORKER_AUTH_PUBLIC_KEY cannot be read as a ${alg} key: ${/** @type {Error} */ (e).message}`);
     }
   }
   const alg = pemAlgorithm(trimmed);
@@ -114,6 +120,11 @@ export function verifierOf(env) {
   const publicKey = typeof env.WORKER_AUTH_PUBLIC_KEY === 'string' && env.WORKER_AUTH_PUBLIC_KEY.trim() !== '' ? env.WORKER_AUTH_PUBLIC_KEY : undefined;
   if (secret === undefined && jwksText === undefined && publicKey === undefined) {
     return Promise.reject(notConfigured('no key verifies callers: set WORKER_AUTH_SECRET, WORKER_AUTH_JWKS or WORKER_AUTH_PUBLIC_KEY (the worker refuses every request until one is set)'));
+  }
+  // Keys of an identity provider verify the tokens of every issuer that shares them (a JWKS can hold
+  // several issuers' keys): without AUTH_ISSUER two issuers' equal `sub`s would be one user.
+  if ((jwksText !== undefined || publicKey !== undefined) && setting(env.AUTH_ISSUER) === undefined) {
+    return Promise.reject(notConfigured('AUTH_ISSUER is required with WORKER_AUTH_JWKS or WORKER_AUTH_PUBLIC_KEY: without it two issuers\' users of one sub would be one user'));
   }
   const cacheKey = JSON.stringify([secret, jwksText, publicKey]);
   let verifier = verifiers.get(cacheKey);
@@ -195,12 +206,13 @@ function scopesOf(payload) {
 const setting = (v) => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /**
- * The caller, from the request's bearer token: `{ user, scopes }`; throws a `Refusal` (401, or 500 when
+ * The caller, from the request's bearer token: `{ user, issuer, scopes }` (`issuer`: AUTH_ISSUER, or ''
+ * when a secret verifies callers without one: the secret's holder is the one issuer); throws a `Refusal` (401, or 500 when
  * no key is configured) otherwise.
  * @param {Request} request
  * @param {Record<string, unknown>} env the keys, `AUTH_ISSUER` and `AUTH_AUDIENCE` when tokens must name them
  * @param {number} [nowMs] the clock, for tests
- * @returns {Promise<{ user: string, scopes: string[] }>}
+ * @returns {Promise<{ user: string, issuer: string, scopes: string[] }>}
  */
 export async function authenticate(request, env, nowMs = Date.now()) {
   const verifier = await verifierOf(env);
@@ -234,5 +246,5 @@ export async function authenticate(request, env, nowMs = Date.now()) {
   if (typeof payload.sub !== 'string' || !SUBJECT.test(payload.sub)) {
     throw unauthorized('invalid_subject', 'sub must be 1 to 128 characters of A-Z a-z 0-9 . _ : @ -');
   }
-  return { user: payload.sub, scopes: scopesOf(payload) };
+  return { user: payload.sub, issuer: issuer ?? '', scopes: scopesOf(payload) };
 }

@@ -15,8 +15,8 @@
 // request form one event batch, as the SDK's ToolNode dispatches them: every call sees the session as it
 // was before the batch, and the answers are folded together once all are back.
 import { authenticate } from './auth.js';
-import { SCOPE_HEADER, USER_HEADER } from './conversation.js';
-import { Refusal, problem, refused } from './errors.js';
+import { ISSUER_HEADER, REQUEST_HEADER, SCOPE_HEADER, USER_HEADER } from './conversation.js';
+import { answerFor } from './errors.js';
 import { limitsFrom, readBody } from './limits.js';
 import { conversationName, routeOf } from './routes.js';
 import { userCall } from './user.js';
@@ -26,14 +26,15 @@ export { User } from './user.js';
 
 /**
  * The request the conversation's object gets: the caller's body (read within its limit), its content
- * type, and the authenticated user; not the caller's token, nor any other header of theirs.
+ * type, the authenticated user and the request's id; not the caller's token, nor any other header of theirs.
  * @param {Request} request
  * @param {import('./routes.js').Route} route
  * @param {ReturnType<typeof limitsFrom>} limits
- * @param {{ user: string, scopes: string[] }} caller
+ * @param {{ user: string, issuer: string, scopes: string[] }} caller
+ * @param {string} requestId
  */
-async function inward(request, route, limits, { user, scopes }) {
-  const headers = { [USER_HEADER]: user, [SCOPE_HEADER]: scopes.join(' ') };
+async function inward(request, route, limits, { user, issuer, scopes }, requestId) {
+  const headers = { [USER_HEADER]: user, [ISSUER_HEADER]: issuer, [SCOPE_HEADER]: scopes.join(' '), [REQUEST_HEADER]: requestId };
   const type = request.headers.get('content-type');
   if (type !== null) headers['content-type'] = type;
   if (request.method === 'GET') return new Request(request.url, { method: 'GET', headers });
@@ -47,6 +48,8 @@ async function inward(request, route, limits, { user, scopes }) {
 export default {
   /** @param {Request} request @param {any} env */
   async fetch(request, env) {
+    // Every answer names its request (`x-request-id`, and `error.requestId`): the worker's log says the rest.
+    const requestId = crypto.randomUUID();
     try {
       // Who is asking comes first: an unauthenticated caller learns nothing, not even which routes exist.
       const caller = await authenticate(request, env);
@@ -54,12 +57,11 @@ export default {
       const limits = limitsFrom(env);
       // The user's own limits, across all their conversations, before a byte of the body is read.
       await userCall(env, caller.user, 'admit', { runs: route.action === 'tool-calls' });
-      const forwarded = await inward(request, route, limits, caller);
+      const forwarded = await inward(request, route, limits, caller, requestId);
       const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(conversationName(caller.user, route.conversation)));
       return await stub.fetch(forwarded);
     } catch (e) {
-      if (e instanceof Refusal) return refused(e);
-      return problem(500, 'internal', `the worker failed: ${e?.message ?? e}`);
+      return answerFor(e, requestId);
     }
   },
 };

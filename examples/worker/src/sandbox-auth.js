@@ -8,6 +8,12 @@
 //   after `iat`, `principal_source`, `auth_context_hash`), signed with `SANDBOX_JWT_PRIVATE_KEY` (PKCS#8
 //   PEM: Ed25519 → EdDSA, RSA → RS256) under `SANDBOX_JWT_KID`. codeapi then keeps each user's files,
 //   rate limits and quotas apart itself. Signing is `jose`'s, never ours.
+//
+// Either way the sandbox's user is not the caller's `sub` as it is, but a subject of the worker's own
+// (`sandboxSubject`): a hash of the issuer the worker trusts and the `sub`, so that on a sandbox shared with
+// LibreChat or another worker no caller can be another system's user by choosing a `sub`. With
+// `SANDBOX_JWT_TENANT` the minted tokens also carry codeapi's `tenant_id`: the storage namespace of every
+// file, rate limit and quota the sandbox keeps for them.
 import { SignJWT, importPKCS8 } from 'jose';
 import { Refusal } from './errors.js';
 import { pemAlgorithm } from './keys.js';
@@ -17,11 +23,30 @@ export const MAX_SANDBOX_JWT_TTL_S = 300;
 /** The algorithms codeapi verifies. */
 const SIGNING_ALGS = ['EdDSA', 'RS256'];
 
-const unusable = (message) => new Refusal(500, 'worker_settings', message);
+/** A setting the worker cannot use: named, its value never repeated (`detail` goes to the log only). */
+const unusable = (message, detail) => new Refusal(500, 'worker_settings', message, {}, detail === undefined ? {} : { detail });
+/** codeapi's tenant ids: what its storage namespace is keyed on. */
+const TENANT = /^[A-Za-z0-9._:-]{1,128}$/;
+/** What the worker's sandbox subjects start with: no LibreChat user id (a 24-digit hex) looks like one. */
+export const SUBJECT_PREFIX = 'csgw_';
+
+/**
+ * The sandbox's user for a caller: `csgw_` and the SHA-256 (base64url) of the issuer the worker trusts
+ * (AUTH_ISSUER; '' for a secret's single issuer) and the caller's `sub`. The same caller is always the same
+ * sandbox user; no `sub` of another issuer, nor another system's user id, is.
+ * @param {string} issuer
+ * @param {string} sub
+ */
+export async function sandboxSubject(issuer, sub) {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(['code-session-gate-worker/subject', issuer, sub])));
+  let bin = '';
+  for (const b of new Uint8Array(digest)) bin += String.fromCharCode(b);
+  return SUBJECT_PREFIX + btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
 
 /**
  * @typedef {{ mode: 'static', credential: string | undefined }
- *   | { mode: 'codeapi-jwt', privateKeyPem: string, kid: string, ttlSeconds: number, issuer: string, audience: string }} SandboxAuth
+ *   | { mode: 'codeapi-jwt', privateKeyPem: string, kid: string, ttlSeconds: number, issuer: string, audience: string, tenant?: string }} SandboxAuth
  */
 
 /**
@@ -33,7 +58,7 @@ const unusable = (message) => new Refusal(500, 'worker_settings', message);
 export function sandboxAuthFrom(env, dialect) {
   const mode = env.SANDBOX_AUTH || 'static';
   if (mode === 'static') return { mode, credential: env.SANDBOX_CREDENTIAL || undefined };
-  if (mode !== 'codeapi-jwt') throw unusable(`SANDBOX_AUTH must be static or codeapi-jwt, not ${JSON.stringify(mode)}`);
+  if (mode !== 'codeapi-jwt') throw unusable('SANDBOX_AUTH must be static or codeapi-jwt');
   if (dialect !== 'codeapi') throw unusable('SANDBOX_AUTH = "codeapi-jwt" needs SANDBOX_DIALECT = "codeapi"');
   if (env.SANDBOX_CREDENTIAL) throw unusable('SANDBOX_CREDENTIAL is not used with SANDBOX_AUTH = "codeapi-jwt": unset it (the worker mints a token per request)');
   const privateKeyPem = env.SANDBOX_JWT_PRIVATE_KEY;
@@ -44,7 +69,11 @@ export function sandboxAuthFrom(env, dialect) {
   if (typeof kid !== 'string' || kid.trim() === '') throw unusable('SANDBOX_JWT_KID must name the key codeapi verifies the tokens with');
   const ttlSeconds = Number(env.SANDBOX_JWT_TTL_S ?? MAX_SANDBOX_JWT_TTL_S);
   if (!Number.isSafeInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > MAX_SANDBOX_JWT_TTL_S) {
-    throw unusable(`SANDBOX_JWT_TTL_S must be a whole number of seconds from 1 to ${MAX_SANDBOX_JWT_TTL_S}, not ${JSON.stringify(env.SANDBOX_JWT_TTL_S)}`);
+    throw unusable(`SANDBOX_JWT_TTL_S must be a whole number of seconds from 1 to ${MAX_SANDBOX_JWT_TTL_S}`);
+  }
+  const tenant = env.SANDBOX_JWT_TENANT || undefined;
+  if (tenant !== undefined && (typeof tenant !== 'string' || !TENANT.test(tenant))) {
+    throw unusable('SANDBOX_JWT_TENANT must be 1 to 128 characters of A-Z a-z 0-9 . _ : -');
   }
   return {
     mode,
@@ -53,6 +82,7 @@ export function sandboxAuthFrom(env, dialect) {
     ttlSeconds,
     issuer: env.SANDBOX_JWT_ISSUER || 'librechat',
     audience: env.SANDBOX_JWT_AUDIENCE || 'codeapi',
+    ...(tenant !== undefined ? { tenant } : {}),
   };
 }
 
@@ -72,7 +102,7 @@ function signingKey(pem) {
       try {
         return { alg, key: await importPKCS8(text, alg) };
       } catch (e) {
-        throw unusable(`SANDBOX_JWT_PRIVATE_KEY cannot be read as a ${alg} key: ${e.message}`);
+        throw unusable(`SANDBOX_JWT_PRIVATE_KEY cannot be read as a ${alg} key`, /** @type {Error} */ (e).message);
       }
     })();
     found.catch(() => signingKeys.delete(pem));
@@ -92,7 +122,8 @@ async function contextHash(auth, user) {
 }
 
 /**
- * A codeapi token for `user`, valid from `nowMs` for the configured lifetime.
+ * A codeapi token for the sandbox user `user` (a `sandboxSubject`), valid from `nowMs` for the configured
+ * lifetime.
  * @param {Extract<SandboxAuth, { mode: 'codeapi-jwt' }>} auth
  * @param {string} user
  * @param {number} [nowMs]
@@ -100,7 +131,8 @@ async function contextHash(auth, user) {
 export async function mintSandboxToken(auth, user, nowMs = Date.now()) {
   const { alg, key } = await signingKey(auth.privateKeyPem);
   const now = Math.floor(nowMs / 1000);
-  return new SignJWT({ principal_source: 'librechat_jwt', auth_context_hash: await contextHash(auth, user) })
+  const claims = { principal_source: 'librechat_jwt', auth_context_hash: await contextHash(auth, user), ...(auth.tenant !== undefined ? { tenant_id: auth.tenant } : {}) };
+  return new SignJWT(claims)
     .setProtectedHeader({ alg, kid: auth.kid, typ: 'JWT' })
     .setIssuer(auth.issuer)
     .setAudience(auth.audience)
