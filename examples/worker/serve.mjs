@@ -163,7 +163,8 @@ const worker :Workerd.Worker = (
  * @param {{ env: Record<string, string>, stateDir?: string, port?: number, pkgDir?: string, log?: (line: string) => void }} options
  * `stateDir` holds the config and the Durable Objects' storage: start again with the same one to find
  * the same conversations.
- * @returns {Promise<{ url: string, port: number, stateDir: string, output: () => string, stop(): Promise<void> }>}
+ * @returns {Promise<{ url: string, port: number, stateDir: string, output: () => string, stop(): Promise<void>, kill(): Promise<void> }>}
+ * `kill()` ends workerd at once (SIGKILL), as a crash would: what it had not written is lost.
  */
 export async function startWorker({ env, stateDir, port, pkgDir = join(ROOT, 'pkg'), log } = {}) {
   const bin = join(ROOT, 'node_modules', '.bin', 'workerd');
@@ -200,8 +201,14 @@ export async function startWorker({ env, stateDir, port, pkgDir = join(ROOT, 'pk
     port: at,
     stateDir: dir,
     output: () => output,
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       const quick = await Promise.race([exited.then(() => true), sleep(3000).then(() => false)]);

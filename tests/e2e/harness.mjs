@@ -164,3 +164,58 @@ export function partitionNames(snapshot, key = 'execute_code') {
   const entry = (doc.partitions ?? []).find(([k]) => k === key)?.[1];
   return (entry?.files ?? []).map((f) => f.name).sort();
 }
+
+/** POSTs a prime as `user` (a host's token with `host`); returns status and body, whatever they are. */
+export async function primeRaw(w, conversation, body, user = USER, host = false) {
+  const res = await fetch(`${w.url}/conversations/${conversation}/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await tokenFor(user, host ? PRIME_SCOPE : undefined)}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+/**
+ * A local sandbox whose codeapi runs its production auth (a token per request, verified with this key
+ * pair), and the worker settings that mint those tokens: codeapi then knows each user apart, as in
+ * production. `token(sub)` mints one for any subject (a host uploading a skill file, say).
+ */
+export async function jwtSandbox() {
+  const { generateKeyPairSync } = await import('node:crypto');
+  const { mintSandboxToken } = await import('../../examples/worker/src/sandbox-auth.js');
+  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+  const sb = await startSandbox({ keepaliveMs: 300, log: () => {}, codeapiJwt: { publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(), kid: 'e2e' } });
+  const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const env = { SANDBOX_AUTH: 'codeapi-jwt', SANDBOX_CREDENTIAL: '', SANDBOX_JWT_KID: 'e2e', SANDBOX_JWT_PRIVATE_KEY: privateKeyPem };
+  const token = (sub) => mintSandboxToken({ mode: 'codeapi-jwt', privateKeyPem, kid: 'e2e', ttlSeconds: 300, issuer: 'librechat', audience: 'codeapi' }, sub);
+  return { sb, env, token };
+}
+
+/**
+ * A host's upload straight to the sandbox, as LibreChat uploads a skill's or agent's files: codeapi with
+ * the identity fields (`kind`, `id`, `version`) and `bearer` (a token, or in the default mode any user);
+ * LibreCodeInterpreter into a new session. Answers the ref a host would prime (`kind`, `resource_id`, `version`).
+ * @param {{ kind: 'skill' | 'agent', id: string, version?: number }} owner
+ */
+export async function hostUpload(sb, dialect, filename, text, owner, bearer = 'host-admin') {
+  const form = new FormData();
+  if (dialect === 'codeapi') {
+    form.append('kind', owner.kind);
+    form.append('id', owner.id);
+    if (owner.version !== undefined) form.append('version', String(owner.version));
+  }
+  form.append('file', new Blob([text]), filename);
+  const headers = dialect === 'codeapi' ? { authorization: `Bearer ${bearer}` } : { 'x-api-key': LCI_KEY };
+  const res = await fetch(`${baseOf(sb, dialect)}/upload`, { method: 'POST', body: form, headers });
+  const out = await res.json();
+  if (res.status !== 200) throw new Error(`host upload: ${res.status} ${JSON.stringify(out)}`);
+  const file = out.files[0];
+  return {
+    id: file.fileId,
+    name: file.filename,
+    storage_session_id: out.storage_session_id ?? out.session_id,
+    kind: owner.kind,
+    resource_id: owner.id,
+    ...(owner.version !== undefined ? { version: owner.version } : {}),
+  };
+}

@@ -23,6 +23,9 @@ import {
   worker,
 } from './harness.mjs';
 
+// sandbox-auth.js imports jose from the worker's node_modules, which the harness installs first.
+const { sandboxSubject } = await import('../../examples/worker/src/sandbox-auth.js');
+
 const ALICE = 'alice@example';
 const BOB = 'bob@example';
 
@@ -64,16 +67,16 @@ for (const dialect of DIALECTS) {
       const before = await snapshotText(w, 'alice-conv', ALICE);
       const sandboxBefore = await sandboxRequests(box.sb);
       const attempts = [
-        ['Bob\'s ref', { files: [bobsRef] }, 'forbidden_file_ref'],
-        ['Bob\'s ref among her own names', { files: [{ ...bobsRef, name: 'mine.txt' }] }, 'forbidden_file_ref'],
-        ['a ref that steers the download URL', { files: [{ id: 'admin', name: 'x', storage_session_id: '..' }] }, 'forbidden_file_ref'],
-        ['a private agent\'s file', { files: [{ id: bobsRef.id, resource_id: 'agent_private', name: 'a.txt', storage_session_id: bobsRef.storage_session_id, kind: 'agent' }] }, 'forbidden_file_ref'],
-        ['a skill ref with a user\'s token', { files: [{ id: 'skillfile', resource_id: 'skill_x', name: 'SKILL.md', storage_session_id: 'sk', kind: 'skill', version: 1 }] }, 'forbidden_file_ref'],
-        ['Bob\'s exec session as hers', { files: [bobsRef], session_id: bobsRef.storage_session_id }, 'forbidden_session'],
+        ['Bob\'s ref', { files: [bobsRef] }, 403, 'forbidden_file_ref'],
+        ['Bob\'s ref among her own names', { files: [{ ...bobsRef, name: 'mine.txt' }] }, 403, 'forbidden_file_ref'],
+        ['a ref that steers the download URL', { files: [{ id: 'admin', name: 'x', storage_session_id: '..' }] }, 400, 'invalid_file_ref'],
+        ['a private agent\'s file', { files: [{ id: bobsRef.id, resource_id: 'agent_private', name: 'a.txt', storage_session_id: bobsRef.storage_session_id, kind: 'agent' }] }, 403, 'forbidden_file_ref'],
+        ['a skill ref with a user\'s token', { files: [{ id: 'skillfile00000000001a', resource_id: 'skill_x', name: 'SKILL.md', storage_session_id: 'skillstore0000000001a', kind: 'skill', version: 1 }] }, 403, 'forbidden_file_ref'],
+        ['Bob\'s exec session as hers', { files: [bobsRef], session_id: bobsRef.storage_session_id }, 403, 'forbidden_session'],
       ];
-      for (const [what, body, code] of attempts) {
+      for (const [what, body, status, code] of attempts) {
         const r = await primeAs(w, 'alice-conv', body, ALICE);
-        assert.equal(r.status, 403, `${what}: ${JSON.stringify(r.body)}`);
+        assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
         assert.equal(r.body.error.code, code, what);
       }
       assert.equal(await snapshotText(w, 'alice-conv', ALICE), before, 'nothing stored');
@@ -101,7 +104,7 @@ for (const dialect of DIALECTS) {
     });
 
     test('a host\'s token (scope files:prime) primes skill and agent refs; the partition\'s session stays the user\'s', async () => {
-      const skill = { id: 'skillfile00000000000001', resource_id: 'skill_x', name: 'SKILL.md', storage_session_id: 'skillstore000000000001', kind: 'skill', version: 2 };
+      const skill = { id: 'skillfile00000000001a', resource_id: 'skill_x', name: 'SKILL.md', storage_session_id: 'skillstore0000000001a', kind: 'skill', version: 2 };
       const r = await primeAs(w, 'alice-skill', { files: [skill] }, ALICE, true);
       assert.equal(r.status, 200, JSON.stringify(r.body));
       assert.equal(r.body.session.session_id, undefined, 'a shared ref never becomes the user\'s exec session');
@@ -258,7 +261,10 @@ describe('codeapi\'s production auth: a token per sandbox request, per user', ()
         assert.equal((await api(w, '/conversations/jwt/files/up.txt', { method: 'PUT', body: 'U' }, BOB)).status, 200);
         const tokens = sb.codeapiTokens;
         assert.equal(tokens.length, 4, 'exec, exec, download, upload: each one token');
-        assert.deepEqual(tokens.map((t) => t.claims.sub), [ALICE, ALICE, ALICE, BOB]);
+        // The sandbox's user is the worker's subject for the caller (a hash with the issuer), never the `sub` as it is.
+        assert.deepEqual(tokens.map((t) => t.claims.sub), [await sandboxSubject('', ALICE), await sandboxSubject('', ALICE), await sandboxSubject('', ALICE), await sandboxSubject('', BOB)]);
+        assert.match(tokens[0].claims.sub, /^csgw_[A-Za-z0-9_-]{43}$/);
+        assert.equal(tokens[0].claims.tenant_id, undefined, 'no tenant unless SANDBOX_JWT_TENANT says');
         assert.equal(new Set(tokens.map((t) => t.claims.jti)).size, 4, 'a fresh jti each');
         for (const { header, claims } of tokens) {
           assert.equal(header.alg, type === 'rsa' ? 'RS256' : 'EdDSA');
@@ -279,7 +285,7 @@ describe('codeapi\'s production auth: a token per sandbox request, per user', ()
           privateKey,
           kid: 'worker-key',
           alg: type === 'rsa' ? 'RS256' : 'EdDSA',
-          sub: BOB,
+          sub: await sandboxSubject('', BOB),
           issuer: 'librechat',
           audience: 'codeapi',
           ttlSeconds: 300,

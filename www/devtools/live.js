@@ -25,6 +25,18 @@ export class WorkerError extends Error {
 }
 
 /**
+ * A call's artifact as the sandbox answered it: the worker lists each call's own files, and the files it
+ * answered back unchanged (inherited echoes) once per batch (`inherited`, with their count per call).
+ * One call per request, as the page sends them, makes the batch's echoes that call's.
+ * @param {any} artifact @param {unknown} inherited
+ */
+function withEchoes(artifact, inherited) {
+  const { inherited: count, ...rest } = artifact;
+  if (typeof count !== 'number' || count === 0 || !Array.isArray(inherited) || !Array.isArray(rest.files)) return rest;
+  return { ...rest, files: [...inherited, ...rest.files] };
+}
+
+/**
  * Sends the trace's calls one by one to a fresh conversation of the worker and returns, per step, what
  * the sandbox answered: `{ result: { status, artifact? }, output?, error?, sent? }`. The result is what
  * the page then replays in place of the trace's own.
@@ -46,8 +58,9 @@ export async function sendToWorker(trace) {
       throw new WorkerError(`${error.message ?? `the worker answered ${res.status}`}`, error.code ?? `http_${res.status}`, `steps[${i}]`);
     }
     const r = body.results[0] ?? {};
+    const artifact = r.artifact === undefined ? undefined : withEchoes(r.artifact, body.inherited);
     answers.push({
-      result: { status: r.status === 'error' ? 'error' : 'success', ...(r.artifact !== undefined ? { artifact: r.artifact } : {}) },
+      result: { status: r.status === 'error' ? 'error' : 'success', ...(artifact !== undefined ? { artifact } : {}) },
       ...(r.output ? { output: r.output } : {}),
       ...(r.error ? { error: { name: 'SandboxError', code: r.error.code, path: '', message: r.error.message } } : {}),
     });

@@ -4,26 +4,7 @@
 // the Durable Object (src/conversation.js) and the plain-host runner (host.mjs), so that workerd, Node and
 // Deno run the very same steps.
 import { forward } from './forward.js';
-
-/**
- * Runs `jobs` with at most `limit` of them in flight, keeping their order in the answer.
- * @template T
- * @param {(() => Promise<T>)[]} jobs
- * @param {number} limit
- * @returns {Promise<T[]>}
- */
-async function pooled(jobs, limit) {
-  const out = new Array(jobs.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      out[i] = await jobs[i]();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, jobs.length)) }, lane));
-  return out;
-}
+import { pooled } from './pool.js';
 
 /** A sent ref's identity, for listing each file once per batch. */
 const refIdentity = (f) => `${f.storage_session_id}\u0000${f.id}`;
@@ -56,8 +37,12 @@ function sentOnce(settled) {
  *   how many calls go to the sandbox at once (all by default); `admit` is asked, once the batch is planned,
  *   for the dispatched count and answers the concurrency (it throws to refuse the batch, which is then
  *   abandoned); `blocked`: expired files no call may be sent without
- * @returns {Promise<{ end: string, results: object[], sent: { files: object[], refs: object[] }, given: object[] }>}
- *   throws the gate's error when the batch cannot be planned; `given`: the file refs the answers gave
+ * @returns {Promise<{ end: string, results: object[], sent: { files: object[], refs: object[] }, inherited: object[], written: object[], artifacts: Map<string, object> }>}
+ *   throws the gate's error when the batch cannot be planned. Each call's `artifact` lists the files that
+ *   call wrote; the ones it was given and answered back unchanged (inherited echoes, the same for every
+ *   call of the batch, a thousand on a full partition) are listed once, in `inherited`, and counted per
+ *   call (`artifact.inherited`). `written`: every file the calls wrote (not inherited), each once;
+ *   `artifacts`: each dispatched call's artifact as the sandbox answered it (a recorded trace keeps these)
  */
 export async function runBatch(gate, sandbox, calls, options, run = {}) {
   const batch = gate.beginEventBatch(calls, options);
@@ -83,11 +68,15 @@ export async function runBatch(gate, sandbox, calls, options, run = {}) {
     gate.abandon(batch.id);
     throw e;
   }
-  const given = [];
+  const written = new Map();
+  const inherited = new Map();
+  const artifacts = new Map();
   batch.dispatch.forEach((request, i) => {
     const s = settled[i];
-    for (const f of s.artifact?.files ?? []) given.push(f);
-    // The artifact is what the gate folded: a host (or the devtools page's live mode) can fold it too.
+    if (s.artifact) artifacts.set(request.id, s.artifact);
+    const artifact = s.artifact && compact(s.artifact, written, inherited);
+    // The artifact is what the gate folded: a host (or the devtools page's live mode) can fold it too,
+    // with the batch's `inherited` files before the call's own.
     byId.set(request.id, {
       status: s.status,
       sent: s.sent && {
@@ -98,13 +87,40 @@ export async function runBatch(gate, sandbox, calls, options, run = {}) {
       },
       output: s.output,
       error: s.error,
-      artifact: s.artifact,
+      artifact,
     });
   });
   return {
     end,
     results: calls.map((c) => ({ id: c.id, name: c.name, verdict: gate.classify(c.name), ...byId.get(c.id) })),
     sent: sentOnce(settled),
-    given,
+    inherited: [...inherited.values()],
+    written: [...written.values()],
+    artifacts,
   };
+}
+
+/**
+ * A call's artifact as the answer lists it: the files it wrote, and the count of the inherited echoes,
+ * which go to the batch's `inherited` (each once, by identity and name); `written` collects the written
+ * files by identity and name.
+ * @param {any} artifact
+ * @param {Map<string, any>} written
+ * @param {Map<string, any>} inherited
+ */
+function compact(artifact, written, inherited) {
+  if (!Array.isArray(artifact.files)) return artifact;
+  const own = [];
+  let echoes = 0;
+  for (const f of artifact.files) {
+    const key = `${refIdentity(f)}\u0000${f?.name}`;
+    if (f?.inherited === true) {
+      echoes += 1;
+      if (!inherited.has(key)) inherited.set(key, f);
+    } else {
+      own.push(f);
+      if (!written.has(key)) written.set(key, f);
+    }
+  }
+  return { ...artifact, files: own, inherited: echoes };
 }

@@ -201,11 +201,12 @@ function ownerQuery(sandbox, url, user, ref) {
  * Whether the sandbox still has a file: `{ state: 'present', lastModified? }`, `{ state: 'missing' }` —
  * 404, or codeapi's 403 once the session's key has expired (the same answer as for a ref that was never
  * the user's, which the worker never sends) — or `{ state: 'unknown', detail }` when the sandbox could
- * not say (another status, no answer): the caller decides.
+ * not say (another status, no answer): the caller decides; `{ state: 'limited' }` for its 429 (with its
+ * Retry-After), which the caller answers as the request's own 429.
  * @param {import('./forward.js').SandboxSettings} sandbox
  * @param {string} user
  * @param {{ id: string, storage_session_id: string, kind?: string, resource_id?: string, version?: number }} ref
- * @returns {Promise<{ state: 'present', lastModified?: number } | { state: 'missing' } | { state: 'unknown', detail: string }>}
+ * @returns {Promise<{ state: 'present', lastModified?: number } | { state: 'missing' } | { state: 'limited', retryAfter?: string } | { state: 'unknown', detail: string }>}
  */
 export async function probeFile(sandbox, user, ref) {
   let url;
@@ -223,6 +224,11 @@ export async function probeFile(sandbox, user, ref) {
   if (res.status === 404 || res.status === 403) {
     await res.body?.cancel();
     return { state: 'missing' };
+  }
+  if (res.status === 429) {
+    await res.body?.cancel();
+    const retryAfter = res.headers.get('retry-after');
+    return retryAfter ? { state: 'limited', retryAfter } : { state: 'limited' };
   }
   if (res.status !== 200) {
     await res.body?.cancel();
@@ -279,9 +285,32 @@ export async function fetchFile(sandbox, user, ref, max) {
 const dispositionName = (name) => encodeURIComponent(name.split('/').pop() ?? name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /**
+ * A file served as an attachment that no browser renders in the worker's origin (`Content-Disposition:
+ * attachment`, `nosniff`, `Content-Security-Policy: sandbox`), whether its bytes come from the sandbox or
+ * from the worker's kept copy.
+ * @param {{ name: string }} ref
+ * @param {ReadableStream | Uint8Array | null} body
+ * @param {string | null} contentType
+ * @param {string | number | null} length
+ */
+export function attachment(ref, body, contentType, length) {
+  /** @type {Record<string, string>} */
+  const headers = {
+    'content-type': contentType ?? 'application/octet-stream',
+    'content-disposition': `attachment; filename*=UTF-8''${dispositionName(ref.name)}`,
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': 'sandbox',
+    'cache-control': 'private, no-store',
+  };
+  if (length !== null) headers['content-length'] = String(length);
+  return new Response(body, { headers });
+}
+
+/**
  * The sandbox's answer for a file of the caller's partition: its bytes as a stream, with the sandbox's
- * content type and length — served as an attachment that no browser renders in the worker's origin
- * (`Content-Disposition: attachment`, `nosniff`, `Content-Security-Policy: sandbox`).
+ * content type and length, as an `attachment`. A file the sandbox no longer has (or no longer lets this
+ * user read: codeapi's 403 once its storage key expired) is the typed refusal `file_gone` /
+ * `forbidden_file_ref`, which the caller may answer from the kept bytes instead.
  * @param {import('./forward.js').SandboxSettings} sandbox
  * @param {string} user
  * @param {{ id: string, name: string, storage_session_id?: string, kind?: string, resource_id?: string, version?: number }} ref
@@ -291,14 +320,5 @@ export async function downloadFile(sandbox, user, ref) {
   const url = ownerQuery(sandbox, sandboxUrl(sandbox, 'download', [ref.storage_session_id, ref.id]), user, ref);
   const res = await send(sandbox, url, { headers: { ...(await credentialHeaders(sandbox)), 'user-id': user } }, 'download');
   if (res.status !== 200) throw await fromSandbox(res, 'download');
-  const headers = {
-    'content-type': res.headers.get('content-type') ?? 'application/octet-stream',
-    'content-disposition': `attachment; filename*=UTF-8''${dispositionName(ref.name)}`,
-    'x-content-type-options': 'nosniff',
-    'content-security-policy': 'sandbox',
-    'cache-control': 'private, no-store',
-  };
-  const length = res.headers.get('content-length');
-  if (length !== null) headers['content-length'] = length;
-  return new Response(res.body, { headers });
+  return attachment(ref, res.body, res.headers.get('content-type'), res.headers.get('content-length'));
 }

@@ -74,15 +74,24 @@ export async function load(storage) {
 }
 
 /**
- * Writes `doc` in one transaction, deleting the chunks of the previous layout it no longer uses.
+ * Writes `doc` in one transaction, deleting the chunks of the previous layout it no longer uses, together
+ * with `writes` (the ledger's entries put and deleted, src/ledger.js): a partition and the records of the
+ * files it names change together or not at all. `doc` undefined writes `writes` alone.
  * @param {DurableObjectStorage} storage
  * @param {any} doc
+ * @param {{ put?: Record<string, unknown>, delete?: string[] }} [writes]
  */
-export async function save(storage, doc) {
-  const entries = layout(doc);
+export async function save(storage, doc, writes = {}) {
+  const entries = doc === undefined ? new Map() : layout(doc);
+  for (const [k, v] of Object.entries(writes.put ?? {})) entries.set(k, v);
+  const gone = writes.delete ?? [];
   await storage.transaction(async (txn) => {
-    const old = await txn.list({ prefix: 'files:' });
-    const stale = [...old.keys()].filter((k) => !entries.has(k));
+    const stale = [];
+    if (doc !== undefined) {
+      const old = await txn.list({ prefix: 'files:' });
+      for (const k of old.keys()) if (!entries.has(k)) stale.push(k);
+    }
+    for (const k of gone) if (!entries.has(k)) stale.push(k);
     // put/delete take at most 128 keys per call.
     const all = [...entries];
     for (let i = 0; i < all.length; i += 128) await txn.put(Object.fromEntries(all.slice(i, i + 128)));
