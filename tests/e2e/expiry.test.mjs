@@ -4,26 +4,17 @@
 // without it; a conversation can be deleted, by its owner only. In workerd, against the local sandbox in
 // both dialects, its storage sessions expired on request (`POST /__control/expire`).
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DECLARED } from '../../examples/worker/scenario.js';
-import { DIALECTS, api, execRequests, one, partitionNames, sandboxPaths, snapshotText, tempDir, useSandbox, worker } from './harness.mjs';
+import { DIALECTS, api, execRequests, expireAll, keptObjects, one, partitionNames, sandboxPaths, snapshotText, tempDir, useSandbox, worker } from './harness.mjs';
 
 const box = useSandbox();
 
-/** Every storage session of the local sandbox expires now, as both real servers' do after about a day. */
-async function expireAll(sb) {
-  const res = await fetch(`${sb.url}/__control/expire`, { method: 'POST', body: '{}' });
-  assert.equal(res.status, 200);
-}
 
 /** The partition's file named `name` in a snapshot. */
 const fileNamed = (snapshot, name) => JSON.parse(snapshot).partitions[0][1].files.find((f) => f.name === name);
 
-/** The objects kept in the local bucket (its metadata files on disk). */
-const keptObjects = (stateDir) => readdirSync(join(stateDir, 'r2')).filter((f) => f.endsWith('.meta'));
 
 for (const dialect of DIALECTS) {
   describe(`files past the sandbox's expiry, ${dialect}`, () => {

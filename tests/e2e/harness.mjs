@@ -1,5 +1,5 @@
 // Shared by the end-to-end tests: the sandbox (in-process), workers in workerd, and small HTTP helpers.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -219,3 +219,12 @@ export async function hostUpload(sb, dialect, filename, text, owner, bearer = 'h
     ...(owner.version !== undefined ? { version: owner.version } : {}),
   };
 }
+
+/** Every storage session of the local sandbox expires now, as both real servers' do after about a day. */
+export async function expireAll(sb) {
+  const res = await fetch(`${sb.url}/__control/expire`, { method: 'POST', body: '{}' });
+  if (res.status !== 200) throw new Error(`expire: ${res.status} ${await res.text()}`);
+}
+
+/** The objects a worker kept in its local bucket (their metadata files on disk under `stateDir`). */
+export const keptObjects = (stateDir) => readdirSync(join(stateDir, 'r2')).filter((f) => f.endsWith('.meta'));

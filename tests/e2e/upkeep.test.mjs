@@ -6,24 +6,15 @@
 // against the local sandbox, its storage sessions expired on request (`POST /__control/expire`).
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DECLARED } from '../../examples/worker/scenario.js';
-import { DIALECTS, api, execRequests, fault, one, partitionNames, primeRaw, sandboxPaths, sandboxRequests, snapshotText, tempDir, useSandbox, worker } from './harness.mjs';
+import { DIALECTS, api, execRequests, expireAll, fault, keptObjects, one, partitionNames, primeRaw, sandboxPaths, sandboxRequests, snapshotText, tempDir, useSandbox, worker } from './harness.mjs';
 
 const box = useSandbox();
 
-/** Every storage session of the local sandbox expires now, as both real servers' do after about a day. */
-async function expireAll(sb) {
-  const res = await fetch(`${sb.url}/__control/expire`, { method: 'POST', body: '{}' });
-  assert.equal(res.status, 200);
-}
 
 const sha = (bytes) => createHash('sha256').update(bytes).digest('hex');
-/** The objects kept in the local bucket (its metadata files on disk). */
-const keptObjects = (stateDir) => readdirSync(join(stateDir, 'r2')).filter((f) => f.endsWith('.meta'));
 /** Requests of one kind the sandbox received since `from` (an index into its path log). */
 const since = async (sb, from, pattern) => (await sandboxPaths(sb)).slice(from).filter((p) => pattern.test(p));
 
