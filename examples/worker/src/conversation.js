@@ -120,9 +120,9 @@ export class Conversation {
   /**
    * Writes the snapshot (when it changed) and `writes` (ledger entries) in one storage transaction.
    * @param {import('./ledger.js').LedgerWrites} [writes]
+   * @param {string} [text] the gate's snapshot, when the caller has just taken it
    */
-  async persist(writes) {
-    const text = /** @type {Gate} */ (this.gate).snapshot();
+  async persist(writes, text = /** @type {Gate} */ (this.gate).snapshot()) {
     const changed = text !== this.saved;
     if (!changed && (writes === undefined || writes.empty)) return false;
     await save(this.state.storage, changed ? JSON.parse(text) : undefined, writes ?? {});
@@ -141,13 +141,13 @@ export class Conversation {
     } catch (e) {
       throw new Refusal(400, /** @type {any} */ (e)?.code ?? 'invalid_request', /** @type {Error} */ (e).message);
     }
-    const size = /** @type {Gate} */ (this.gate).snapshot().length;
+    const text = /** @type {Gate} */ (this.gate).snapshot();
     const max = this.limits.MAX_SNAPSHOT_BYTES;
-    if (size > max) {
+    if (text.length > max) {
       this.rollback();
-      throw new Refusal(413, 'snapshot_too_large', `the conversation's snapshot would hold ${size} bytes; at most ${max} (MAX_SNAPSHOT_BYTES): nothing was stored`);
+      throw new Refusal(413, 'snapshot_too_large', `the conversation's snapshot would hold ${text.length} bytes; at most ${max} (MAX_SNAPSHOT_BYTES): nothing was stored`);
     }
-    return this.persist(writes);
+    return this.persist(writes, text);
   }
 
   get limits() {
@@ -183,6 +183,8 @@ export class Conversation {
   /** What src/upkeep.js needs to put refreshed files into `partition`. */
   upkeepHost(partition, now) {
     const gate = /** @type {Gate} */ (this.gate);
+    // The other partitions do not change while this one is refreshed: their files' identities, once.
+    const elsewhere = new Set(gate.sessions().flatMap(([k, e]) => (k === partition ? [] : (e?.files ?? []).map((/** @type {any} */ g) => identity(g)))));
     return {
       replace: async (/** @type {any[]} */ files, /** @type {import('./ledger.js').LedgerWrites} */ writes) => {
         if (files.length > 0) {
@@ -191,8 +193,7 @@ export class Conversation {
         }
         await this.persist(writes);
       },
-      holdsElsewhere: (/** @type {any} */ f) =>
-        gate.sessions().some(([k, e]) => k !== partition && (e?.files ?? []).some((/** @type {any} */ g) => identity(g) === identity(f))),
+      holdsElsewhere: (/** @type {any} */ f) => elsewhere.has(identity(f)),
     };
   }
 
