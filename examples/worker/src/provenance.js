@@ -77,7 +77,7 @@ export function refAtDoor(raw, i) {
   try {
     name = fileName([encodeURIComponent(f.name)]);
   } catch (e) {
-    throw invalidRef(`${at}.name: ${/** @type {Error} */ (e).message}`);
+    throw invalidRef(`${at}.name: ${e instanceof URIError ? 'not well-formed Unicode (a lone surrogate)' : /** @type {Error} */ (e).message}`);
   }
   const ref = { id: /** @type {string} */ (f.id), name, storage_session_id: /** @type {string} */ (f.storage_session_id) };
   if (f.kind === undefined) return ref;
