@@ -15,6 +15,7 @@ import { routeOf } from './routes.js';
 import { sandboxCredential, sandboxSubject } from './sandbox-auth.js';
 import { settings } from './settings.js';
 import { load, save } from './store.js';
+import { TRAIL_HEADER, Trail } from './trail.js';
 import { keepingFrom } from './upkeep.js';
 
 /** The authenticated user, set by the worker on the request it forwards (never the caller's own header). */
@@ -200,7 +201,13 @@ export class Conversation {
   /** @param {Request} request */
   async handle(request) {
     const requestId = request.headers.get(REQUEST_HEADER) ?? crypto.randomUUID();
-    const ok = (/** @type {unknown} */ body) => Response.json(body, { headers: { [REQUEST_ID_HEADER]: requestId } });
+    const trail = new Trail();
+    // Every answer carries what the request did at the sandbox, for the worker's log line (index.js strips it).
+    const traced = (/** @type {Response} */ res) => {
+      res.headers.set(TRAIL_HEADER, trail.toHeader());
+      return res;
+    };
+    const ok = (/** @type {unknown} */ body) => traced(Response.json(body, { headers: { [REQUEST_ID_HEADER]: requestId } }));
     try {
       this.settings ??= settings(this.env);
       const user = request.headers.get(USER_HEADER);
@@ -220,7 +227,7 @@ export class Conversation {
         scopes,
         conversation: route.conversation,
         threadId: this.state.id.toString(),
-        sandbox: { ...sandbox, userId: sandboxUser, credentialFor: () => sandboxCredential(auth, sandboxUser), maxAnswerBytes: this.settings.limits.MAX_ANSWER_BYTES },
+        sandbox: { ...sandbox, userId: sandboxUser, credentialFor: () => sandboxCredential(auth, sandboxUser), maxAnswerBytes: this.settings.limits.MAX_ANSWER_BYTES, trail },
         limits: this.settings.limits,
         keeping: keepingFrom(this.env),
         partition: partitionOf(named, this.config),
@@ -236,13 +243,13 @@ export class Conversation {
           return ok(answer);
         }
         case 'snapshot':
-          return new Response(gate.snapshot(), { headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId } });
+          return traced(new Response(gate.snapshot(), { headers: { 'content-type': 'application/json', [REQUEST_ID_HEADER]: requestId } }));
         case 'list':
           return ok({ partition: ctx.partition, files: partitionFiles(ctx) });
         case 'download': {
           const res = await download(ctx, /** @type {string} */ (route.name));
           res.headers.set(REQUEST_ID_HEADER, requestId);
-          return res;
+          return traced(res);
         }
         case 'upload':
           return ok(await this.upload(ctx, /** @type {string} */ (route.name), request));
@@ -257,6 +264,7 @@ export class Conversation {
         case 'tool-calls': {
           const before = recording(this.env) ? gate.sessions() : undefined;
           const codeSessionKey = body?.agent?.codeSessionKey;
+          if (Array.isArray(body?.calls)) trail.calls = body.calls.length;
           const { outcome, answer } = await toolCalls(ctx, this, body, { codeSessionKey, deadlineMs: this.settings.sandbox.deadlineMs, maxConcurrentRuns: this.limits.MAX_CONCURRENT_RUNS });
           if (before !== undefined) {
             const trace = await this.openTrace(before);
@@ -269,7 +277,7 @@ export class Conversation {
       }
       throw new Refusal(404, 'not_found', 'no such route');
     } catch (e) {
-      return answerFor(e, requestId);
+      return traced(answerFor(e, requestId));
     }
   }
 

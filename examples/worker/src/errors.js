@@ -6,6 +6,8 @@
 
 /** The response header (and the `error.requestId` field) that names the request in the worker's log. */
 export const REQUEST_ID_HEADER = 'x-request-id';
+/** A refusal's code as a header too, so that the request's log line can say how it ended without reading the body. */
+export const ERROR_CODE_HEADER = 'x-error-code';
 
 /**
  * A refusal that already knows its HTTP answer; thrown by the steps of a request and turned into a
@@ -40,7 +42,7 @@ export class Refusal extends Error {
  */
 export function problem(status, code, message, { headers = {}, requestId, extra } = {}) {
   const error = { code, message, ...(extra ?? {}), ...(requestId ? { requestId } : {}) };
-  return Response.json({ error }, { status, headers: { ...headers, ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) } });
+  return Response.json({ error }, { status, headers: { ...headers, [ERROR_CODE_HEADER]: code, ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) } });
 }
 
 /**

@@ -3,6 +3,7 @@
 // and keeps its artifact for the batch's fold. A failure of any kind is a typed error and folds nothing.
 import { readBody } from './limits.js';
 import { credentialOf } from './sandbox-files.js';
+import { tracedFetch } from './trail.js';
 import { runFor } from './tools.js';
 
 /**
@@ -16,6 +17,7 @@ import { runFor } from './tools.js';
  * @property {number} [runLimitMs] the run's own limit at the sandbox (codeapi's JOB_TIMEOUT; LCI: timeoutMs)
  * @property {number} deadlineMs   how long the worker waits for an answer
  * @property {number} [maxAnswerBytes]  the largest answer read (MAX_ANSWER_BYTES)
+ * @property {import('./trail.js').Trail} [trail]  where the request's sandbox requests are noted (its log line)
  */
 
 /** An error the caller sees, typed like the gate's. */
@@ -65,7 +67,7 @@ export async function forward(gate, batch, sandbox, request, blocked = new Map()
   let bytes;
   let retryAfter;
   try {
-    const res = await fetch(`${sandbox.url}/${built.endpoint}`, {
+    const res = await tracedFetch(sandbox.trail, 'exec', `${sandbox.url}/${built.endpoint}`, {
       method: 'POST',
       headers: built.headers,
       body: built.body,

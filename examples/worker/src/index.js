@@ -16,9 +16,10 @@
 // was before the batch, and the answers are folded together once all are back.
 import { authenticate } from './auth.js';
 import { ISSUER_HEADER, REQUEST_HEADER, SCOPE_HEADER, USER_HEADER } from './conversation.js';
-import { answerFor } from './errors.js';
+import { ERROR_CODE_HEADER, answerFor, logLine } from './errors.js';
 import { limitsFrom, readBody } from './limits.js';
 import { conversationName, routeOf } from './routes.js';
+import { TRAIL_HEADER } from './trail.js';
 import { userCall } from './user.js';
 
 export { Conversation } from './conversation.js';
@@ -45,23 +46,75 @@ async function inward(request, route, limits, { user, issuer, scopes }, requestI
   return new Request(request.url, { method: request.method, headers, body });
 }
 
+/**
+ * A user in the log: 16 hex digits of the SHA-256 of the issuer and `sub`, enough to follow one user
+ * through the log, never the user id itself.
+ * @param {{ user: string, issuer: string }} caller
+ */
+async function userHash({ user, issuer }) {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(JSON.stringify(['code-session-gate-worker/log', issuer, user])));
+  return [...new Uint8Array(digest, 0, 8)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The request's one log line (Workers Logs, `wrangler tail`): its id, route, user (hashed),
+ * conversation, tool calls, what it did at the sandbox (each request's kind, status and time) and how it
+ * ended. Never a token, a credential, a setting's value or a file byte.
+ * @param {Response} res the answer, whose trail header (from the conversation) is read and dropped
+ */
+async function logged(res, { requestId, method, route, caller, started }) {
+  const trailText = res.headers.get(TRAIL_HEADER);
+  let answer = res;
+  if (trailText !== null) {
+    answer = new Response(res.body, res);
+    answer.headers.delete(TRAIL_HEADER);
+  }
+  let trail = {};
+  try {
+    trail = trailText === null ? {} : JSON.parse(trailText);
+  } catch {
+    trail = {};
+  }
+  const code = res.status >= 400 ? answer.headers.get(ERROR_CODE_HEADER) ?? undefined : undefined;
+  logLine(res.status >= 500 ? 'error' : 'info', {
+    msg: 'request',
+    requestId,
+    method,
+    route: route?.action ?? null,
+    user: caller ? await userHash(caller) : null,
+    conversation: route?.conversation ?? null,
+    ...trail,
+    status: res.status,
+    ...(code !== undefined ? { code } : {}),
+    ms: Date.now() - started,
+  });
+  return answer;
+}
+
 export default {
   /** @param {Request} request @param {any} env */
   async fetch(request, env) {
     // Every answer names its request (`x-request-id`, and `error.requestId`): the worker's log says the rest.
     const requestId = crypto.randomUUID();
+    const started = Date.now();
+    /** @type {{ user: string, issuer: string, scopes: string[] } | undefined} */
+    let caller;
+    /** @type {import('./routes.js').Route | undefined} */
+    let route;
+    let res;
     try {
       // Who is asking comes first: an unauthenticated caller learns nothing, not even which routes exist.
-      const caller = await authenticate(request, env);
-      const route = routeOf(request);
+      caller = await authenticate(request, env);
+      route = routeOf(request);
       const limits = limitsFrom(env);
       // The user's own limits, across all their conversations, before a byte of the body is read.
       await userCall(env, caller.user, 'admit', { runs: route.action === 'tool-calls' });
       const forwarded = await inward(request, route, limits, caller, requestId);
       const stub = env.CONVERSATIONS.get(env.CONVERSATIONS.idFromName(conversationName(caller.user, route.conversation)));
-      return await stub.fetch(forwarded);
+      res = await stub.fetch(forwarded);
     } catch (e) {
-      return answerFor(e, requestId);
+      res = answerFor(e, requestId);
     }
+    return logged(res, { requestId, method: request.method, route, caller, started });
   },
 };

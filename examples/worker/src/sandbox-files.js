@@ -3,6 +3,7 @@
 // never needs it. The gate speaks `/exec` only; these two requests are the host's, as LibreChat's are.
 import { Refusal } from './errors.js';
 import { readBody } from './limits.js';
+import { tracedFetch } from './trail.js';
 
 /**
  * What an id must be before it goes into a sandbox URL: both servers mint URL-safe ids (nanoids), and
@@ -48,7 +49,7 @@ async function fromSandbox(res, what) {
 /** fetch, with the worker's deadline; an unreachable or slow sandbox is a typed refusal. */
 async function send(sandbox, url, init, what) {
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.timeout(sandbox.deadlineMs) });
+    return await tracedFetch(sandbox.trail, what, url, { ...init, signal: AbortSignal.timeout(sandbox.deadlineMs) });
   } catch (e) {
     const timedOut = e?.name === 'TimeoutError' || e?.name === 'AbortError';
     throw new Refusal(timedOut ? 504 : 502, 'sandbox_unavailable', timedOut ? `${what}: no answer within ${sandbox.deadlineMs} ms` : `${what}: the sandbox could not be reached`);
