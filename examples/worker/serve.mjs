@@ -19,7 +19,7 @@ const ROOT = resolve(HERE, '..', '..');
 const PKG_NAME = 'code-session-gate';
 
 /** The worker's dependencies, as examples/worker/package-lock.json pins them. */
-const DEPS = [PKG_NAME, 'jose'];
+const DEPS = [PKG_NAME, 'jose', 'ajv', '@seriousme/openapi-schema-validator'];
 
 /**
  * Installs the worker's dependencies (the built package, `file:../../pkg`, and `jose`) into

@@ -6,9 +6,11 @@ import { join } from 'node:path';
 import { startSandbox } from '../../examples/sandbox/server.mjs';
 import { ensureWorkerDeps, startWorker } from '../../examples/worker/serve.mjs';
 
-// examples/worker/token.mjs imports jose from the worker's own node_modules: install it first.
+// examples/worker/token.mjs imports jose, and the contract check ajv, from the worker's own node_modules:
+// install them first.
 ensureWorkerDeps();
 const { mintToken } = await import('../../examples/worker/token.mjs');
+const { checkAnswers } = await import('./contract.mjs');
 
 export const DIALECTS = ['codeapi', 'librecodeinterpreter'];
 /** The sandbox's LibreCodeInterpreter key, and the codeapi user (its Bearer token is the user). */
@@ -44,7 +46,7 @@ export const baseOf = (sb, dialect) => (dialect === 'codeapi' ? sb.codeapiUrl : 
  * @returns {Promise<Awaited<ReturnType<typeof startWorker>>>}
  */
 export async function worker(sb, dialect, config, stateDir, env = {}) {
-  return startWorker({
+  const w = await startWorker({
     stateDir,
     env: {
       WORKER_AUTH_SECRET: SECRET,
@@ -57,6 +59,9 @@ export async function worker(sb, dialect, config, stateDir, env = {}) {
       ...env,
     },
   });
+  // Every answer of the worker from here on is held to its OpenAPI document (tests/e2e/contract.mjs).
+  checkAnswers(w.url);
+  return w;
 }
 
 const tokens = new Map();

@@ -16,9 +16,10 @@
 // was before the batch, and the answers are folded together once all are back.
 import { authenticate } from './auth.js';
 import { ISSUER_HEADER, REQUEST_HEADER, SCOPE_HEADER, USER_HEADER } from './conversation.js';
-import { ERROR_CODE_HEADER, answerFor, logLine } from './errors.js';
+import { ERROR_CODE_HEADER, REQUEST_ID_HEADER, answerFor, logLine } from './errors.js';
 import { limitsFrom, readBody } from './limits.js';
-import { conversationName, routeOf } from './routes.js';
+import { openApiDocument } from './openapi.js';
+import { OPENAPI_PATH, conversationName, routeOf } from './routes.js';
 import { TRAIL_HEADER } from './trail.js';
 import { userCall } from './user.js';
 
@@ -61,6 +62,8 @@ async function userHash({ user, issuer }) {
  * conversation, tool calls, what it did at the sandbox (each request's kind, status and time) and how it
  * ended. Never a token, a credential, a setting's value or a file byte.
  * @param {Response} res the answer, whose trail header (from the conversation) is read and dropped
+ * @param {{ requestId: string, method: string, route: { action: string, conversation: string | null } | undefined,
+ *   caller: { user: string, issuer: string } | undefined, started: number }} request
  */
 async function logged(res, { requestId, method, route, caller, started }) {
   const trailText = res.headers.get(TRAIL_HEADER);
@@ -103,6 +106,11 @@ export default {
     let route;
     let res;
     try {
+      // The contract is public (it says nothing of the configuration); everything else needs a caller.
+      if (request.method === 'GET' && new URL(request.url).pathname === OPENAPI_PATH) {
+        const doc = Response.json(openApiDocument(), { headers: { [REQUEST_ID_HEADER]: requestId, 'cache-control': 'public, max-age=300' } });
+        return logged(doc, { requestId, method: 'GET', route: { action: 'openapi', conversation: null }, caller, started });
+      }
       // Who is asking comes first: an unauthenticated caller learns nothing, not even which routes exist.
       caller = await authenticate(request, env);
       route = routeOf(request);

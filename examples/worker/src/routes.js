@@ -1,6 +1,7 @@
 // The worker's routes, read from the request line as the caller sent it. Paths are checked before URL
 // parsing would resolve them: WHATWG URLs fold `..`, `%2e%2e` and (for http) `\` away, which would turn
 // `files/../../other` into another route instead of a refusal.
+import { ROUTES } from './contract.js';
 import { Refusal } from './errors.js';
 
 /** A conversation id, as the caller names it (scoped to the caller: see conversationName). */
@@ -12,14 +13,24 @@ const MAX_NAME = 255;
  * @typedef {{ conversation: string, action: 'snapshot' | 'delete' | 'tool-calls' | 'prime' | 'list' | 'upload' | 'download' | 'trace', name?: string }} Route
  */
 
-/** The methods each kind of path answers, for 405's `Allow`. */
-const METHODS = {
-  snapshot: { GET: 'snapshot', DELETE: 'delete' },
-  'tool-calls': { POST: 'tool-calls' },
-  files: { GET: 'list', POST: 'prime' },
-  file: { GET: 'download', PUT: 'upload' },
-  trace: { GET: 'trace' },
+/** The kind of a conversation path, by its template in the contract. */
+const KINDS = {
+  '/conversations/{id}': 'snapshot',
+  '/conversations/{id}/tool-calls': 'tool-calls',
+  '/conversations/{id}/files': 'files',
+  '/conversations/{id}/files/{name}': 'file',
+  '/conversations/{id}/trace': 'trace',
 };
+
+/** The methods each kind of path answers (for 405's `Allow`), from the contract (src/contract.js). */
+const METHODS = /** @type {Record<string, Record<string, Route['action']>>} */ ({});
+for (const r of ROUTES) {
+  const kind = KINDS[/** @type {keyof typeof KINDS} */ (r.path)];
+  if (kind !== undefined) (METHODS[kind] ??= {})[r.method] = /** @type {Route['action']} */ (r.action);
+}
+
+/** The contract's one route without a caller's token: the OpenAPI document. */
+export const OPENAPI_PATH = '/openapi.json';
 
 const invalidPath = (message) => new Refusal(400, 'invalid_path', message);
 
