@@ -2,24 +2,32 @@
 // modules, the package imported by its name through its `workerd` entry with the `.wasm` as a compiled
 // module, the Durable Object namespaces with SQLite storage on local disk, an R2 bucket `FILES` on local
 // disk (plain workerd has none: `local-r2.js`, a wrapped binding over a disk service), outbound fetch
-// allowed to 127.0.0.1 (where the test sandbox listens). Used by the end-to-end tests and by scripts/run.sh.
+// allowed to 127.0.0.1 (where a local sandbox listens). Everything it runs comes from this folder's own
+// node_modules (the package, jose, workerd), so a copy of the folder runs it alone.
+//
+// From a shell, with the settings `wrangler deploy` would use (the `[vars]` of wrangler.toml, the secrets of
+// .dev.vars, as `wrangler dev` reads them):
+//
+//   node serve.mjs [--config wrangler.toml] [--env-file .dev.vars] [--var NAME=VALUE]… [--port 8787] [--state-dir DIR]
+//
+// From a program (the end-to-end tests, scripts/run.sh, test rigs outside this repository):
 //
 //   const w = await startWorker({ env: { SANDBOX_URL, SANDBOX_DIALECT, GATE_CONFIG }, stateDir });
 //   await fetch(`${w.url}/conversations/c1/tool-calls`, …); await w.stop();
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs, parseEnv } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(HERE, '..', '..');
 const PKG_NAME = 'code-session-gate';
 
 /** The worker's dependencies, as examples/worker/package-lock.json pins them. */
-const DEPS = [PKG_NAME, 'jose', 'ajv', '@seriousme/openapi-schema-validator'];
+const DEPS = [PKG_NAME, 'jose', 'workerd', 'smol-toml', 'ajv', '@seriousme/openapi-schema-validator'];
 
 /**
  * Installs the worker's dependencies (the built package, `file:../../pkg`, and `jose`) into
@@ -34,6 +42,12 @@ export function ensureWorkerDeps() {
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 120_000,
   });
+}
+
+/** The package as this folder installed it (in the repository, a link to the built pkg/). */
+function installedPackage() {
+  const dir = join(HERE, 'node_modules', PKG_NAME);
+  return existsSync(dir) ? realpathSync(dir) : dir;
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
@@ -166,10 +180,10 @@ const worker :Workerd.Worker = (
  * @returns {Promise<{ url: string, port: number, stateDir: string, output: () => string, stop(): Promise<void>, kill(): Promise<void> }>}
  * `kill()` ends workerd at once (SIGKILL), as a crash would: what it had not written is lost.
  */
-export async function startWorker({ env, stateDir, port, pkgDir = join(ROOT, 'pkg'), log } = {}) {
-  const bin = join(ROOT, 'node_modules', '.bin', 'workerd');
-  if (!existsSync(bin)) throw new Error(`${bin} missing: run scripts/setup.sh`);
-  if (!existsSync(join(pkgDir, 'package.json'))) throw new Error(`${pkgDir} has no package: run scripts/build.sh`);
+export async function startWorker({ env, stateDir, port, pkgDir = installedPackage(), log } = {}) {
+  const bin = join(HERE, 'node_modules', '.bin', 'workerd');
+  if (!existsSync(bin)) throw new Error(`${bin} missing: run npm ci in ${HERE}`);
+  if (!existsSync(join(pkgDir, 'package.json'))) throw new Error(`${pkgDir} has no package: build it (scripts/build.sh in the repository) or npm install code-session-gate`);
   const dir = stateDir ?? mkdtempSync(join(tmpdir(), 'csg-worker-'));
   mkdirSync(dir, { recursive: true });
   const at = port ?? (await freePort());
@@ -218,4 +232,50 @@ export async function startWorker({ env, stateDir, port, pkgDir = join(ROOT, 'pk
       }
     },
   };
+}
+
+/**
+ * The worker's settings as `wrangler deploy` / `wrangler dev` would give them: the `[vars]` of its wrangler
+ * config (`[env.<name>.vars]` is not read), then the secrets of an env file (`.dev.vars`, dotenv syntax),
+ * then `--var` overrides. Non-string vars are passed as JSON, as wrangler does.
+ * @param {{ config?: string, envFile?: string, vars?: string[] }} o
+ */
+export async function settingsFrom({ config = join(HERE, 'wrangler.toml'), envFile = join(HERE, '.dev.vars'), vars = [] } = {}) {
+  const { parse } = await import('smol-toml');
+  /** @type {Record<string, string>} */
+  const env = {};
+  const toml = /** @type {any} */ (parse(readFileSync(config, 'utf8')));
+  for (const [k, v] of Object.entries(toml.vars ?? {})) env[k] = typeof v === 'string' ? v : JSON.stringify(v);
+  if (existsSync(envFile)) Object.assign(env, parseEnv(readFileSync(envFile, 'utf8')));
+  for (const pair of vars) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--var takes NAME=VALUE, not ${pair}`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: {
+      config: { type: 'string', default: join(HERE, 'wrangler.toml') },
+      'env-file': { type: 'string', default: join(HERE, '.dev.vars') },
+      var: { type: 'string', multiple: true, default: [] },
+      port: { type: 'string', default: '8787' },
+      'state-dir': { type: 'string', default: join(HERE, '.wrangler', 'serve-state') },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log('usage: node serve.mjs [--config wrangler.toml] [--env-file .dev.vars] [--var NAME=VALUE]… [--port 8787] [--state-dir DIR]');
+    process.exit(0);
+  }
+  ensureWorkerDeps();
+  const env = await settingsFrom({ config: values.config, envFile: values['env-file'], vars: values.var });
+  // Port 0: a free one, announced in the line below.
+  const w = await startWorker({ env, stateDir: resolve(values['state-dir']), port: Number(values.port) || undefined, log: (line) => console.log(line) });
+  console.log(JSON.stringify({ listening: w.url, stateDir: w.stateDir }));
+  const stop = () => void w.stop().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
 }

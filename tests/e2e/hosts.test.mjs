@@ -61,10 +61,10 @@ for (const dialect of DIALECTS) {
   });
 }
 
-test('wrangler deploy --dry-run bundles the worker with the .wasm as a module', async () => {
+test('wrangler deploy --dry-run (the worker\'s own pinned wrangler) bundles the worker with the .wasm as a module', async () => {
   const out = tempDir('csg-wrangler-');
   try {
-    const r = await run(join(BIN, 'wrangler'), ['deploy', '--dry-run', '--outdir', out.dir], {
+    const r = await run(join(WORKER, 'node_modules', '.bin', 'wrangler'), ['deploy', '--dry-run', '--outdir', out.dir], {
       cwd: WORKER,
       env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1', NO_COLOR: '1', WRANGLER_LOG_PATH: join(out.dir, 'logs') },
     });
