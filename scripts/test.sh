@@ -104,6 +104,9 @@ browser_conformance() {
     wasm-pack test --headless "--$browser" "${driver[@]}" -- --test browser_conformance
 }
 
+# The real servers' sources first (scripts/sandboxes/sources.sh): with no way to them, fail at once in
+# one line rather than in the real-sandboxes step after every step before it.
+step sandbox-sources scripts/sandboxes/sources.sh
 step setup scripts/setup.sh
 step build scripts/build.sh
 step fmt cargo fmt --all --check

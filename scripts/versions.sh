@@ -81,3 +81,34 @@ CORE_CEILING_GZIP=201700
 SANDBOX_CEILING_RAW=250000
 SANDBOX_CEILING_GZIP=112500
 MODULES_BUDGET_RAW=545041      # both modules together, raw
+# ---------------------------------------------------------------------------------------------------
+# The real sandbox servers' sources (scripts/sandboxes/: sources.sh, and the setups that extract them).
+# One entry per source, its words in this order:
+#   id       the tarball is <id>-<first 7 hex of the commit>.tar.gz, as shared/sandboxes names it
+#   commit   the full commit of the public repository
+#   file     SHA-256 of that tarball's bytes, the `git archive` in shared/sandboxes (the quick check)
+#   tree     SHA-256 of its contents, whatever archive carries them (scripts/sandboxes/sources.sh
+#            tree-hash FILE|DIR): what a download is held to. GitHub generates its own tarball of the
+#            commit (another top folder, mtimes, compression), whose bytes are not ours and are not
+#            promised to stay the same; the tree is. Both pins were computed from shared/sandboxes, the
+#            tree pins also from `git archive` of each commit in the public repositories.
+#   repos    where to download it: <SANDBOX_SOURCES_URL>/<owner>/<repo>/tar.gz/<commit>, first to last
+# A new commit: its tarball (`git archive --prefix=<id>/ <commit> | gzip`), then both hashes of it here.
+SANDBOX_SOURCE_PINS=(
+  "codeapi 18bf002a0426366707f669b8c7f2b7bbfd8fcf06
+     1262de26d0d87600cd4da711297d366a87799241cfef668a5a21f9fe40a603e9
+     a1ebbdcab0dc11685844d93b0f9a2638dc49f3afb5b2c09c530919cf08a594b0
+     ClickHouse/code-interpreter LibreChat-AI/code-interpreter"
+  "nsjail 66ad78dc361721512fbf9470488e584364c75489
+     d5059d7fef8a495ae08a8770494fac91af00c39edf611c7b032bec9ff58e5d1e
+     fcda594adeeaab3fbb11aea01ea2907222d05bd43cd0c696470e8085e0cb562c
+     google/nsjail"
+  "kafel 76d0f41bf3eb5c4008713d64b9767b461a9129a3
+     3c9071f884fbc2aadc66c2e01cd340f694980524b067841af445730eebceca08
+     2011e447b51b65b35d742e11ba4a6f176a1f6ddc9a00d0f92543835d312e1e36
+     google/kafel"
+  "librecodeinterpreter 16474a491eb8b871f2e8232e7d3b6b3c71f8b965
+     6a26143ad0a11b73551cf92a8619c5e9c4dab9653aefb0a4610ccfb9baef293a
+     62461b578bb841f834e22844a40928de6dc1793a8319fab4ea0954c208c598b9
+     usnavy13/LibreCodeInterpreter"
+)

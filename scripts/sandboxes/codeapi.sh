@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the real codeapi (LibreChat's Code API, TypeScript on Bun) from its source tarball in
-# shared/sandboxes, in its production auth mode (LibreChat's short-lived EdDSA JWT), for the worker's
+# Runs the real codeapi (LibreChat's Code API, TypeScript on Bun) from its pinned source (sources.sh),
+# in its production auth mode (LibreChat's short-lived EdDSA JWT), for the worker's
 # end-to-end tests.
 #
 #   scripts/sandboxes/codeapi.sh setup    install everything once (apt, NsJail, Bun, moto, codeapi's deps)
@@ -21,8 +21,8 @@
 # only thing reachable, on 127.0.0.1:$CODEAPI_PORT.
 #
 # One instance per checkout (its pid files live in .cache/sandboxes/codeapi/run).
-# Env: CODEAPI_PORT (default 8811), SANDBOX_SOURCES (folder with codeapi-18bf002.tar.gz; default
-# <repo>/../shared/sandboxes), CODEAPI_START_TIMEOUT (seconds, default 120).
+# Env: CODEAPI_PORT (default 8811), CODEAPI_START_TIMEOUT (seconds, default 120), SANDBOX_SOURCES,
+# SANDBOX_SOURCES_URL (see sources.sh).
 # codeapi's own limits keep codeapi's defaults unless set here, for `start` (see PASSTHROUGH_ENV):
 # MAX_REQUESTS / RATE_LIMIT_WINDOW (exec, 20 per 30000 ms per user), UPLOAD_MAX_REQUESTS /
 # UPLOAD_LIMIT_WINDOW (30 per 300000 ms), DOWNLOAD_*, FETCH_*, MAX_FILE_SIZE (25 MiB), JOB_TIMEOUT
@@ -34,7 +34,8 @@ set -euo pipefail
 # shellcheck source=scripts/sandboxes/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-CODEAPI_TARBALL_NAME=codeapi-18bf002.tar.gz
+source_pin codeapi
+CODEAPI_TARBALL_NAME="$PIN_NAME"
 # The versions codeapi's own Dockerfiles pin (oven/bun:1.3.14); moto and waitress are ours.
 BUN_VERSION=1.3.14
 MOTO_VERSION=5.2.5
@@ -82,13 +83,14 @@ setup_apt() {
 }
 
 setup_source() {
-  local src_dir stamp="$DIR/.src-${CODEAPI_TARBALL_NAME%.tar.gz}"
+  local tarball stamp="$DIR/.src-${CODEAPI_TARBALL_NAME%.tar.gz}"
   [[ -f "$stamp" && -d "$SRC/service/src" ]] && return 0
-  src_dir="$(sandbox_sources "$CODEAPI_TARBALL_NAME")"
+  tarball="$(sandbox_source codeapi)"
   log "codeapi: extracting $CODEAPI_TARBALL_NAME"
   rm -rf "$SRC" "$DIR"/.deps-* "$DIR"/.build-*
   mkdir -p "$SRC"
-  tar -xzf "$src_dir/$CODEAPI_TARBALL_NAME" -C "$SRC" --strip-components=1
+  # --strip-components: the top folder is codeapi/ in shared/sandboxes, code-interpreter-<commit>/ in GitHub's.
+  tar -xzf "$tarball" -C "$SRC" --strip-components=1 --no-same-owner
   touch "$stamp"
 }
 
@@ -214,6 +216,8 @@ setup_node_tools() {
 cmd_setup() {
   [[ "$(id -u)" == 0 ]] || die "codeapi.sh needs root (network namespaces, NsJail)"
   mkdir -p "$DIR" "$LOGS"
+  # The sources first: without them nothing below is worth its minutes.
+  sandbox_source codeapi >/dev/null
   setup_apt
   setup_source
   setup_bun

@@ -8,8 +8,8 @@
 #   scripts/sandboxes/librecodeinterpreter.sh status       print endpoint.json if healthy, else exit 1
 #   scripts/sandboxes/librecodeinterpreter.sh expire       every session and file expires now (Redis emptied)
 #
-# Env: LCI_PORT (8812), LCI_PYTHON (interpreter for the server's venv), SANDBOX_SOURCES (the folder
-# holding the upstream tarballs, default ../shared/sandboxes).
+# Env: LCI_PORT (8812), LCI_PYTHON (interpreter for the server's venv), SANDBOX_SOURCES,
+# SANDBOX_SOURCES_URL (see sources.sh).
 #
 # Layout (all under .cache/sandboxes/lci/, gitignored): src/ (extracted tarball, never modified),
 # venv/ (server), s3venv/ (moto S3 server), jail-py/ (cloudpickle+lz4 for the jailed Python),
@@ -37,7 +37,8 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 SELF="$ROOT/scripts/sandboxes/librecodeinterpreter.sh"
-LCI_TARBALL_NAME=librecodeinterpreter-16474a4.tar.gz
+source_pin librecodeinterpreter
+LCI_TARBALL_NAME="$PIN_NAME"
 LCI="$ROOT/.cache/sandboxes/lci"
 SRC="$LCI/src"
 VENV="$LCI/venv"
@@ -77,6 +78,9 @@ find_python() {
 
 cmd_setup() {
   mkdir -p "$LCI" "$LOGS"
+  # The sources first: without them nothing below is worth its minutes.
+  local tarball
+  tarball="$(sandbox_source librecodeinterpreter)"
   # redis-server: sessions; socat: the one TCP pass-through; util-linux: unshare/nsenter/pivot_root;
   # iproute2: lo up in the namespace; python3: the interpreter the jail runs (/usr/bin/python3).
   apt_install_missing redis-server socat util-linux iproute2 python3 curl ca-certificates
@@ -84,15 +88,14 @@ cmd_setup() {
   # NsJail, shared with the codeapi script (built once, under a lock).
   "$ROOT/scripts/sandboxes/nsjail.sh" >/dev/null
 
-  local srcdir tarball stamp
-  srcdir="$(sandbox_sources "$LCI_TARBALL_NAME")"
-  tarball="$srcdir/$LCI_TARBALL_NAME"
+  local stamp
   stamp="$LCI/.stamp-src-${LCI_TARBALL_NAME%.tar.gz}"
   if [[ ! -f "$stamp" ]]; then
     log "lci: extracting $LCI_TARBALL_NAME"
     rm -rf "$SRC" "$SRC.tmp"
     mkdir -p "$SRC.tmp"
-    tar -xzf "$tarball" -C "$SRC.tmp" --strip-components=1
+    # --strip-components: the top folder is librecodeinterpreter/ here, LibreCodeInterpreter-<commit>/ in GitHub's.
+    tar -xzf "$tarball" -C "$SRC.tmp" --strip-components=1 --no-same-owner
     mv "$SRC.tmp" "$SRC"
     # A new source means new requirements: let the venv stamp decide again.
     touch "$stamp"

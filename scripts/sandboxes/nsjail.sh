@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds NsJail (with its Kafel submodule) from the tarballs in shared/sandboxes into
+# Builds NsJail (with its Kafel submodule) from their pinned sources (sources.sh) into
 # .cache/sandboxes/nsjail/bin/nsjail, once. Shared by the sandbox scripts (librecodeinterpreter.sh,
 # codeapi): they call it and then use the path it prints on stdout.
 #
 #   scripts/sandboxes/nsjail.sh          build if needed, print the binary's path
 #   scripts/sandboxes/nsjail.sh --path   print the path only (no build)
 #
-# Env: SANDBOX_SOURCES (default: <repo>/../shared/sandboxes).
+# Env: SANDBOX_SOURCES, SANDBOX_SOURCES_URL (see sources.sh).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -14,8 +14,10 @@ set -euo pipefail
 # shellcheck source=scripts/sandboxes/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-NSJAIL_TARBALL_NAME=nsjail-66ad78d.tar.gz
-KAFEL_TARBALL_NAME=kafel-76d0f41.tar.gz
+source_pin nsjail
+NSJAIL_TARBALL_NAME="$PIN_NAME"
+source_pin kafel
+KAFEL_TARBALL_NAME="$PIN_NAME"
 DIR="$ROOT/.cache/sandboxes/nsjail"
 BIN="$DIR/bin/nsjail"
 # The stamp names the tarballs: a new pinned commit means a rebuild, an existing binary alone does not.
@@ -38,18 +40,18 @@ log "nsjail: waiting for the build lock"
 flock 9
 if built; then echo "$BIN"; exit 0; fi
 
-SRC="$(sandbox_sources "$NSJAIL_TARBALL_NAME")"
+NSJAIL_TARBALL="$(sandbox_source nsjail)"
+KAFEL_TARBALL="$(sandbox_source kafel)"
 apt_install_missing build-essential pkg-config protobuf-compiler libprotobuf-dev libnl-route-3-dev bison flex
 
-log "nsjail: building from $SRC/$NSJAIL_TARBALL_NAME (a few minutes)"
+log "nsjail: building from $NSJAIL_TARBALL_NAME and $KAFEL_TARBALL_NAME (a few minutes)"
 BUILD="$DIR/build"
 rm -rf "$BUILD"
-mkdir -p "$BUILD"
-tar -xzf "$SRC/$NSJAIL_TARBALL_NAME" -C "$BUILD"
-# git archive leaves the submodule folder empty: Kafel's own tarball fills it.
-rm -rf "$BUILD/nsjail/kafel"
 mkdir -p "$BUILD/nsjail/kafel"
-tar -xzf "$SRC/$KAFEL_TARBALL_NAME" -C "$BUILD/nsjail/kafel" --strip-components=1
+# --strip-components: the top folder is nsjail/ in shared/sandboxes, nsjail-<commit>/ in GitHub's.
+tar -xzf "$NSJAIL_TARBALL" -C "$BUILD/nsjail" --strip-components=1 --no-same-owner
+# git archive leaves the submodule folder empty: Kafel's own tarball fills it.
+tar -xzf "$KAFEL_TARBALL" -C "$BUILD/nsjail/kafel" --strip-components=1 --no-same-owner
 make -C "$BUILD/nsjail" -j"$(nproc)" nsjail >"$DIR/build.log" 2>&1 \
   || { tail -n 40 "$DIR/build.log" >&2; die "nsjail build failed (full log: $DIR/build.log)"; }
 mkdir -p "$DIR/bin"

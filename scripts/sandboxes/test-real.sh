@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The worker against the REAL sandbox servers: sets up (once) and starts codeapi (production JWT auth)
-# and LibreCodeInterpreter (API key) from their sources in shared/sandboxes, runs tests/real/ through
-# the worker in workerd against each, and stops them again, whatever the tests did.
+# The worker against the REAL sandbox servers: gets their pinned sources (sources.sh: SANDBOX_SOURCES,
+# ../shared/sandboxes, or a download, each checked against its SHA-256 pin), tests that getting
+# (test-sources.sh), sets up (once) and starts codeapi (production JWT auth) and LibreCodeInterpreter
+# (API key), runs tests/real/ through the worker in workerd against each, and stops them again,
+# whatever the tests did.
 #
 #   scripts/sandboxes/test-real.sh [codeapi] [librecodeinterpreter]     (default: both)
 #
 # A fresh machine spends about 10 minutes on the first setup (apt packages, NsJail, Bun, each server's
-# dependencies; README "Testing against the real servers"); afterwards setup is a few stamp checks and
+# dependencies; CONTRIBUTING "The real sandbox servers"); afterwards setup is a few stamp checks and
 # each server starts in seconds.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -27,6 +29,14 @@ for s in "${servers[@]}"; do
     codeapi | librecodeinterpreter) ;;
     *) die "unknown server: $s (codeapi or librecodeinterpreter)" ;;
   esac
+done
+
+# Before anything slow: the sources, or one line saying how to provide them.
+scripts/sandboxes/sources.sh
+# The download path (a local server standing in for GitHub, a corrupted archive, no way to any source).
+scripts/sandboxes/test-sources.sh
+
+for s in "${servers[@]}"; do
   log "scripts/sandboxes/$s.sh setup"
   scripts/sandboxes/"$s".sh setup
   log "scripts/sandboxes/$s.sh start"
