@@ -20,9 +20,12 @@
 # (TCP on 127.0.0.1 outside, a unix socket in .cache as the bridge, TCP inside) makes the API port the
 # only thing reachable, on 127.0.0.1:$CODEAPI_PORT.
 #
-# One instance per checkout (its pid files live in .cache/sandboxes/codeapi/run).
-# Env: CODEAPI_PORT (default 8811), CODEAPI_START_TIMEOUT (seconds, default 120), SANDBOX_SOURCES,
-# SANDBOX_SOURCES_URL (see sources.sh).
+# What setup makes is shared by every checkout on the machine, in $SANDBOX_CACHE/codeapi/<commit>/
+# (default /var/cache/code-session-gate/sandboxes; common.sh says why): the source tree with its
+# dependencies and bundles, Bun, the S3 venv, spec-guard, the runtimes, NsJail's config. One instance
+# per checkout: its pids, logs, JWT keys and endpoint.json live in the checkout's .cache/sandboxes/codeapi.
+# Env: CODEAPI_PORT (default 8811), CODEAPI_START_TIMEOUT (seconds, default 120), SANDBOX_CACHE,
+# SANDBOX_SOURCES, SANDBOX_SOURCES_URL (see sources.sh).
 # codeapi's own limits keep codeapi's defaults unless set here, for `start` (see PASSTHROUGH_ENV):
 # MAX_REQUESTS / RATE_LIMIT_WINDOW (exec, 20 per 30000 ms per user), UPLOAD_MAX_REQUESTS /
 # UPLOAD_LIMIT_WINDOW (30 per 300000 ms), DOWNLOAD_*, FETCH_*, MAX_FILE_SIZE (25 MiB), JOB_TIMEOUT
@@ -34,22 +37,25 @@ set -euo pipefail
 # shellcheck source=scripts/sandboxes/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
-source_pin codeapi
-CODEAPI_TARBALL_NAME="$PIN_NAME"
 # The versions codeapi's own Dockerfiles pin (oven/bun:1.3.14); moto and waitress are ours.
 BUN_VERSION=1.3.14
 MOTO_VERSION=5.2.5
 WAITRESS_VERSION=3.0.2
 
+source_pin codeapi
+# The shared part, one folder per pinned commit (a new pin sets up beside the old one).
+CACHE="$SANDBOX_CACHE/codeapi/${PIN_COMMIT:0:7}"
+SRC="$CACHE/src"
+VENV="$CACHE/venv"
+BUN="$CACHE/bun/bin/bun"
+SPEC_GUARD_DIR="$CACHE/spec-guard"
+PKGS="$CACHE/pkgs"
+NSJAIL_CFG="$CACHE/sandbox.cfg"
+# This checkout's instance.
 DIR="$ROOT/.cache/sandboxes/codeapi"
-SRC="$DIR/src"
 RUN="$DIR/run"
 LOGS="$DIR/logs"
 KEYS="$DIR/keys"
-VENV="$DIR/venv"
-BUN="$DIR/bun/bin/bun"
-SPEC_GUARD_DIR="$DIR/spec-guard"
-PKGS="$DIR/pkgs"
 ENDPOINT_JSON="$DIR/endpoint.json"
 PORT="${CODEAPI_PORT:-8811}"
 # One namespace per port, so two instances (or another sandbox's namespace) never collide.
@@ -64,8 +70,8 @@ FILE_SERVER_PORT=3000
 RUNNER_PORT=2000
 API_PORT=3112
 WORKER_HEALTH_PORT=3113
-
-
+# Where the sandbox-runner sees the shared cache and NsJail, in its own mount namespace (see start).
+RUNNER_VIEW=/mnt/csg
 
 nsjail_bin() {
   # NsJail is shared with the other sandbox scripts: nsjail.sh builds it once from the tarballs.
@@ -83,19 +89,23 @@ setup_apt() {
 }
 
 setup_source() {
-  local tarball stamp="$DIR/.src-${CODEAPI_TARBALL_NAME%.tar.gz}"
-  [[ -f "$stamp" && -d "$SRC/service/src" ]] && return 0
+  local tarball stamp="$CACHE/.src"
+  [[ -f "$stamp" && -d "$SRC/service/src" && -f "$NSJAIL_CFG" ]] && return 0
   tarball="$(sandbox_source codeapi)"
-  log "codeapi: extracting $CODEAPI_TARBALL_NAME"
-  rm -rf "$SRC" "$DIR"/.deps-* "$DIR"/.build-*
+  log "codeapi: extracting $PIN_NAME"
+  rm -rf "$SRC" "$CACHE"/.deps-* "$CACHE"/.build-*
   mkdir -p "$SRC"
   # --strip-components: the top folder is codeapi/ in shared/sandboxes, code-interpreter-<commit>/ in GitHub's.
   tar -xzf "$tarball" -C "$SRC" --strip-components=1 --no-same-owner
+  # NsJail's config without the cgroup_* lines, the same edit codeapi's entrypoint makes when cgroup
+  # v2 delegation is off: jobs are limited by rlimits and the time limit only. Delegating cgroup v2
+  # would mean moving host processes between cgroups, which a test script should not do.
+  sed '/^cgroup_/d' "$SRC/api/config/sandbox.cfg" >"$NSJAIL_CFG"
   touch "$stamp"
 }
 
 setup_bun() {
-  local stamp="$DIR/.bun-$BUN_VERSION" pkg=bun-linux-x64 tmp
+  local stamp="$CACHE/.bun-$BUN_VERSION" pkg=bun-linux-x64 tmp
   [[ -f "$stamp" && -x "$BUN" ]] && return 0
   case "$(uname -m)" in
     x86_64)
@@ -121,12 +131,12 @@ setup_deps() {
   # afterwards nothing at start needs the network.
   local part stamp
   for part in service api; do
-    stamp="$DIR/.deps-$part-$(hash_files "$SRC/$part/package.json" "$SRC/$part/bun.lock")"
+    stamp="$CACHE/.deps-$part-$(hash_files "$SRC/$part/package.json" "$SRC/$part/bun.lock")"
     [[ -f "$stamp" && -d "$SRC/$part/node_modules" ]] && continue
     log "codeapi: bun install ($part)"
     (cd "$SRC/$part" && "$BUN" install --frozen-lockfile >"$LOGS/setup-bun-install-$part.log" 2>&1) \
       || { tail -n 30 "$LOGS/setup-bun-install-$part.log" >&2; die "bun install failed for $part"; }
-    rm -f "$DIR"/.deps-"$part"-*
+    rm -f "$CACHE"/.deps-"$part"-*
     touch "$stamp"
   done
 }
@@ -136,7 +146,7 @@ setup_build() {
   # @opentelemetry imports from the package's own node_modules, which running the .ts files in place
   # cannot do for ../shared/telemetry-core.ts.
   local stamp
-  stamp="$DIR/.build-$(cd "$SRC" && find service/src api/src shared -type f -name '*.ts' -print0 \
+  stamp="$CACHE/.build-$(cd "$SRC" && find service/src api/src shared -type f -name '*.ts' -print0 \
     | sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)"
   [[ -f "$stamp" ]] && return 0
   log "codeapi: bundling the service entry points and the sandbox-runner"
@@ -150,7 +160,7 @@ setup_build() {
     # Its build script calls a bare `bun`.
     PATH="$(dirname "$BUN"):$PATH" "$BUN" run build
   ) >"$LOGS/setup-build.log" 2>&1 || { tail -n 30 "$LOGS/setup-build.log" >&2; die "bundling failed"; }
-  rm -f "$DIR"/.build-*
+  rm -f "$CACHE"/.build-*
   touch "$stamp"
 }
 
@@ -185,7 +195,7 @@ setup_pkgs() {
 }
 
 setup_venv() {
-  local stamp="$DIR/.venv-moto-$MOTO_VERSION-waitress-$WAITRESS_VERSION"
+  local stamp="$CACHE/.venv-moto-$MOTO_VERSION-waitress-$WAITRESS_VERSION"
   [[ -f "$stamp" && -x "$VENV/bin/python" ]] && return 0
   log "codeapi: python venv with moto $MOTO_VERSION (S3) and waitress $WAITRESS_VERSION"
   # The Debian python3, not a pyenv shim: a fresh machine has only that one.
@@ -218,6 +228,7 @@ cmd_setup() {
   mkdir -p "$DIR" "$LOGS"
   # The sources first: without them nothing below is worth its minutes.
   sandbox_source codeapi >/dev/null
+  setup_lock "$CACHE"
   setup_apt
   setup_source
   setup_bun
@@ -348,8 +359,10 @@ cmd_stop() {
 
 cmd_start() {
   [[ "$(id -u)" == 0 ]] || die "codeapi.sh needs root (network namespaces, NsJail)"
-  [[ -x "$BUN" && -d "$SRC/service/.build-api-server" && -x "$VENV/bin/python" ]] \
-    || die "codeapi: not set up; run: scripts/sandboxes/codeapi.sh setup"
+  [[ -x "$BUN" && -d "$SRC/service/.build-api-server" && -x "$VENV/bin/python" && -f "$NSJAIL_CFG" ]] \
+    || die "codeapi: not set up in $CACHE; run: scripts/sandboxes/codeapi.sh setup"
+  # The runner's view of the cache is mounted on a tmpfs over /mnt (in its own namespace only).
+  [[ -d /mnt ]] || die "codeapi: the runner needs an (empty or not) /mnt folder to mount its view of $CACHE on"
   mkdir -p "$RUN" "$LOGS"
   ensure_keys
 
@@ -379,11 +392,6 @@ cmd_start() {
   s3_secret="$(openssl rand -hex 20)"
   manifest_priv="$(openssl pkey -in "$KEYS/manifest-ed25519.pem" -outform DER | base64 -w0)"
   manifest_pub="$(openssl pkey -in "$KEYS/manifest-ed25519.pem" -pubout -outform DER | base64 -w0)"
-
-  # NsJail's config without the cgroup_* lines, the same edit codeapi's entrypoint makes when cgroup
-  # v2 delegation is off: jobs are limited by rlimits and the time limit only. Delegating cgroup v2
-  # would mean moving host processes between cgroups, which a test script should not do.
-  sed '/^cgroup_/d' "$SRC/api/config/sandbox.cfg" >"$RUN/sandbox.cfg"
 
   # The services see only this environment (env -i): nothing of the caller's leaks in by accident.
   local common=(env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$RUN" NODE_ENV=production
@@ -418,25 +426,35 @@ waitress.serve(DomainDispatcherApplication(create_backend_app), host="127.0.0.1"
     MINIO_USE_SSL=false MINIO_ACCESS_KEY="$s3_key" MINIO_SECRET_KEY="$s3_secret" MINIO_REGION=us-east-1 \
     "$BUN" run .build-file-server/file-server.js)
 
-  # The runner gets its own mount namespace: a private /tmp (its job workspaces and NsJail logs) and
-  # our spec-guard at /usr/local/bin, the path its jobs exec; the host's mounts stay untouched.
+  # The runner gets its own mount namespace: a private /tmp (its job workspaces and NsJail logs), our
+  # spec-guard at /usr/local/bin (the path its jobs exec), and its view of the cache and of NsJail at
+  # $RUNNER_VIEW, a tmpfs of its own. Through that view neither the private /tmp (which would hide a
+  # cache under /tmp) nor the folders above the cache (a mode-0700 home, which NsJail's unprivileged
+  # user cannot traverse to mount the runtimes: exit 255) decide what its jobs reach. The host's
+  # mounts stay untouched. HOME is the private /tmp: the checkout's run folder may be hidden under it.
   # shellcheck disable=SC2016 # the inner script's variables come from its env
-  (cd "$SRC/api" && spawn sandbox-runner "${NSENTER[@]}" unshare --mount --propagation private -- \
-    "${common[@]}" PORT="$RUNNER_PORT" \
-    SANDBOX_PACKAGES_DIRECTORY="$PKGS" NSJAIL_PATH="$nsjail" NSJAIL_CONFIG="$RUN/sandbox.cfg" \
+  spawn sandbox-runner "${NSENTER[@]}" unshare --mount --propagation private -- \
+    "${common[@]}" HOME=/tmp PORT="$RUNNER_PORT" \
+    SANDBOX_PACKAGES_DIRECTORY="$RUNNER_VIEW/codeapi/pkgs" NSJAIL_PATH="$RUNNER_VIEW/nsjail/$(basename "$nsjail")" \
+    NSJAIL_CONFIG="$RUNNER_VIEW/codeapi/sandbox.cfg" \
     SANDBOX_USE_CGROUPV2=false SANDBOX_LOG_LEVEL=INFO SANDBOX_OUTPUT_MAX_SIZE="${SANDBOX_OUTPUT_MAX_SIZE:-65536}" \
     SANDBOX_MAX_CONCURRENT_JOBS=8 SANDBOX_PER_JOB_UIDS=true \
     SANDBOX_RUN_TIMEOUT="${SANDBOX_RUN_TIMEOUT:-300000}" SANDBOX_RUN_CPU_TIME="${SANDBOX_RUN_CPU_TIME:-300000}" \
     SANDBOX_COMPILE_TIMEOUT=30000 \
     SANDBOX_REQUIRE_EGRESS_MANIFEST=true SANDBOX_EXECUTION_MANIFEST_PUBLIC_KEY="$manifest_pub" \
-    SPEC_GUARD_DIR="$SPEC_GUARD_DIR" BUN="$BUN" \
+    VIEW="$RUNNER_VIEW" CACHE="$CACHE" NSJAIL_DIR="$(dirname "$nsjail")" \
     bash -c 'set -e
       # Mounts only inside the new mount namespace, never on the host.
       [[ "$(readlink /proc/self/ns/mnt)" != "$(readlink /proc/1/ns/mnt)" ]] || { echo "not in a private mount namespace" >&2; exit 1; }
+      mount -t tmpfs -o size=1m,mode=0755 tmpfs "${VIEW%/*}"
+      mkdir -p "$VIEW/codeapi" "$VIEW/nsjail"
+      mount --bind "$CACHE" "$VIEW/codeapi"
+      mount --bind "$NSJAIL_DIR" "$VIEW/nsjail"
       mount -t tmpfs -o size=1g,mode=1777 tmpfs /tmp
       mkdir -p /tmp/sandbox && chmod 711 /tmp/sandbox
-      mount --bind "$SPEC_GUARD_DIR" /usr/local/bin
-      exec "$BUN" run .build/index.js')
+      mount --bind "$VIEW/codeapi/spec-guard" /usr/local/bin
+      cd "$VIEW/codeapi/src/api"
+      exec "$VIEW/codeapi/bun/bin/bun" run .build/index.js'
 
   wait_http s3 "http://127.0.0.1:$S3_PORT/moto-api/"
   wait_http file-server "http://127.0.0.1:$FILE_SERVER_PORT/ready"

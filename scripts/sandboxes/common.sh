@@ -1,9 +1,20 @@
 # shellcheck shell=bash
-# What the real-sandbox scripts share (sourced after scripts/lib.sh): where the servers' sources come
-# from and how they are checked, and Debian packages installed only when missing.
+# What the real-sandbox scripts share (sourced after scripts/lib.sh): where their cache is, where the
+# servers' sources come from and how they are checked, and Debian packages installed only when missing.
 
-# The cache of what is set up from the sources, beginning with the tarballs as checked (sources/).
-# Outside any checkout, so that every checkout on the machine shares it.
+# What NsJail's unprivileged users read (codeapi's runtimes, LCI's jail packages, the nsjail binary) is
+# made by these scripts: world-readable whatever umask the caller has (a 077 umask would lock the jail
+# out exactly as a mode-0700 home does).
+umask 022
+
+# The cache of everything set up from the sources (the tarballs as checked, NsJail, each server's source
+# tree, dependencies, venvs, runtimes), shared by every checkout on the machine: a new clone, a worktree
+# or a CI workspace reuses what another set up, and `git clean` does not cost a 10-minute setup. Outside
+# any checkout, so that neither a checkout under /tmp (codeapi's runner mounts a private /tmp) nor one
+# inside a mode-0700 home (NsJail's user cannot traverse it) decides what the jail can reach; codeapi's
+# runner sees its part through a private mount (codeapi.sh), so SANDBOX_CACHE may be anywhere. What
+# belongs to one checkout's instance (pids, logs, keys, state, endpoint.json) stays in its
+# .cache/sandboxes/.
 SANDBOX_CACHE="$(realpath -m "${SANDBOX_CACHE:-/var/cache/code-session-gate/sandboxes}")"
 SOURCES_CACHE="$SANDBOX_CACHE/sources"
 # Where the archives are downloaded from: <base>/<owner>/<repo>/tar.gz/<commit>, GitHub's own URL form.
@@ -160,4 +171,12 @@ apt_install_missing() {
   apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}" >&2 \
     || { apt-get -o DPkg::Lock::Timeout=600 update >&2 \
          && apt-get -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}" >&2; }
+}
+
+# setup_lock DIR: holds DIR/.setup.lock (fd 8) until the calling script exits: two checkouts setting up
+# the same server into the shared cache take turns, and the second finds the first's work done.
+setup_lock() {
+  mkdir -p "$1"
+  exec 8>"$1/.setup.lock"
+  flock -n 8 || { log "waiting for another setup of $1"; flock 8; }
 }

@@ -8,12 +8,14 @@
 #   scripts/sandboxes/librecodeinterpreter.sh status       print endpoint.json if healthy, else exit 1
 #   scripts/sandboxes/librecodeinterpreter.sh expire       every session and file expires now (Redis emptied)
 #
-# Env: LCI_PORT (8812), LCI_PYTHON (interpreter for the server's venv), SANDBOX_SOURCES,
+# Env: LCI_PORT (8812), LCI_PYTHON (interpreter for the server's venv), SANDBOX_CACHE, SANDBOX_SOURCES,
 # SANDBOX_SOURCES_URL (see sources.sh).
 #
-# Layout (all under .cache/sandboxes/lci/, gitignored): src/ (extracted tarball, never modified),
-# venv/ (server), s3venv/ (moto S3 server), jail-py/ (cloudpickle+lz4 for the jailed Python),
-# state/ (redis, S3, sandboxes, metrics db), logs/, run/ (pids, socket), api-key, endpoint.json.
+# Layout. Shared by every checkout on the machine, in $SANDBOX_CACHE/lci/<commit>/ (default
+# /var/cache/code-session-gate/sandboxes; common.sh says why): src/ (the extracted source, never
+# modified), venv/ (server), s3venv/ (moto S3 server), jail-py/ (cloudpickle+lz4 for the jailed Python).
+# This checkout's instance, in .cache/sandboxes/lci/ (git-ignored): state/ (redis, S3, sandboxes,
+# metrics db), logs/, run/ (pids, socket), api-key, endpoint.json.
 #
 # How it runs, and why:
 # - Upstream expects to be PID 1 of a Docker image whose filesystem has /app/{src,data,ssl,dashboard},
@@ -38,12 +40,14 @@ set -euo pipefail
 
 SELF="$ROOT/scripts/sandboxes/librecodeinterpreter.sh"
 source_pin librecodeinterpreter
-LCI_TARBALL_NAME="$PIN_NAME"
+# The shared part, one folder per pinned commit (a new pin sets up beside the old one).
+CACHE="$SANDBOX_CACHE/lci/${PIN_COMMIT:0:7}"
+SRC="$CACHE/src"
+VENV="$CACHE/venv"
+S3VENV="$CACHE/s3venv"
+JAILPY="$CACHE/jail-py"
+# This checkout's instance.
 LCI="$ROOT/.cache/sandboxes/lci"
-SRC="$LCI/src"
-VENV="$LCI/venv"
-S3VENV="$LCI/s3venv"
-JAILPY="$LCI/jail-py"
 STATE="$LCI/state"
 LOGS="$LCI/logs"
 RUN="$LCI/run"
@@ -57,8 +61,6 @@ S3_PORT=3900
 S3_ACCESS_KEY=lci-test-access-key
 S3_SECRET_KEY=lci-test-secret-key
 S3_BUCKET=code-interpreter-files
-
-
 
 # The server's interpreter. Upstream's image has 3.12, but its code runs on 3.11 (what a fresh machine
 # of this kind has, via pyenv), so 3.11 comes first; LCI_PYTHON overrides.
@@ -81,6 +83,7 @@ cmd_setup() {
   # The sources first: without them nothing below is worth its minutes.
   local tarball
   tarball="$(sandbox_source librecodeinterpreter)"
+  setup_lock "$CACHE"
   # redis-server: sessions; socat: the one TCP pass-through; util-linux: unshare/nsenter/pivot_root;
   # iproute2: lo up in the namespace; python3: the interpreter the jail runs (/usr/bin/python3).
   apt_install_missing redis-server socat util-linux iproute2 python3 curl ca-certificates
@@ -88,10 +91,9 @@ cmd_setup() {
   # NsJail, shared with the codeapi script (built once, under a lock).
   "$ROOT/scripts/sandboxes/nsjail.sh" >/dev/null
 
-  local stamp
-  stamp="$LCI/.stamp-src-${LCI_TARBALL_NAME%.tar.gz}"
+  local stamp="$CACHE/.stamp-src"
   if [[ ! -f "$stamp" ]]; then
-    log "lci: extracting $LCI_TARBALL_NAME"
+    log "lci: extracting $PIN_NAME"
     rm -rf "$SRC" "$SRC.tmp"
     mkdir -p "$SRC.tmp"
     # --strip-components: the top folder is librecodeinterpreter/ here, LibreCodeInterpreter-<commit>/ in GitHub's.
@@ -103,16 +105,16 @@ cmd_setup() {
 
   # Only what the server imports at run time: upstream's requirements.txt also lists its test,
   # lint and load-test tools (pytest, black, mypy, locust...), which only slow the install down.
-  local req="$LCI/requirements-runtime.txt"
+  local req="$CACHE/requirements-runtime.txt"
   grep -vE '^\s*(pytest|black|flake8|mypy|locust|docker|requests-unixsocket)([=<>~! \[]|$)' \
     "$SRC/requirements.txt" >"$req.tmp"
   mv "$req.tmp" "$req"
   local py vstamp
   py="$(find_python)"
-  vstamp="$LCI/.stamp-venv-$(hash_files "$req")-$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+  vstamp="$CACHE/.stamp-venv-$(hash_files "$req")-$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
   if [[ ! -f "$vstamp" ]]; then
     log "lci: server venv with $py (PyPI)"
-    rm -rf "$VENV" "$LCI"/.stamp-venv-*
+    rm -rf "$VENV" "$CACHE"/.stamp-venv-*
     "$py" -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check -r "$req" >&2
     touch "$vstamp"
@@ -120,12 +122,12 @@ cmd_setup() {
 
   # The S3 server: moto's, behind waitress (keep-alive capable; werkzeug's dev server is not meant to
   # be hammered). A separate venv so moto's pins never fight the server's.
-  if [[ ! -f "$LCI/.stamp-s3venv" ]]; then
+  if [[ ! -f "$CACHE/.stamp-s3venv" ]]; then
     log "lci: S3 server venv (moto + waitress, PyPI)"
     rm -rf "$S3VENV"
     "$py" -m venv "$S3VENV"
     "$S3VENV/bin/pip" install -q --disable-pip-version-check 'moto[server]>=5,<6' 'waitress>=3' >&2
-    touch "$LCI/.stamp-s3venv"
+    touch "$CACHE/.stamp-s3venv"
   fi
 
   # The jailed Python is the host's /usr/bin/python3, which lacks cloudpickle and lz4: without them
@@ -133,13 +135,13 @@ cmd_setup() {
   # PYTHONPATH; `start` binds this folder there. Wheels only, for the jail's own Python version.
   local jver
   jver="$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
-  if [[ ! -f "$LCI/.stamp-jailpy-$jver" ]]; then
+  if [[ ! -f "$CACHE/.stamp-jailpy-$jver" ]]; then
     log "lci: cloudpickle + lz4 for the jail's Python $jver"
-    rm -rf "$JAILPY" "$LCI"/.stamp-jailpy-*
+    rm -rf "$JAILPY" "$CACHE"/.stamp-jailpy-*
     "$VENV/bin/pip" install -q --disable-pip-version-check --target "$JAILPY/python" \
       --python-version "$jver" --only-binary=:all: cloudpickle lz4 >&2
     chmod -R a+rX "$JAILPY"
-    touch "$LCI/.stamp-jailpy-$jver"
+    touch "$CACHE/.stamp-jailpy-$jver"
   fi
   log "lci: set up"
 }
@@ -161,10 +163,14 @@ write_endpoint() {
 }
 
 cmd_start() {
-  [[ -f "$LCI/.stamp-s3venv" && -x "$VENV/bin/python" ]] || die "run '$0 setup' first"
+  [[ -f "$CACHE/.stamp-s3venv" && -x "$VENV/bin/python" ]] || die "lci: not set up in $CACHE; run '$0 setup' first"
   if running && healthy; then write_endpoint; return 0; fi
   # Half-started or crashed: clear it so the ports and the socket are free again.
   cmd_stop >/dev/null 2>&1 || true
+  # Another checkout's instance on this port would answer the health check below with its own key.
+  if curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/" 2>/dev/null; then
+    die "lci: 127.0.0.1:$PORT is taken by another process (set LCI_PORT)"
+  fi
 
   mkdir -p "$LOGS" "$RUN" "$STATE"
   # Jailed code runs as uid 1001 on the host's own filesystem (upstream's design: nsjail without a

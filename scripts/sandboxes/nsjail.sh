@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Builds NsJail (with its Kafel submodule) from their pinned sources (sources.sh) into
-# .cache/sandboxes/nsjail/bin/nsjail, once. Shared by the sandbox scripts (librecodeinterpreter.sh,
-# codeapi): they call it and then use the path it prints on stdout.
+# Builds NsJail (with its Kafel submodule) from their pinned sources (sources.sh) into the shared cache,
+# $SANDBOX_CACHE/nsjail/<nsjail commit>-<kafel commit>/bin/nsjail, once per machine. Shared by the
+# sandbox scripts (librecodeinterpreter.sh, codeapi.sh): they call it and then use the path it prints
+# on stdout.
 #
 #   scripts/sandboxes/nsjail.sh          build if needed, print the binary's path
 #   scripts/sandboxes/nsjail.sh --path   print the path only (no build)
 #
-# Env: SANDBOX_SOURCES, SANDBOX_SOURCES_URL (see sources.sh).
+# Env: SANDBOX_CACHE, SANDBOX_SOURCES, SANDBOX_SOURCES_URL (see sources.sh).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -15,16 +16,15 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 source_pin nsjail
-NSJAIL_TARBALL_NAME="$PIN_NAME"
+NSJAIL_COMMIT="${PIN_COMMIT:0:7}"
 source_pin kafel
-KAFEL_TARBALL_NAME="$PIN_NAME"
-DIR="$ROOT/.cache/sandboxes/nsjail"
+KAFEL_COMMIT="${PIN_COMMIT:0:7}"
+# The folder names the commits: a new pin builds beside the old one, never over a binary in use.
+DIR="$SANDBOX_CACHE/nsjail/$NSJAIL_COMMIT-$KAFEL_COMMIT"
 BIN="$DIR/bin/nsjail"
-# The stamp names the tarballs: a new pinned commit means a rebuild, an existing binary alone does not.
-STAMP="$DIR/.built-${NSJAIL_TARBALL_NAME%.tar.gz}-${KAFEL_TARBALL_NAME%.tar.gz}"
+STAMP="$DIR/.built"
 
 if [[ "${1:-}" == "--path" ]]; then echo "$BIN"; exit 0; fi
-
 
 built() { [[ -x "$BIN" && -f "$STAMP" ]]; }
 
@@ -36,15 +36,14 @@ mkdir -p "$DIR"
 # the second waits on this lock and then finds the binary built, instead of building it a second time
 # into the same folder.
 exec 9>"$DIR/.lock"
-log "nsjail: waiting for the build lock" 
-flock 9
+flock -n 9 || { log "nsjail: waiting for another build of it"; flock 9; }
 if built; then echo "$BIN"; exit 0; fi
 
 NSJAIL_TARBALL="$(sandbox_source nsjail)"
 KAFEL_TARBALL="$(sandbox_source kafel)"
 apt_install_missing build-essential pkg-config protobuf-compiler libprotobuf-dev libnl-route-3-dev bison flex
 
-log "nsjail: building from $NSJAIL_TARBALL_NAME and $KAFEL_TARBALL_NAME (a few minutes)"
+log "nsjail: building $NSJAIL_COMMIT with Kafel $KAFEL_COMMIT (a few minutes)"
 BUILD="$DIR/build"
 rm -rf "$BUILD"
 mkdir -p "$BUILD/nsjail/kafel"

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # The worker against the REAL sandbox servers: gets their pinned sources (sources.sh: SANDBOX_SOURCES,
 # ../shared/sandboxes, or a download, each checked against its SHA-256 pin), tests that getting
-# (test-sources.sh), sets up (once) and starts codeapi (production JWT auth) and LibreCodeInterpreter
-# (API key), runs tests/real/ through the worker in workerd against each, and stops them again,
-# whatever the tests did.
+# (test-sources.sh), sets up (once per machine, in the shared cache) and starts codeapi (production
+# JWT auth) and LibreCodeInterpreter (API key), runs tests/real/ through the worker in workerd against
+# each, and stops them again, whatever the tests did.
 #
 #   scripts/sandboxes/test-real.sh [codeapi] [librecodeinterpreter]     (default: both)
 #
 # A fresh machine spends about 10 minutes on the first setup (apt packages, NsJail, Bun, each server's
 # dependencies; CONTRIBUTING "The real sandbox servers"); afterwards setup is a few stamp checks and
-# each server starts in seconds.
+# each server starts in seconds. Any checkout works (under /tmp, inside a mode-0700 home): what the
+# jails read lives in the shared cache (common.sh).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/lib.sh"
