@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Serves the devtools page (www/devtools/) and the built package (pkg/, as `./pkg/`) on 127.0.0.1, as
-// static files; with a worker URL, also proxies `live/*` to that worker so the page can send calls to it
-// (live mode) without leaving its origin. The worker wants a caller's token: the proxy adds it, so the
+// Serves the devtools page (www/devtools/), the built package (pkg/, as `./pkg/`) and the worker's client
+// (examples/worker/client/client.js, as `./worker-client.js`) on 127.0.0.1, as static files; with a
+// worker URL, also proxies `live/*` to that worker so the page can send calls to it (live mode) without
+// leaving its origin. The worker wants a caller's token: the proxy adds it, so the
 // token stays in this process and never reaches the page, its URL or its share links. Because the proxy
 // lends that token (and the local sandbox runs what it is sent), it answers its own page only: `Host`
 // must be this server's own address, a proxied request must come from this page's origin (`Origin`, or
@@ -19,6 +20,11 @@ import { parseArgs } from 'node:util';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..');
+/**
+ * Single files served beside the page: the edge worker's client, which live mode imports by URL (one
+ * file without dependencies; its folder's other files, node_modules among them, are not served).
+ */
+const FILES = new Map([['/worker-client.js', join(ROOT, 'examples', 'worker', 'client', 'client.js')]]);
 /** URL prefix → folder. */
 const MOUNTS = [
   ['/pkg/', join(ROOT, 'pkg')],
@@ -54,6 +60,7 @@ function fileOf(pathname) {
     return null;
   }
   if (decoded.includes('\0')) return null;
+  if (FILES.has(decoded)) return FILES.get(decoded);
   for (const [prefix, dir] of MOUNTS) {
     if (!decoded.startsWith(prefix)) continue;
     const rest = decoded.slice(prefix.length) || 'index.html';

@@ -337,6 +337,18 @@ describe('the devtools page', () => {
       assert.ok(!(await page.content()).includes(token), 'the token never reaches the page');
       await shot(page, 'live');
       await close();
+      // Through a server that has no token the worker refuses the first call: the page shows the worker
+      // client's WorkerError, with the worker's code and the step it was sent for.
+      const refusedPage = await open(tokenless.url);
+      await refusedPage.page.check('#live');
+      await refusedPage.page.waitForSelector('#trace-error .error', { timeout: 30000 });
+      const box = refusedPage.page.locator('#trace-error .error');
+      assert.deepEqual(await box.locator('code').allTextContents(), ['WorkerError', 'missing_token', 'steps[0]']);
+      assert.match(await box.locator('.message').textContent(), /token/i);
+      // Chromium reports the refused request itself on the console; that one is expected, nothing else.
+      assert.ok(refusedPage.problems.length > 0 && refusedPage.problems.every((p) => /status of 401/.test(p)), refusedPage.problems.join('\n'));
+      refusedPage.problems.length = 0;
+      await refusedPage.close();
     } finally {
       await tokenless.close();
       await page0.close();

@@ -3,6 +3,7 @@
 // attacks are a cross-site form POST, a `text/plain` POST from another origin, DNS rebinding (a foreign
 // `Host`), routes live mode never uses, and bodies that are not JSON.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest, createServer } from 'node:http';
 import { after, before, test } from 'node:test';
 import { startDevtools } from '../../www/serve.mjs';
@@ -86,5 +87,14 @@ test('the page itself still loads for its own Host, by name or address', async (
     const r = await raw(port, { path: '/live/status', headers: { host } });
     assert.equal(r.status, 200, host);
     assert.equal(JSON.parse(r.text).live, true);
+  }
+});
+
+test("the worker's client is served as one file (live mode imports it); the rest of its folder is not", async () => {
+  const r = await raw(port, { path: '/worker-client.js', headers: { host: own().host } });
+  assert.equal(r.status, 200);
+  assert.equal(r.text, readFileSync(new URL('../../examples/worker/client/client.js', import.meta.url), 'utf8'));
+  for (const path of ['/worker-client.js/', '/client.js', '/package.json', '/client/package.json', '/worker-client/package.json']) {
+    assert.equal((await raw(port, { path, headers: { host: own().host } })).status, 404, path);
   }
 });

@@ -26,8 +26,8 @@ const state = {
 };
 /** The final snapshot of the last good replay (Export snapshot). */
 let lastSnapshot = null;
-/** The worker's answers for the steps they were sent for (live mode). */
-let live = { key: '', answers: /** @type {any[] | null} */ (null) };
+/** The worker's answers for the steps they were sent for (live mode), or why there are none. */
+let live = { key: '', answers: /** @type {any[] | null} */ (null), error: /** @type {unknown} */ (null) };
 
 // ---------------------------------------------------------------------------------------------------
 // The configuration form ↔ the trace
@@ -129,7 +129,9 @@ function run(note) {
     return;
   }
   show('config-error', null);
-  show('trace-error', null);
+  // A live-mode failure stays on screen past the replay that follows it, until live mode is off or works.
+  if ($('live').checked && live.error) show('trace-error', live.error, liveFailure(live.error));
+  else show('trace-error', null);
   lastSnapshot = main.snapshot;
   const ms = performance.now() - t0;
   $('steps-view').classList.remove('stale');
@@ -245,12 +247,15 @@ async function refreshLive() {
   if (!$('live').checked || live.key === stepsKey()) return;
   status('sending the calls to the local worker…');
   try {
-    live = { key: stepsKey(), answers: await sendToWorker(state.trace) };
+    live = { key: stepsKey(), answers: await sendToWorker(state.trace), error: null };
   } catch (e) {
-    live = { key: '', answers: null };
-    show('trace-error', e, 'The worker could not be reached');
+    live = { key: '', answers: null, error: e };
+    show('trace-error', e, liveFailure(e));
   }
 }
+
+/** The title of a live-mode failure: no answer (the worker's client's `network`, the proxy's), or a refusal. */
+const liveFailure = (e) => (['network', 'worker_unreachable', 'no_worker'].includes(e?.code) ? 'The worker could not be reached' : 'The worker refused the calls');
 
 // ---------------------------------------------------------------------------------------------------
 // Theme

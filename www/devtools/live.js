@@ -1,6 +1,9 @@
 // Live mode: the page's calls sent for real to the local edge worker (examples/worker, started by
 // scripts/run.sh), which forwards them to the local sandbox. The page's server (www/serve.mjs) proxies
 // `live/*` to the worker, so the page stays same-origin; `live/status` says whether a worker is there.
+// The calls go through the worker's own client (examples/worker/client), which the page's server serves
+// as `./worker-client.js`: imported on first use, so that the page itself still runs from any static
+// server (live mode needs the page's server anyway).
 
 /** Whether a worker is reachable through the page's server: `{ live, worker? }`. */
 export async function liveStatus() {
@@ -11,16 +14,6 @@ export async function liveStatus() {
     return { live: body?.live === true, worker: body?.worker };
   } catch {
     return { live: false };
-  }
-}
-
-/** A worker's answer that is not a result (a refused request, a worker setting). */
-export class WorkerError extends Error {
-  constructor(message, code, path) {
-    super(message);
-    this.name = 'WorkerError';
-    this.code = code;
-    this.path = path;
   }
 }
 
@@ -43,19 +36,20 @@ function withEchoes(artifact, inherited) {
  * @param {{ steps: any[], agents: Record<string, { codeSessionKey?: string }> }} trace
  */
 export async function sendToWorker(trace) {
+  const { WorkerError, createClient } = await import('./worker-client.js');
+  // No token: the page's server adds it on the way to the worker, so the page never holds it.
+  const worker = createClient({ baseUrl: './live' });
   const conversation = `devtools-${crypto.randomUUID()}`;
   const answers = [];
   for (const [i, step] of trace.steps.entries()) {
     const agent = step.agent !== undefined ? trace.agents[step.agent] : undefined;
-    const res = await fetch(`./live/conversations/${conversation}/tool-calls`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ calls: [step.call], ...(agent ? { agent } : {}) }),
-    });
-    const body = await res.json().catch(() => null);
-    if (!res.ok || !body || !Array.isArray(body.results)) {
-      const error = body?.error ?? {};
-      throw new WorkerError(`${error.message ?? `the worker answered ${res.status}`}`, error.code ?? `http_${res.status}`, `steps[${i}]`);
+    let body;
+    try {
+      body = await worker.toolCalls(conversation, [step.call], { agent: agent?.codeSessionKey });
+    } catch (e) {
+      // The page shows where a refusal happened: the step it was sent for.
+      if (e instanceof WorkerError) e.path = `steps[${i}]`;
+      throw e;
     }
     const r = body.results[0] ?? {};
     const artifact = r.artifact === undefined ? undefined : withEchoes(r.artifact, body.inherited);
