@@ -15,6 +15,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { startSandbox } from './sandbox/server.mjs';
+import { WorkerError, createClient } from './worker/client/client.js';
 import { DECLARED, SEED_STEPS, judgeSeed } from './worker/scenario.js';
 import { ensureWorkerDeps, startWorker } from './worker/serve.mjs';
 import { startDevtoolsNear } from '../www/serve.mjs';
@@ -118,17 +119,13 @@ console.log(`devtools page: ${page.url}`);
 console.log(dim(`worker secret: ${secretFromEnv ? 'WORKER_AUTH_SECRET from the environment' : 'made for this run (set WORKER_AUTH_SECRET to choose it)'}`));
 console.log(`token for ${DEMO_USER} (12 h): ${token}`);
 const conversation = `demo-${Date.now().toString(36)}`;
+// The worker's typed client (examples/worker/client), as a host would call the worker.
+const worker = createClient({ baseUrl: w.url, token });
 const outcomes = [];
 let previous = [];
 try {
   for (const [i, step] of SEED_STEPS.entries()) {
-    const res = await fetch(`${w.url}/conversations/${conversation}/tool-calls`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ calls: [step] }),
-    });
-    const answer = await res.json();
-    if (res.status !== 200) throw new Error(`worker answered ${res.status}: ${JSON.stringify(answer)}`);
+    const answer = await worker.toolCalls(conversation, [step]);
     const r = answer.results[0];
     outcomes.push(r);
     const v = r.verdict;
@@ -159,7 +156,8 @@ try {
     previous = files;
   }
 } catch (e) {
-  console.error(red(`\nthe replay failed: ${e.message}`));
+  const why = e instanceof WorkerError ? `${e.code}${e.status ? ` (${e.status})` : ''}: ${e.message}${e.requestId ? ` (request ${e.requestId})` : ''}` : e.message;
+  console.error(red(`\nthe replay failed: ${why}`));
   await stop();
   process.exit(1);
 }
@@ -169,8 +167,8 @@ const ok = Object.values(judged).every(Boolean);
 console.log(`\n${ok ? green('✔ as expected') : red('✘ not as expected')}: mandelbrot.py ${judged.listed ? 'listed' : 'NOT listed'} by bash_tool, the edited file ${judged.ranEdited ? 'ran' : 'did NOT run'}`);
 
 if (opts.once) {
-  // The page is served too: its document and the package's module answer.
-  const served = await Promise.all(['', 'app.js', 'pkg/code_session_gate_bg.wasm'].map((p) => fetch(new URL(p, page.url)).then((r) => r.status)));
+  // The page is served too: its document, the package's module and the worker's client (live mode) answer.
+  const served = await Promise.all(['', 'app.js', 'pkg/code_session_gate_bg.wasm', 'worker-client.js'].map((p) => fetch(new URL(p, page.url)).then((r) => r.status)));
   const pageOk = served.every((s) => s === 200);
   if (!pageOk) console.log(red(`✘ the devtools page is not served (${served.join(', ')})`));
   await stop();
