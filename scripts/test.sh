@@ -9,7 +9,7 @@
 # suites in Node and in headless Chromium, tests/conformance/run (shared and own vectors), the same
 # vectors inside headless Chromium and Firefox (wasm-pack test --headless), node --test
 # tests/js/, check-sdk against cached SDK releases (tests/check-sdk/), tsc on tests/types (also with lib es2022 alone) and checkJs on src/js, the packaging matrix (tests/packaging/),
-# the local sandbox's tests, the edge worker end to end in workerd
+# the worker's typed client, the local sandbox's tests, the edge worker end to end in workerd
 # (tests/e2e/), the worker against the real sandbox servers (scripts/sandboxes/test-real.sh), the demo replay (examples/demo.mjs --once), the devtools page in headless Chromium
 # (tests/devtools/), a 5-second fuzz smoke run of every target
 # (scripts/fuzz-smoke.sh), the benchmark in quick mode (bench/run.mjs --quick, after bench/setup.sh
@@ -135,6 +135,11 @@ step types-js node tests/types/js/check.mjs
 # Deno, Bun, the tarball's size and files, publint, attw). Installs its pinned tools
 # (tests/packaging/package.json) itself when missing or changed.
 step packaging node tests/packaging/run.mjs
+# The worker's typed client (examples/worker/client): against a stub server, its generated types against
+# the worker's contract (its pinned generator installed there the first time), then tsc over the client,
+# its generator and its tests. tests/e2e/client.test.mjs runs it against the worker (edge-e2e).
+step worker-client node --test examples/worker/client/test/
+step worker-client-types node_modules/.bin/tsc -p examples/worker/client
 # The local two-dialect sandbox, then the worker in workerd against it (and Node / Deno hosts, and
 # wrangler's bundle), then the main command's replay as a check.
 step sandbox node --test tests/sandbox/
