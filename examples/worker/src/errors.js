@@ -19,8 +19,7 @@ export class Refusal extends Error {
    * @param {string} code      stable, documented in examples/worker/README.md
    * @param {string} message   what the caller reads
    * @param {Record<string, string>} [headers]
-   * @param {{ detail?: string, extra?: Record<string, unknown> }} [more]
-   *   `detail`: logged with the request id, never answered; `extra`: more fields of the answer's `error`
+   * @param {{ detail?: string }} [more]  `detail`: logged with the request id, never answered
    */
   constructor(status, code, message, headers = {}, more = {}) {
     super(message);
@@ -29,7 +28,6 @@ export class Refusal extends Error {
     this.code = code;
     this.headers = headers;
     this.detail = more.detail;
-    this.extra = more.extra;
   }
 }
 
@@ -38,10 +36,11 @@ export class Refusal extends Error {
  * @param {number} status
  * @param {string} code
  * @param {string} message
- * @param {{ headers?: Record<string, string>, requestId?: string, extra?: Record<string, unknown> }} [o]
+ * @param {{ headers?: Record<string, string>, requestId?: string }} [o]
  */
-export function problem(status, code, message, { headers = {}, requestId, extra } = {}) {
-  const error = { code, message, ...(extra ?? {}), ...(requestId ? { requestId } : {}) };
+export function problem(status, code, message, { headers = {}, requestId } = {}) {
+  // The contract's Error shape (src/contract.js): these three fields, nothing else.
+  const error = { code, message, ...(requestId ? { requestId } : {}) };
   return Response.json({ error }, { status, headers: { ...headers, [ERROR_CODE_HEADER]: code, ...(requestId ? { [REQUEST_ID_HEADER]: requestId } : {}) } });
 }
 
@@ -63,7 +62,7 @@ export function logLine(level, fields) {
  */
 export function refused(r, requestId) {
   if (r.detail !== undefined) logLine(r.status >= 500 ? 'error' : 'warn', { requestId, code: r.code, detail: r.detail });
-  return problem(r.status, r.code, r.message, { headers: r.headers, requestId, extra: r.extra });
+  return problem(r.status, r.code, r.message, { headers: r.headers, requestId });
 }
 
 /**
