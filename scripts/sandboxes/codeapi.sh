@@ -164,6 +164,13 @@ setup_build() {
   touch "$stamp"
 }
 
+setup_modes() {
+  # bun install keeps the modes its package tarballs carry, some of them world-writable (28,000 files of
+  # codeapi's node_modules). LibreCodeInterpreter's jail runs on the host's filesystem as an unprivileged
+  # user, so it could rewrite code that codeapi then runs as root: nobody but root writes in the cache.
+  find "$CACHE" -perm /go+w ! -type l -exec chmod go-w {} +
+}
+
 setup_spec_guard() {
   # Every job runs under /usr/local/bin/spec-guard inside the jail; the runner sees our copy there
   # through a bind mount in its own mount namespace (see start_runner), so the host is left as it is.
@@ -238,6 +245,7 @@ cmd_setup() {
   setup_pkgs
   setup_venv
   setup_node_tools
+  setup_modes
   nsjail_bin >/dev/null
   log "codeapi: setup done"
 }
