@@ -16,6 +16,7 @@
 //   await fetch(`${w.url}/conversations/c1/tool-calls`, …); await w.stop();
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -42,6 +43,16 @@ export function ensureWorkerDeps() {
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 120_000,
   });
+}
+
+/**
+ * workerd's native binary, as the `workerd` package names it. Not `node_modules/.bin/workerd`: installed
+ * without its install script (`npm ci --ignore-scripts`) that is a Node wrapper, and stopping the wrapper
+ * would leave the real workerd running.
+ */
+function workerdBinary() {
+  const require = createRequire(join(HERE, 'package.json'));
+  return /** @type {string} */ (require('workerd').default);
 }
 
 /** The package as this folder installed it (in the repository, a link to the built pkg/). */
@@ -181,7 +192,12 @@ const worker :Workerd.Worker = (
  * `kill()` ends workerd at once (SIGKILL), as a crash would: what it had not written is lost.
  */
 export async function startWorker({ env, stateDir, port, pkgDir = installedPackage(), log } = {}) {
-  const bin = join(HERE, 'node_modules', '.bin', 'workerd');
+  let bin;
+  try {
+    bin = workerdBinary();
+  } catch {
+    throw new Error(`workerd missing: run npm ci in ${HERE}`);
+  }
   if (!existsSync(bin)) throw new Error(`${bin} missing: run npm ci in ${HERE}`);
   if (!existsSync(join(pkgDir, 'package.json'))) throw new Error(`${pkgDir} has no package: build it (scripts/build.sh in the repository) or npm install code-session-gate`);
   const dir = stateDir ?? mkdtempSync(join(tmpdir(), 'csg-worker-'));
