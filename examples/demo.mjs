@@ -15,14 +15,14 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { startSandbox } from './sandbox/server.mjs';
-import { WorkerError, createClient } from './worker/client/client.js';
-import { DECLARED, SEED_STEPS, judgeSeed } from './worker/scenario.js';
-import { ensureWorkerDeps, startWorker } from './worker/serve.mjs';
+import { WorkerError, createClient } from '../worker/client/client.js';
+import { DECLARED, SEED_STEPS, judgeSeed } from '../worker/scenario.js';
+import { ensureWorkerDeps, startWorker } from '../worker/serve.mjs';
 import { startDevtoolsNear } from '../www/serve.mjs';
 
 // token.mjs signs with jose from the worker's own dependencies.
 ensureWorkerDeps();
-const { mintToken, newSecret } = await import('./worker/token.mjs');
+const { mintToken, newSecret } = await import('../worker/token.mjs');
 const DEMO_USER = 'demo-user';
 
 const { values: opts } = parseArgs({
@@ -119,7 +119,7 @@ console.log(`devtools page: ${page.url}`);
 console.log(dim(`worker secret: ${secretFromEnv ? 'WORKER_AUTH_SECRET from the environment' : 'made for this run (set WORKER_AUTH_SECRET to choose it)'}`));
 console.log(`token for ${DEMO_USER} (12 h): ${token}`);
 const conversation = `demo-${Date.now().toString(36)}`;
-// The worker's typed client (examples/worker/client), as a host would call the worker.
+// The worker's typed client (worker/client), as a host would call the worker.
 const worker = createClient({ baseUrl: w.url, token });
 const outcomes = [];
 let previous = [];
@@ -179,7 +179,7 @@ console.log(`\nserving until Ctrl-C:
   worker   ${w.url}/conversations/<id>/tool-calls   (POST { calls: [{ id, name, args }], agent? })
            ${w.url}/conversations/${conversation}              (GET: this conversation's snapshot)
            ${w.url}/conversations/<id>/files[/<name>]        (GET: list or download; PUT <name>: upload)
-           every request with  Authorization: Bearer <the token above>   (examples/worker/README.md)
+           every request with  Authorization: Bearer <the token above>   (worker/README.md)
   sandbox  ${sb.codeapiUrl}   (codeapi)
            ${sb.lciUrl}       (librecodeinterpreter)`);
 for (const signal of ['SIGINT', 'SIGTERM']) {

@@ -161,17 +161,17 @@ setup_npm() {
   case "$v" in *"version ${BINARYEN_VERSION%%.*} "*) ;; *) die "unexpected wasm-opt: $v" ;; esac
 }
 
-# The edge worker's own dependencies (examples/worker: the built package as a link, and jose for its
+# The edge worker's own dependencies (worker: the built package as a link, and jose for its
 # callers' tokens), pinned in its package-lock.json. `npm ci` leaves the link dangling until
-# scripts/build.sh makes pkg/; the tests then find both (examples/worker/serve.mjs ensureWorkerDeps).
+# scripts/build.sh makes pkg/; the tests then find both (worker/serve.mjs ensureWorkerDeps).
 setup_worker_npm() {
-  local dir=examples/worker want stamp=examples/worker/node_modules/.code-session-gate-lock.sha256
+  local dir=worker want stamp=worker/node_modules/.code-session-gate-lock.sha256
   want="$(hash_files "$dir/package.json" "$dir/package-lock.json")"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$dir/node_modules/jose/package.json" ]; then
-    note "examples/worker/node_modules: up to date with its package-lock.json"
+    note "worker/node_modules: up to date with its package-lock.json"
     return
   fi
-  log "npm ci (examples/worker)"
+  log "npm ci (worker)"
   (cd "$dir" && npm ci --prefer-offline --no-audit --no-fund --ignore-scripts)
   printf '%s\n' "$want" >"$stamp"
 }

@@ -135,11 +135,11 @@ step types-js node tests/types/js/check.mjs
 # Deno, Bun, the tarball's size and files, publint, attw). Installs its pinned tools
 # (tests/packaging/package.json) itself when missing or changed.
 step packaging node tests/packaging/run.mjs
-# The worker's typed client (examples/worker/client): against a stub server, its generated types against
+# The worker's typed client (worker/client): against a stub server, its generated types against
 # the worker's contract (its pinned generator installed there the first time), then tsc over the client,
 # its generator and its tests. tests/e2e/client.test.mjs runs it against the worker (edge-e2e).
-step worker-client node --test examples/worker/client/test/
-step worker-client-types node_modules/.bin/tsc -p examples/worker/client
+step worker-client node --test worker/client/test/
+step worker-client-types node_modules/.bin/tsc -p worker/client
 # The local two-dialect sandbox, then the worker in workerd against it (and Node / Deno hosts, and
 # wrangler's bundle), then the main command's replay as a check.
 step sandbox node --test tests/sandbox/

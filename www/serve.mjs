@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Serves the devtools page (www/devtools/), the built package (pkg/, as `./pkg/`) and the worker's client
-// (examples/worker/client/client.js, as `./worker-client.js`) on 127.0.0.1, as static files; with a
+// (worker/client/client.js, as `./worker-client.js`) on 127.0.0.1, as static files; with a
 // worker URL, also proxies `live/*` to that worker so the page can send calls to it (live mode) without
 // leaving its origin. The worker wants a caller's token: the proxy adds it, so the
 // token stays in this process and never reaches the page, its URL or its share links. Because the proxy
@@ -24,7 +24,7 @@ const ROOT = resolve(HERE, '..');
  * Single files served beside the page: the edge worker's client, which live mode imports by URL (one
  * file without dependencies; its folder's other files, node_modules among them, are not served).
  */
-const FILES = new Map([['/worker-client.js', join(ROOT, 'examples', 'worker', 'client', 'client.js')]]);
+const FILES = new Map([['/worker-client.js', join(ROOT, 'worker', 'client', 'client.js')]]);
 /** URL prefix → folder. */
 const MOUNTS = [
   ['/pkg/', join(ROOT, 'pkg')],

@@ -218,7 +218,7 @@ setup_node_tools() {
   # jose for mint-codeapi-token.mjs, at the version the worker pins, for machines where the worker's
   # own node_modules is not installed.
   local version stamp
-  version="$(sed -n 's/.*"jose": *"\([^"]*\)".*/\1/p' "$ROOT/examples/worker/package.json" | head -n 1)"
+  version="$(sed -n 's/.*"jose": *"\([^"]*\)".*/\1/p' "$ROOT/worker/package.json" | head -n 1)"
   version="${version:-6.2.19}"
   stamp="$DIR/.jose-$version"
   [[ -f "$stamp" && -d "$DIR/node/node_modules/jose" ]] && return 0

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the real LibreCodeInterpreter (usnavy13/LibreCodeInterpreter, Python/FastAPI + Redis + S3 + NsJail)
-# on this machine without Docker, for the end-to-end tests of examples/worker.
+# on this machine without Docker, for the end-to-end tests of worker.
 #
 #   scripts/sandboxes/librecodeinterpreter.sh setup        install everything once (idempotent)
 #   scripts/sandboxes/librecodeinterpreter.sh start        start (idempotent); prints endpoint.json

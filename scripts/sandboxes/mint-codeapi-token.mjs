@@ -24,7 +24,7 @@ const defaultEndpoint = join(root, '.cache', 'sandboxes', 'codeapi', 'endpoint.j
 // jose from wherever it is installed: the repo, the worker's own node_modules, or the copy that
 // `codeapi.sh setup` puts in .cache (machines where the worker's dependencies are not installed).
 async function loadJose() {
-  const bases = [here, join(root, 'examples', 'worker'), join(root, '.cache', 'sandboxes', 'codeapi', 'node')];
+  const bases = [here, join(root, 'worker'), join(root, '.cache', 'sandboxes', 'codeapi', 'node')];
   for (const base of bases) {
     try {
       const path = createRequire(join(base, 'noop.js')).resolve('jose');
@@ -33,7 +33,7 @@ async function loadJose() {
       // not there: try the next place
     }
   }
-  throw new Error('jose not found: run scripts/sandboxes/codeapi.sh setup (or npm ci in examples/worker)');
+  throw new Error('jose not found: run scripts/sandboxes/codeapi.sh setup (or npm ci in worker)');
 }
 
 /**

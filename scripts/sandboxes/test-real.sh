@@ -38,7 +38,7 @@ scripts/sandboxes/sources.sh
 scripts/sandboxes/test-sources.sh
 # The tests import the worker's modules, which import jose from the worker's own node_modules: a fresh
 # clone has none until the e2e harness installs it, and forward-batch.test.mjs runs first.
-node --input-type=module -e 'const m = await import("./examples/worker/serve.mjs"); m.ensureWorkerDeps();'
+node --input-type=module -e 'const m = await import("./worker/serve.mjs"); m.ensureWorkerDeps();'
 
 for s in "${servers[@]}"; do
   log "scripts/sandboxes/$s.sh setup"

@@ -1,6 +1,6 @@
 // The trace format (`code-session-gate.trace`, version 1): a gate configuration, an execution path and
 // the tool calls of one conversation with the results the sandbox gave them. The devtools page exports
-// it, examples/worker records it (opt-in), and check-sdk replays it through an SDK release and through
+// it, worker records it (opt-in), and check-sdk replays it through an SDK release and through
 // the gate. TRACE.md (shipped beside this file) documents every field.
 
 /** The format name and the version this reader takes. */

@@ -11,8 +11,8 @@ import { chromium } from 'playwright-core';
 import * as pkg from '../../pkg/node.js';
 import { startDevtools } from '../../www/serve.mjs';
 import { startSandbox } from '../../examples/sandbox/server.mjs';
-import { ensureWorkerDeps, startWorker } from '../../examples/worker/serve.mjs';
-import { DECLARED } from '../../examples/worker/scenario.js';
+import { ensureWorkerDeps, startWorker } from '../../worker/serve.mjs';
+import { DECLARED } from '../../worker/scenario.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SHOTS = join(ROOT, 'target', 'devtools-screenshots');
@@ -303,7 +303,7 @@ describe('the devtools page', () => {
 
   test('live mode sends the calls to the local worker and shows the sandbox’s answers', async () => {
     ensureWorkerDeps();
-    const { mintToken, newSecret } = await import('../../examples/worker/token.mjs');
+    const { mintToken, newSecret } = await import('../../worker/token.mjs');
     const secret = newSecret();
     const sb = await startSandbox({ port: 0, log: () => {} });
     const w = await startWorker({

@@ -93,7 +93,7 @@ test('the page itself still loads for its own Host, by name or address', async (
 test("the worker's client is served as one file (live mode imports it); the rest of its folder is not", async () => {
   const r = await raw(port, { path: '/worker-client.js', headers: { host: own().host } });
   assert.equal(r.status, 200);
-  assert.equal(r.text, readFileSync(new URL('../../examples/worker/client/client.js', import.meta.url), 'utf8'));
+  assert.equal(r.text, readFileSync(new URL('../../worker/client/client.js', import.meta.url), 'utf8'));
   for (const path of ['/worker-client.js/', '/client.js', '/package.json', '/client/package.json', '/worker-client/package.json']) {
     assert.equal((await raw(port, { path, headers: { host: own().host } })).status, 404, path);
   }

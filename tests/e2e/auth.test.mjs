@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { DECLARED } from '../../examples/worker/scenario.js';
+import { DECLARED } from '../../worker/scenario.js';
 import { DIALECTS, SECRET, USER, api, forge, one, useSandbox, sandboxRequests, snapshotText, tokenFor, worker } from './harness.mjs';
 
 /** Every route, with a body where it takes one. */

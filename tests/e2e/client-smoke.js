@@ -1,6 +1,6 @@
 // The worker's client in another runtime (Deno, workerd; tests/e2e/client.test.mjs runs it there): the same
 // file as Node and browsers import, as it is. An upload, a tool call reading it, the download, a refusal.
-import { WorkerError, createClient } from '../../examples/worker/client/client.js';
+import { WorkerError, createClient } from '../../worker/client/client.js';
 
 /** @param {string} baseUrl @param {string} token */
 export async function smoke(baseUrl, token) {

@@ -1,4 +1,4 @@
-// The worker's typed client (examples/worker/client) against the real worker in workerd, in both dialects:
+// The worker's typed client (worker/client) against the real worker in workerd, in both dialects:
 // every method once (an upload under a nested name with spaces and accents, the list, the download byte for
 // byte, a tool call that reads the file, a prime into another conversation, the snapshot, the trace, the
 // deletion), and the worker's refusals as WorkerErrors with their code, status, request id and Retry-After,
@@ -11,9 +11,9 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { DECLARED } from '../../examples/worker/scenario.js';
-import { freePort } from '../../examples/worker/serve.mjs';
-import { WorkerError, createClient } from '../../examples/worker/client/client.js';
+import { DECLARED } from '../../worker/scenario.js';
+import { freePort } from '../../worker/serve.mjs';
+import { WorkerError, createClient } from '../../worker/client/client.js';
 import { BIN, ROOT } from '../js/consumer.mjs';
 import { DIALECTS, forge, tempDir, tokenFor, useSandbox, worker } from './harness.mjs';
 
@@ -175,7 +175,7 @@ const smoke :Workerd.Worker = (
   modules = [
     (name = "main.js", esModule = ${text("import { smoke } from './tests/e2e/client-smoke.js'; export default { async fetch(_, env) { return Response.json(await smoke(env.WORKER_URL, env.TOKEN)); } };")}),
     (name = "tests/e2e/client-smoke.js", esModule = ${embed('tests', 'e2e', 'client-smoke.js')}),
-    (name = "examples/worker/client/client.js", esModule = ${embed('examples', 'worker', 'client', 'client.js')}),
+    (name = "worker/client/client.js", esModule = ${embed('worker', 'client', 'client.js')}),
   ],
   compatibilityDate = "2025-01-01",
   bindings = [ (name = "WORKER_URL", text = ${text(w.url)}), (name = "TOKEN", text = ${text(await tokenFor('workerd-user'))}) ],

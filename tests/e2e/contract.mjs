@@ -4,10 +4,10 @@
 // around fetch, for the base URLs of the workers it starts.
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { openApiDocument } from '../../examples/worker/src/openapi.js';
+import { openApiDocument } from '../../worker/src/openapi.js';
 
 // ajv is a dependency of the worker's package (its tests' contract check), installed with it.
-const require = createRequire(new URL('../../examples/worker/package.json', import.meta.url));
+const require = createRequire(new URL('../../worker/package.json', import.meta.url));
 const Ajv2020 = require('ajv/dist/2020.js').default;
 
 const doc = openApiDocument();

@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
-import { DECLARED } from '../../examples/worker/scenario.js';
-import { ROUTES } from '../../examples/worker/src/contract.js';
+import { DECLARED } from '../../worker/scenario.js';
+import { ROUTES } from '../../worker/src/contract.js';
 import { checkAnswer } from './contract.mjs';
 import { SECRET, api, one, tokenFor, useSandbox, worker } from './harness.mjs';
 
-const require = createRequire(new URL('../../examples/worker/package.json', import.meta.url));
+const require = createRequire(new URL('../../worker/package.json', import.meta.url));
 const box = useSandbox();
 
 describe('the OpenAPI document', () => {

@@ -1,8 +1,8 @@
-// End to end: the worker (examples/worker) running in workerd, forwarding an LLM's tool calls to the local
+// End to end: the worker (worker) running in workerd, forwarding an LLM's tool calls to the local
 // sandbox (examples/sandbox) in both dialects. Each test is one of the edge-middleware issue's scenarios.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DECLARED, SEED_STEPS, UNDECLARED, judgeSeed } from '../../examples/worker/scenario.js';
+import { DECLARED, SEED_STEPS, UNDECLARED, judgeSeed } from '../../worker/scenario.js';
 import {
   DEADLINE_MS,
   DIALECTS,
@@ -189,7 +189,7 @@ for (const dialect of DIALECTS) {
       assert.ok(!body.files.some((f) => f.name === 'theirs.txt'), 'no foreign file reached the wire');
       assert.deepEqual(body.files.map((f) => f.name), ['mine.txt']);
       assert.notEqual(body.session_id, 'XXXXXXXXXXXXXXXXXXXXX');
-      const { sandboxSubject } = await import('../../examples/worker/src/sandbox-auth.js');
+      const { sandboxSubject } = await import('../../worker/src/sandbox-auth.js');
       assert.equal(body.user_id, await sandboxSubject('', USER), 'the sandbox sees the caller as its user (the worker\'s subject for the token\'s sub)');
       if (dialect === 'codeapi') {
         assert.equal('session_id' in body, false, 'codeapi gets no session_id');

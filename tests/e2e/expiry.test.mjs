@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DECLARED } from '../../examples/worker/scenario.js';
+import { DECLARED } from '../../worker/scenario.js';
 import { DIALECTS, api, execRequests, expireAll, keptObjects, one, partitionNames, sandboxPaths, snapshotText, tempDir, useSandbox, worker } from './harness.mjs';
 
 const box = useSandbox();

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { DECLARED } from '../../examples/worker/scenario.js';
+import { DECLARED } from '../../worker/scenario.js';
 import { DIALECTS, USER, api, execRequests, one, partitionNames, useSandbox, snapshotText, tokenFor, worker } from './harness.mjs';
 
 /** A GET with the path sent exactly as written (fetch would resolve `..` before sending). */
@@ -147,7 +147,7 @@ for (const dialect of DIALECTS) {
         assert.equal((await res.json()).error.code, 'file_not_found');
       }
       // The sandbox saw each caller as its user (the worker's subject for them), and different runtime hints.
-      const { sandboxSubject } = await import('../../examples/worker/src/sandbox-auth.js');
+      const { sandboxSubject } = await import('../../worker/src/sandbox-auth.js');
       const [a, b] = (await execRequests(box.sb)).filter((e) => e.dialect === dialect).slice(-2);
       assert.deepEqual([a.body.user_id, b.body.user_id], [await sandboxSubject('', alice), await sandboxSubject('', bob)]);
       if (dialect === 'codeapi') assert.notEqual(a.body.runtime_session_hint, b.body.runtime_session_hint);

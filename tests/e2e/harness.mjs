@@ -4,12 +4,12 @@ import { after, before } from 'node:test';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox } from '../../examples/sandbox/server.mjs';
-import { ensureWorkerDeps, startWorker } from '../../examples/worker/serve.mjs';
+import { ensureWorkerDeps, startWorker } from '../../worker/serve.mjs';
 
-// examples/worker/token.mjs imports jose, and the contract check ajv, from the worker's own node_modules:
+// worker/token.mjs imports jose, and the contract check ajv, from the worker's own node_modules:
 // install them first.
 ensureWorkerDeps();
-const { mintToken } = await import('../../examples/worker/token.mjs');
+const { mintToken } = await import('../../worker/token.mjs');
 const { checkAnswers } = await import('./contract.mjs');
 
 export const DIALECTS = ['codeapi', 'librecodeinterpreter'];
@@ -187,7 +187,7 @@ export async function primeRaw(w, conversation, body, user = USER, host = false)
  */
 export async function jwtSandbox() {
   const { generateKeyPairSync } = await import('node:crypto');
-  const { mintSandboxToken } = await import('../../examples/worker/src/sandbox-auth.js');
+  const { mintSandboxToken } = await import('../../worker/src/sandbox-auth.js');
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const sb = await startSandbox({ keepaliveMs: 300, log: () => {}, codeapiJwt: { publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(), kid: 'e2e' } });
   const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();

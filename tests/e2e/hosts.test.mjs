@@ -1,16 +1,16 @@
 // The seed scenario from plain host processes against the same sandbox: Node (the package ready at
 // import) and Deno (`await init()` loading the .wasm), each importing the package its own way, through
-// examples/worker/host.mjs. And the worker bundled by wrangler exactly as `wrangler deploy` would.
+// worker/host.mjs. And the worker bundled by wrangler exactly as `wrangler deploy` would.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { ensureWorkerDeps } from '../../examples/worker/serve.mjs';
+import { ensureWorkerDeps } from '../../worker/serve.mjs';
 import { BIN, ROOT } from '../js/consumer.mjs';
 import { DIALECTS, LCI_KEY, USER, baseOf, sandbox, tempDir } from './harness.mjs';
 
-const WORKER = resolve(ROOT, 'examples', 'worker');
+const WORKER = resolve(ROOT, 'worker');
 
 /** Runs a command; resolves with its exit code and output. */
 function run(cmd, args, options = {}) {

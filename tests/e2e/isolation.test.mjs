@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox } from '../../examples/sandbox/server.mjs';
-import { sandboxUrl } from '../../examples/worker/src/sandbox-files.js';
-import { DECLARED } from '../../examples/worker/scenario.js';
+import { sandboxUrl } from '../../worker/src/sandbox-files.js';
+import { DECLARED } from '../../worker/scenario.js';
 import {
   DIALECTS,
   PRIME_SCOPE,
@@ -24,7 +24,7 @@ import {
 } from './harness.mjs';
 
 // sandbox-auth.js imports jose from the worker's node_modules, which the harness installs first.
-const { sandboxSubject } = await import('../../examples/worker/src/sandbox-auth.js');
+const { sandboxSubject } = await import('../../worker/src/sandbox-auth.js');
 
 const ALICE = 'alice@example';
 const BOB = 'bob@example';
@@ -280,7 +280,7 @@ describe('codeapi\'s production auth: a token per sandbox request, per user', ()
         // codeapi itself refuses Bob a read of Alice's file: the users are two at the sandbox too.
         const alices = JSON.parse(await snapshotText(w, 'jwt', ALICE)).partitions[0][1].files[0];
         // token.mjs imports jose from the worker's node_modules, which the harness installs first.
-        const { mintToken } = await import('../../examples/worker/token.mjs');
+        const { mintToken } = await import('../../worker/token.mjs');
         const bobs = await mintToken({
           privateKey,
           kid: 'worker-key',

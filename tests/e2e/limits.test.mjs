@@ -3,8 +3,8 @@
 // from the disk itself, by a restarted worker).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { LIMIT_DEFAULTS, limitsFrom } from '../../examples/worker/src/limits.js';
-import { DECLARED } from '../../examples/worker/scenario.js';
+import { LIMIT_DEFAULTS, limitsFrom } from '../../worker/src/limits.js';
+import { DECLARED } from '../../worker/scenario.js';
 import { api, one, useSandbox, sandboxRequests, snapshotText, tempDir, worker } from './harness.mjs';
 
 const box = useSandbox();

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import * as pkg from '../../pkg/node.js';
-import { ensureWorkerDeps } from '../../examples/worker/serve.mjs';
-import { DECLARED } from '../../examples/worker/scenario.js';
+import { ensureWorkerDeps } from '../../worker/serve.mjs';
+import { DECLARED } from '../../worker/scenario.js';
 import { USER, call, fault, partitionNames, sandbox, snapshotText, worker } from './harness.mjs';
 
 /** The load: 24 users with 3 conversations each, 3 rounds each, 12 requests in flight. */
@@ -21,11 +21,11 @@ const CONVERSATIONS = 12;
 
 let sb;
 let w;
-/** examples/worker/src/batch.js, loaded once the worker's dependency (the package) is installed. */
+/** worker/src/batch.js, loaded once the worker's dependency (the package) is installed. */
 let runBatch;
 before(async () => {
   ensureWorkerDeps();
-  ({ runBatch } = await import('../../examples/worker/src/batch.js'));
+  ({ runBatch } = await import('../../worker/src/batch.js'));
   sb = await sandbox();
   w = await worker(sb, 'codeapi', DECLARED);
 });

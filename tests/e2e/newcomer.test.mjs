@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT } from '../js/consumer.mjs';
 import { LCI_KEY, sandbox, tempDir } from './harness.mjs';
 
-const WORKER = resolve(ROOT, 'examples', 'worker');
+const WORKER = resolve(ROOT, 'worker');
 /** What a copy of the folder leaves out: what `npm ci` and the runs make. */
 const NOT_COPIED = new Set(['node_modules', '.wrangler', 'dist', '.dev.vars']);
 

@@ -5,7 +5,7 @@
 // files shared within the tenant, as the real server keys them), LibreCodeInterpreter with its one key.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DECLARED } from '../../examples/worker/scenario.js';
+import { DECLARED } from '../../worker/scenario.js';
 import {
   DIALECTS,
   api,

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { DECLARED } from '../../examples/worker/scenario.js';
+import { DECLARED } from '../../worker/scenario.js';
 import { LCI_KEY, SECRET, USER, api, call, tempDir, tokenFor, useSandbox, worker } from './harness.mjs';
 import { assertReady, checkSdk } from '../check-sdk/run.mjs';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DECLARED } from '../../examples/worker/scenario.js';
+import { DECLARED } from '../../worker/scenario.js';
 import { DIALECTS, api, execRequests, expireAll, fault, keptObjects, one, partitionNames, primeRaw, sandboxPaths, sandboxRequests, snapshotText, tempDir, useSandbox, worker } from './harness.mjs';
 
 const box = useSandbox();

@@ -1,11 +1,11 @@
-// The user object's records (examples/worker/src/user.js), on an in-memory storage with the Durable
+// The user object's records (worker/src/user.js), on an in-memory storage with the Durable
 // Object storage's semantics for what it uses: the user's own refs (primeable within REF_TTL_S, held by
 // conversations, deleted only once none holds them), the bytes kept for them (counted against
 // KEPT_BYTES_PER_USER, deleted past KEPT_TTL_S or once no record refers to them) and the upkeep window.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LIMIT_DEFAULTS } from '../../examples/worker/src/limits.js';
-import { User } from '../../examples/worker/src/user.js';
+import { LIMIT_DEFAULTS } from '../../worker/src/limits.js';
+import { User } from '../../worker/src/user.js';
 
 /** The Durable Object storage calls the user object makes, over a sorted Map. */
 class MemoryStorage {

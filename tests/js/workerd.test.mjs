@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, reachable } from '../../examples/worker/serve.mjs';
+import { freePort, reachable } from '../../worker/serve.mjs';
 import { BIN, EXPECTED_REF, PKG_NAME, makeConsumer } from './consumer.mjs';
 
 let consumer;

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Gate } from '../../pkg/node.js';
-import { mintSandboxToken } from '../../examples/worker/src/sandbox-auth.js';
+import { mintSandboxToken } from '../../worker/src/sandbox-auth.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ENDPOINTS = {

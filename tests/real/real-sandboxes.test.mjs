@@ -13,7 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { DECLARED, SEED_STEPS, judgeSeed } from '../../examples/worker/scenario.js';
+import { DECLARED, SEED_STEPS, judgeSeed } from '../../worker/scenario.js';
 import { api, call, one, partitionNames, primeRaw, snapshotText, tokenFor, worker } from '../e2e/harness.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -50,14 +50,14 @@ function sandboxEnv(name) {
  * whose holder is the one issuer). Every file the worker puts in the sandbox for `sub` is this user's.
  */
 async function sandboxUser(sub) {
-  const { sandboxSubject } = await import('../../examples/worker/src/sandbox-auth.js');
+  const { sandboxSubject } = await import('../../worker/src/sandbox-auth.js');
   return sandboxSubject('', sub);
 }
 
 /** A codeapi token for the sandbox user `subject`, minted as the worker mints its own (the endpoint's key). */
 async function codeapiToken(subject) {
   const env = sandboxEnv('codeapi');
-  const { mintSandboxToken } = await import('../../examples/worker/src/sandbox-auth.js');
+  const { mintSandboxToken } = await import('../../worker/src/sandbox-auth.js');
   return mintSandboxToken({ mode: 'codeapi-jwt', privateKeyPem: env.SANDBOX_JWT_PRIVATE_KEY, kid: env.SANDBOX_JWT_KID, ttlSeconds: 300, issuer: env.SANDBOX_JWT_ISSUER, audience: env.SANDBOX_JWT_AUDIENCE }, subject);
 }
 

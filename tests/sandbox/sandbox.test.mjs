@@ -597,7 +597,7 @@ describe('fault injection and stats', () => {
   });
 });
 
-// What the edge worker's file routes rely on (examples/worker/src/sandbox-files.js): an uploaded file
+// What the edge worker's file routes rely on (worker/src/sandbox-files.js): an uploaded file
 // downloads as it went in, bytes, type and length, in both dialects, through each one's own identity.
 describe('uploads come back through downloads', () => {
   const bytes = Buffer.from([...Array(256).keys()]);

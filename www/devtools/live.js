@@ -1,7 +1,7 @@
-// Live mode: the page's calls sent for real to the local edge worker (examples/worker, started by
+// Live mode: the page's calls sent for real to the local edge worker (worker, started by
 // scripts/run.sh), which forwards them to the local sandbox. The page's server (www/serve.mjs) proxies
 // `live/*` to the worker, so the page stays same-origin; `live/status` says whether a worker is there.
-// The calls go through the worker's own client (examples/worker/client), which the page's server serves
+// The calls go through the worker's own client (worker/client), which the page's server serves
 // as `./worker-client.js`: imported on first use, so that the page itself still runs from any static
 // server (live mode needs the page's server anyway).
 

@@ -83,7 +83,7 @@ export function normalizeTrace(trace) {
 
 /**
  * The "Export trace" file: the trace in the package's trace format (`code-session-gate.trace` version 1,
- * TRACE.md in the package), the one examples/worker records and `code-session-gate-check-sdk --trace`
+ * TRACE.md in the package), the one worker records and `code-session-gate-check-sdk --trace`
  * replays through an SDK release. Only the format's keys are written.
  * @param {unknown} trace
  * @returns {string}

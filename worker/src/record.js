@@ -45,14 +45,14 @@ export function startTrace(config, sessions, threadId) {
   return {
     format: 'code-session-gate.trace',
     version: 1,
-    title: 'recorded by examples/worker',
+    title: 'recorded by the code-session-gate worker',
     config: gateConfig,
     path: 'event',
     threadId,
     agents: {},
     ...(Array.isArray(sessions) && sessions.length > 0 ? { initialSessions: sessions } : {}),
     steps: [],
-    recorder: { by: 'examples/worker', batches: 0, truncated: false },
+    recorder: { by: 'worker', batches: 0, truncated: false },
   };
 }
 

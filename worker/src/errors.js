@@ -16,7 +16,7 @@ export const ERROR_CODE_HEADER = 'x-error-code';
 export class Refusal extends Error {
   /**
    * @param {number} status
-   * @param {string} code      stable, documented in examples/worker/README.md
+   * @param {string} code      stable, documented in worker/README.md
    * @param {string} message   what the caller reads
    * @param {Record<string, string>} [headers]
    * @param {{ detail?: string }} [more]  `detail`: logged with the request id, never answered

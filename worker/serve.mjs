@@ -27,12 +27,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PKG_NAME = 'code-session-gate';
 
-/** The worker's dependencies, as examples/worker/package-lock.json pins them. */
+/** The worker's dependencies, as worker/package-lock.json pins them. */
 const DEPS = [PKG_NAME, 'jose', 'workerd', 'smol-toml', 'ajv', '@seriousme/openapi-schema-validator'];
 
 /**
- * Installs the worker's dependencies (the built package, `file:../../pkg`, and `jose`) into
- * examples/worker/node_modules when one is missing: what wrangler, workerd (below) and the plain-host runs
+ * Installs the worker's dependencies (the built package, `file:../pkg`, and `jose`) into
+ * worker/node_modules when one is missing: what wrangler, workerd (below) and the plain-host runs
  * (host.mjs) resolve them from. scripts/setup.sh installs them first, so this normally finds them in
  * place or in npm's cache; idempotent.
  */

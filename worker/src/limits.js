@@ -1,8 +1,8 @@
-// What one caller may ask of the worker. Each limit is a `[vars]` setting (examples/worker/README.md),
+// What one caller may ask of the worker. Each limit is a `[vars]` setting (worker/README.md),
 // each refusal a typed error, and each is checked before anything runs or is stored.
 import { Refusal } from './errors.js';
 
-/** The settings and their defaults (examples/worker/README.md says which are per user, per conversation). */
+/** The settings and their defaults (worker/README.md says which are per user, per conversation). */
 export const LIMIT_DEFAULTS = Object.freeze({
   /** JSON bodies (tool calls, primed refs): 1 MiB. */
   MAX_BODY_BYTES: 1024 * 1024,

@@ -1,5 +1,5 @@
 // Who is calling: every route needs `Authorization: Bearer <JWT>`. A deployment verifies its callers'
-// tokens with any of three keys (examples/worker/README.md, "The token"): an HS256 secret
+// tokens with any of three keys (worker/README.md, "The token"): an HS256 secret
 // (`WORKER_AUTH_SECRET`), a JWKS (`WORKER_AUTH_JWKS`: EdDSA, ES256, RS256, picked by `kid`), or one public
 // key (`WORKER_AUTH_PUBLIC_KEY`), so that a host's sign-in service can keep its private key. Signatures and
 // time claims are checked by `jose` (a maintained library that runs in workerd on WebCrypto), never by
@@ -61,7 +61,7 @@ export function decodeSecret(text) {
 export function hs256Key(secret) {
   const key = decodeSecret(secret);
   if (key === null) {
-    throw notConfigured('WORKER_AUTH_SECRET must be random bytes written as base64, base64url or hex (node examples/worker/token.mjs --new-secret prints one)');
+    throw notConfigured('WORKER_AUTH_SECRET must be random bytes written as base64, base64url or hex (node worker/token.mjs --new-secret prints one)');
   }
   if (key.length < MIN_SECRET_BYTES) {
     throw notConfigured(`WORKER_AUTH_SECRET decodes to ${key.length} bytes; an HS256 key needs at least ${MIN_SECRET_BYTES}`);

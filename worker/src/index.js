@@ -11,7 +11,7 @@
 //   POST /conversations/:id/files            { files: [FileRef], agent? }: prime refs the worker gave
 //                                            this user (a host's token: skill and agent refs too)
 //
-// examples/worker/README.md documents the token's claims, the limits and every error. Calls of one
+// worker/README.md documents the token's claims, the limits and every error. Calls of one
 // request form one event batch, as the SDK's ToolNode dispatches them: every call sees the session as it
 // was before the batch, and the answers are folded together once all are back.
 import { authenticate } from './auth.js';

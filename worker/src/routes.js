@@ -72,7 +72,7 @@ export function routeOf(request) {
   const segments = raw.split('/').slice(1);
   if (segments.some((s) => ['.', '..'].includes(decode(s)))) throw invalidPath('the path has a . or .. segment');
   const [head, id, sub, ...rest] = segments;
-  if (head !== 'conversations' || id === undefined) throw new Refusal(404, 'not_found', 'routes are under /conversations/:id (examples/worker/README.md)');
+  if (head !== 'conversations' || id === undefined) throw new Refusal(404, 'not_found', 'routes are under /conversations/:id (worker/README.md)');
   const conversation = decode(id);
   if (!CONVERSATION.test(conversation)) throw new Refusal(404, 'not_found', 'a conversation id is 1 to 128 characters of A-Z a-z 0-9 . _ : -');
   const kind = sub === undefined ? 'snapshot' : sub === 'tool-calls' && rest.length === 0 ? 'tool-calls' : sub === 'trace' && rest.length === 0 ? 'trace' : sub === 'files' ? (rest.length === 0 ? 'files' : 'file') : undefined;
