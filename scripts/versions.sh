@@ -24,7 +24,7 @@ MITATA_VERSION=1.0.34          # bench/: the timer of the side-by-side benchmark
 WRANGLER_VERSION=4.86.0        # examples/worker: `wrangler deploy --dry-run` (the last 4.x that runs on Node 20)
 PLAYWRIGHT_CORE_VERSION=1.65.1 # tests/devtools: drives Debian's /usr/bin/chromium (no browser download)
 AXE_CORE_VERSION=4.14.1        # tests/devtools: the accessibility scan of the devtools page
-ESBUILD_VERSION=0.28.2         # scripts/assemble-pkg.mjs: bundles the CommonJS entry (node.cjs)
+ESBUILD_VERSION=0.28.2         # packages/assemble.mjs: bundles the CommonJS entry (node.cjs)
 
 # Sizes of the two modules (after wasm-opt), checked by scripts/size-check.sh:
 #   - the budgets, reported against: the core module (code_session_gate_bg.wasm, what every host loads)

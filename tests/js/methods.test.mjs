@@ -1,10 +1,10 @@
-// The `Gate` methods written from the registry (src/js/plain-methods.js, its `[plain]` operations): each
+// The `Gate` methods written from the registry (packages/code-session-gate/plain-methods.js, its `[plain]` operations): each
 // is a method of the prototype with its parameters' count, answers what the module answers (nothing for
 // a `void` operation), enters the way every method does (a freed gate refuses), and passes its arguments
 // in order (a refusal names the parameter that is wrong).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PLAIN_METHODS } from '../../src/js/plain-methods.js';
+import { PLAIN_METHODS } from '../../packages/code-session-gate/plain-methods.js';
 
 const { Gate } = await import('../../pkg/node.js');
 const SEED = [['execute_code', { session_id: 'e0', files: [{ id: 'a1', name: 'a.txt', storage_session_id: 'e0' }], lastUpdated: 1 }]];

@@ -386,9 +386,9 @@ describe('error codes', () => {
     const codes = rust.slice(rust.indexOf('error_codes! {'));
     const fromRust = [...codes.matchAll(/^\s*[A-Z]\w* = "([a-z_]+)",$/gm)].map((m) => m[1]);
     assert.ok(fromRust.length > 20, 'read the Rust codes');
-    const js = readdirSync(join(ROOT, 'src', 'js'), { recursive: true })
+    const js = readdirSync(join(ROOT, 'packages', 'code-session-gate'), { recursive: true })
       .filter((f) => String(f).endsWith('.js'))
-      .map((f) => readFileSync(join(ROOT, 'src', 'js', String(f)), 'utf8'))
+      .map((f) => readFileSync(join(ROOT, 'packages', 'code-session-gate', String(f)), 'utf8'))
       .join('\n');
     const fromJs = [...js.matchAll(/gateError\(\s*'([a-z_]+)'/g)].map((m) => m[1]);
     const dts = readFileSync(join(PKG_DIR, 'ops.d.ts'), 'utf8');

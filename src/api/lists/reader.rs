@@ -1,5 +1,5 @@
 //! The caller's side of the list protocol ([`super`]): what the JavaScript layer (`Shared` in
-//! `src/js/api.js`) does with the answers that carry file lists, in Rust, for the native clients of the
+//! `packages/code-session-gate/api.js`) does with the answers that carry file lists, in Rust, for the native clients of the
 //! operations (the conformance runner and the property tests). It keeps the lists it decoded by
 //! generation, as many as the gate keeps, resolves each list reference against them, and rebuilds the
 //! answers in the form the JavaScript API returns them: lists of narrowed refs, contexts resolved into

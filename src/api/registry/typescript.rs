@@ -1,7 +1,7 @@
-//! What the registry writes for the JavaScript layer: `src/js/ops.d.ts` (the `Gate` methods that run
+//! What the registry writes for the JavaScript layer: `packages/code-session-gate/ops.d.ts` (the `Gate` methods that run
 //! an operation, the static functions, the error codes, the unions of the names the rules give),
-//! `src/js/plain-methods.js` (the `Gate` methods written from the registry, [`op_flag::plain`]) and
-//! `src/js/functions.js` (the static functions). A test compares each file with what [`typescript`],
+//! `packages/code-session-gate/plain-methods.js` (the `Gate` methods written from the registry, [`op_flag::plain`]) and
+//! `packages/code-session-gate/functions.js` (the static functions). A test compares each file with what [`typescript`],
 //! [`plain_methods`] and [`static_functions`] write and fails when one is stale;
 //! `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites them.
 
@@ -25,7 +25,7 @@ pub const LOADING_CODES: [&str; 3] = ["not_initialized", "wasm_not_found", "not_
 /// Names in the TypeScript types that are TypeScript's own, not the package's.
 const BUILTIN_TYPES: [&str; 4] = ["Record", "ReadonlyMap", "Omit", "Array"];
 
-/// The text of `src/js/ops.d.ts`.
+/// The text of `packages/code-session-gate/ops.d.ts`.
 pub fn typescript() -> String {
     let mut out = String::from(
         "// Generated from the operation registry (src/api/registry.rs), the names the rules give their enums'\n\
@@ -89,8 +89,8 @@ pub fn typescript() -> String {
     out
 }
 
-/// The text of `src/js/plain-methods.js`: each `[plain]` gate operation as `[name, public parameters,
-/// answers nothing]`, from which `src/js/gate.js` writes its `Gate` method.
+/// The text of `packages/code-session-gate/plain-methods.js`: each `[plain]` gate operation as `[name, public parameters,
+/// answers nothing]`, from which `packages/code-session-gate/gate.js` writes its `Gate` method.
 pub fn plain_methods() -> String {
     let mut out = String::from(
         "// Generated from the operation registry (src/api/registry.rs): do not edit.\n\
@@ -114,7 +114,7 @@ pub fn plain_methods() -> String {
     out
 }
 
-/// The text of `src/js/functions.js`: each static operation as the exported function that runs it on
+/// The text of `packages/code-session-gate/functions.js`: each static operation as the exported function that runs it on
 /// its arguments, in the order of its parameters, then each of [`CONSTANTS`] as the function that
 /// answers it (their types and TSDoc are in `ops.d.ts`).
 pub fn static_functions() -> String {
@@ -290,17 +290,17 @@ mod tests {
 
     #[test]
     fn the_generated_declarations_are_current() {
-        super::super::assert_current("src/js/ops.d.ts", &typescript());
+        super::super::assert_current("packages/code-session-gate/ops.d.ts", &typescript());
     }
 
     #[test]
     fn the_generated_methods_are_current() {
-        super::super::assert_current("src/js/plain-methods.js", &plain_methods());
+        super::super::assert_current("packages/code-session-gate/plain-methods.js", &plain_methods());
     }
 
     #[test]
     fn the_generated_functions_are_current() {
-        super::super::assert_current("src/js/functions.js", &static_functions());
+        super::super::assert_current("packages/code-session-gate/functions.js", &static_functions());
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The shapes of what crosses the boundary, declared once, in Rust, for TypeScript: every option
-//! object, input record and answer of the package's API (`src/js/types.d.ts` is written from them by
+//! object, input record and answer of the package's API (`packages/code-session-gate/types.d.ts` is written from them by
 //! tsify; the explanations and session changes are declared by the types that write them,
 //! [`super::answers`]). Built only with the `typescript` feature (the crate's own tests): no module
 //! carries them.

@@ -177,7 +177,7 @@ export async function instantiate(source, kind, glue) {
 
 /**
  * A module's generated glue (wasm-bindgen `--target web`, two functions exported by
- * scripts/assemble-pkg.mjs): it makes the import object, holds the instance it is given
+ * packages/assemble.mjs): it makes the import object, holds the instance it is given
  * (`__wbg_finalize_init`), replaces it with a new one (`__wbg_reset_state`), and answers its exports
  * (`initSync()` once it holds one).
  * @typedef {{

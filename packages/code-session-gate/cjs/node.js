@@ -1,5 +1,5 @@
 // Source of the package's CommonJS entry, `node.cjs` (the `require` condition for Node): bundled with
-// the API into one CommonJS file by scripts/assemble-pkg.mjs (esbuild), because Node before 20.19 (and
+// the API into one CommonJS file by packages/assemble.mjs (esbuild), because Node before 20.19 (and
 // any Node run with --no-experimental-require-module) cannot `require()` the ESM entries. Its imports
 // resolve in the built package (pkg/), beside the ESM entries. It instantiates synchronously at load
 // (the sandbox module on first use), as the ESM Node entry does; `__dirname` is CommonJS's own (the

@@ -321,7 +321,7 @@ export class Gate {
     this.#raw.free();
   }
 
-  // The methods the registry writes (src/js/plain-methods.js, its `[plain]` operations): each passes
+  // The methods the registry writes (packages/code-session-gate/plain-methods.js, its `[plain]` operations): each passes
   // its arguments in order and answers the parsed answer (nothing for `void`).
   static {
     for (const [name, parameters, answersNothing] of PLAIN_METHODS) {
