@@ -3,7 +3,7 @@
 # generated only, git-ignored:
 #   1. cargo build --release --target wasm32-unknown-unknown of the two module crates (crates/: the core
 #      module every host loads, the sandbox module loaded on demand; registry source paths remapped)
-#   2. wasm-bindgen --target web of each module: its glue (crates/bindgen writes the exports)
+#   2. wasm-bindgen --target web of each module: its glue (crates/wasm/boundary writes the exports)
 #   3. wasm-opt -Oz --converge from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
 #   4. packages/assemble.mjs: the modules and their glue, the entries and types of packages/code-session-gate/ (their
 #      loader: packages/code-session-gate/engine.js), package.json; the
@@ -73,7 +73,7 @@ else
   flags="$(IFS=$'\x1f' && printf '%s' "${user_flags[*]}")"
   flags="${flags:+$flags$'\x1f'}$remap"
 fi
-log "cargo build --release --target wasm32-unknown-unknown (crates/core-module, crates/sandbox-module)"
+log "cargo build --release --target wasm32-unknown-unknown (crates/wasm/core, crates/wasm/sandbox)"
 CARGO_ENCODED_RUSTFLAGS="$flags" cargo build --release --target wasm32-unknown-unknown \
   -p code-session-gate-core-module -p code-session-gate-sandbox-module
 
@@ -82,7 +82,7 @@ work="$(mktemp -d "$ROOT/target/pkg-build.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 mkdir -p "$work/out" "$work/bindgen"
-# wasm-bindgen writes both modules' exports (crates/bindgen): its CLI writes each one's glue (the web
+# wasm-bindgen writes both modules' exports (crates/wasm/boundary): its CLI writes each one's glue (the web
 # target, whose generated reset recover() uses: code_session_gate.js, code_session_sandbox.js) and the
 # module the glue expects, which wasm-opt then shrinks.
 log "wasm-bindgen --target web ($(wasm-bindgen --version)): the modules' glue"

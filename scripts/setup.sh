@@ -12,8 +12,8 @@ cd "$ROOT"
 # ---------------------------------------------------------------------------------------------------
 # Consistency of the pins: versions.sh is the source, Cargo.toml / Cargo.lock / package.json must agree.
 check_pins() {
-  grep -Eq "^wasm-bindgen *= *\"=$WASM_BINDGEN_VERSION\"" Cargo.toml \
-    || die "Cargo.toml must pin wasm-bindgen = \"=$WASM_BINDGEN_VERSION\" (scripts/versions.sh)"
+  grep -Eq "^wasm-bindgen *= *\"=$WASM_BINDGEN_VERSION\"" crates/wasm/boundary/Cargo.toml \
+    || die "crates/wasm/boundary/Cargo.toml must pin wasm-bindgen = \"=$WASM_BINDGEN_VERSION\" (scripts/versions.sh)"
   if [ -f Cargo.lock ]; then
     local locked
     locked="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)"

@@ -101,7 +101,7 @@ browser_conformance() {
     firefox) driver=(--geckodriver "$(command -v geckodriver)") ;;
   esac
   WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests/webdriver.json" \
-    wasm-pack test --headless "--$browser" "${driver[@]}" -- --test browser_conformance
+    wasm-pack test --headless "--$browser" "${driver[@]}" crates/wasm/boundary -- --test browser_conformance
 }
 
 step setup scripts/setup.sh
@@ -109,8 +109,8 @@ step build scripts/build.sh
 step fmt cargo fmt --all --check
 step clippy cargo clippy --workspace --all-targets -- -D warnings
 step cargo-test cargo test --workspace
-step wasm-node wasm_test -p code-session-gate-bindgen --test node --test node_sandbox
-step wasm-chromium wasm_test_browser -p code-session-gate-bindgen --test web
+step wasm-node wasm_test -p code-session-gate-boundary --test node --test node_sandbox
+step wasm-chromium wasm_test_browser -p code-session-gate-boundary --test web
 step conformance tests/conformance/run
 step conformance-chrome browser_conformance chrome
 step conformance-firefox browser_conformance firefox

@@ -3,7 +3,7 @@
 # The one place the scripts read pinned tool versions and budgets from. Sourced by scripts/*.sh.
 #
 # Kept in step elsewhere (scripts/setup.sh fails loudly when they drift apart):
-#   - Cargo.toml pins `wasm-bindgen = "=$WASM_BINDGEN_VERSION"` (the CLI must match the crate exactly,
+#   - crates/wasm/boundary/Cargo.toml pins `wasm-bindgen = "=$WASM_BINDGEN_VERSION"` (the CLI must match the crate exactly,
 #     or wasm-bindgen refuses the module with a schema-version error);
 #   - package.json pins the npm tools below with exact versions (package-lock.json records them).
 
@@ -40,7 +40,7 @@ ESBUILD_VERSION=0.28.2         # packages/assemble.mjs: bundles the CommonJS ent
 #   (gates live there) and reads answers and writes bodies with hand-written scanners and writers beside the
 #   checked serde ones, 432,421 / 186,178 and 245,076 / 110,942; bench/README.md "Size" says what it takes back.
 #   Issue 30: codeapi's run report and three refusal codes read from its answers, 434,865 / 187,152 and
-#   247,446 / 112,553; the memory grown geometrically (src/allocator.rs), 434,904 / 187,475. Raised by
+#   247,446 / 112,553; the memory grown geometrically (crates/wasm/boundary/allocator.rs), 434,904 / 187,475. Raised by
 #   issue 31, whose budget allows 10 %: the exports written by wasm-bindgen (a shim per operation, the
 #   externref table, its malloc and free) in place of the hand-written channel, 440,904 / 187,801 (+1.4 % /
 #   +0.2 %); the sandbox module lost its channel, 246,205 / 110,295; with every argument a JsValue (long

@@ -14,11 +14,3 @@
 pub mod api;
 /// The rules (the `code-session-gate-rules` crate, `crates/rules`).
 pub use code_session_gate_rules as core;
-
-#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
-mod allocator;
-
-/// The module's allocator (`src/allocator.rs`: talc, its memory grown geometrically).
-#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
-#[global_allocator]
-static ALLOCATOR: allocator::ModuleAllocator = allocator::new_module_allocator();

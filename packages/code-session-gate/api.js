@@ -1,6 +1,6 @@
 // The package's API as hosts import it: the `Gate` class and the functions, over the package's two
 // modules, whose exports wasm-bindgen writes with their glue (`code_session_gate.js`,
-// `code_session_sandbox.js`; see crates/bindgen). This layer converts and caches; it decides nothing.
+// `code_session_sandbox.js`; see crates/wasm/boundary). This layer converts and caches; it decides nothing.
 // Its parts, each one concern:
 //   modules.js  loading the modules, their state, the guard, recover()
 //   write.js    each host value read once into JSON text (what only JavaScript can see), JsonText

@@ -1,6 +1,6 @@
 // The modules' loader: compiles one of the package's two modules from whatever source a host has,
 // checks by its exports that it is the one expected, and hands it to its glue, which wasm-bindgen
-// generated with it (`code_session_gate.js`, `code_session_sandbox.js`; see crates/bindgen) and which
+// generated with it (`code_session_gate.js`, `code_session_sandbox.js`; see crates/wasm/boundary) and which
 // instantiates it and holds the instance. A later instance (`recover()`) is the glue's generated reset.
 import { gateError } from './guard.js';
 

@@ -1,5 +1,5 @@
 // The package's errors: `CodeSessionGateError`s (made by guard.js `gateError`; the module makes its own
-// refusals in Rust, crates/bindgen errors.rs, with the same shape), and telling them from anything else.
+// refusals in Rust, crates/wasm/boundary errors.rs, with the same shape), and telling them from anything else.
 import { ERROR_NAME } from './guard.js';
 export { gateError } from './guard.js';
 

@@ -1,6 +1,6 @@
 //! The operations as the JavaScript layer calls them: each takes its arguments as one JSON text (an
 //! object keyed by the parameter names, so that refusals carry paths like `artifact.files[0].name`)
-//! and answers with one JSON text. Pure Rust: the modules' exports (`crates/bindgen`, written by
+//! and answers with one JSON text. Pure Rust: the modules' exports (`crates/wasm/boundary`, written by
 //! wasm-bindgen) only convert the values and the refusals, and the native conformance runner drives
 //! exactly the same functions.
 //!

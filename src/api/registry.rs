@@ -1,5 +1,5 @@
 //! The operation registry: one declaration per operation ([`with_operations!`](crate::with_operations)),
-//! from which the dispatch tables, the modules' exports (`crates/bindgen` writes them from the same
+//! from which the dispatch tables, the modules' exports (`crates/wasm/boundary` writes them from the same
 //! list), the constants the JavaScript layer reads ([`super::constants`]) and the TypeScript
 //! declarations of the package (`packages/code-session-gate/ops.d.ts`, written by [`typescript`], checked by a test) all
 //! come.
@@ -299,7 +299,7 @@ macro_rules! operations {
 
 /// The operation list itself, handed to macro `$callback` (`with_operations!(operations)` here writes
 /// the tables and the dispatch; a module crate's callback writes its `#[wasm_bindgen]` exports from the
-/// same list, see `crates/bindgen`). Declared once: adding an operation is one entry here plus its
+/// same list, see `crates/wasm/boundary`). Declared once: adding an operation is one entry here plus its
 /// function.
 #[macro_export]
 macro_rules! with_operations {

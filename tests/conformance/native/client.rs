@@ -28,7 +28,7 @@ fn positional(params: &[&str], args: &Value) -> Vec<Option<String>> {
 
 /// How the client reaches the gate's operations. Natively, the library's own functions (`api::new_gate`,
 /// `api::call`, `api::call_static`: what the modules' exports call). Compiled to wasm32 (the browser
-/// suite), the modules' boundary itself (`code_session_gate_bindgen`: each argument a JavaScript string,
+/// suite), the modules' boundary itself (`code_session_gate_boundary`: each argument a JavaScript string,
 /// each refusal the JavaScript error the package throws, read back by its `code`, `path` and
 /// `message`).
 #[cfg(not(target_arch = "wasm32"))]
@@ -63,7 +63,7 @@ mod transport {
 #[cfg(target_arch = "wasm32")]
 mod transport {
     use code_session_gate::api::{served_by, Module};
-    use code_session_gate_bindgen::{core_op, sandbox_op, Held};
+    use code_session_gate_boundary::{core_op, sandbox_op, Held};
     use wasm_bindgen::JsValue;
 
     /// One gate, as the core module's `RawGate` holds it.

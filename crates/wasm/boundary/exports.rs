@@ -5,7 +5,7 @@
 //! internal; the package's declarations document the operations). The module crate depends on
 //! `wasm-bindgen` itself: the code `#[wasm_bindgen]` writes names the crate `wasm_bindgen`.
 
-/// Writes the core module's exports (`crates/core-module`): the class `RawGate`, one method per gate
+/// Writes the core module's exports (`crates/wasm/core`): the class `RawGate`, one method per gate
 /// operation, one function per static operation the core serves (each argument a JSON text, or its
 /// UTF-8 bytes, see [`crate::args`]), and `constants()`.
 #[macro_export]
@@ -60,7 +60,7 @@ macro_rules! export_core {
     };
 }
 
-/// Writes the sandbox module's exports (`crates/sandbox-module`): one function per operation the
+/// Writes the sandbox module's exports (`crates/wasm/sandbox`): one function per operation the
 /// registry lists under `sandbox` (each argument a JSON text or its UTF-8 bytes), and `constants()`.
 #[macro_export]
 macro_rules! export_sandbox {

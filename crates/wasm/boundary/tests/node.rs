@@ -1,4 +1,4 @@
-//! The core module's exports (`export_core!`) run inside headless Chromium.
+//! The core module's exports (`export_core!`) run inside Node (`wasm-bindgen-test-runner`).
 #![cfg(target_arch = "wasm32")]
 #![allow(
     clippy::unwrap_used,
@@ -7,9 +7,7 @@
     clippy::indexing_slicing
 )]
 
-wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
-
-code_session_gate::with_operations!(code_session_gate_bindgen::export_core);
+code_session_gate::with_operations!(code_session_gate_boundary::export_core);
 
 #[path = "cases/support.rs"]
 mod support;

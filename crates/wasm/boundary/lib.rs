@@ -17,6 +17,14 @@ pub use wasm_bindgen;
 
 pub use api::{gate_op, static_op};
 
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+mod allocator;
+
+/// The modules' allocator (`allocator.rs`: talc, its memory grown geometrically).
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static ALLOCATOR: allocator::ModuleAllocator = allocator::new_module_allocator();
+
 /// A gate of the core module, as its JavaScript layer holds it: the session, and the answer of its
 /// creation until the layer takes it.
 #[derive(Debug)]

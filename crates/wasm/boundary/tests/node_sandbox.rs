@@ -8,7 +8,7 @@
     clippy::indexing_slicing
 )]
 
-code_session_gate::with_operations!(code_session_gate_bindgen::export_sandbox);
+code_session_gate::with_operations!(code_session_gate_boundary::export_sandbox);
 
 #[path = "cases/support.rs"]
 mod support;

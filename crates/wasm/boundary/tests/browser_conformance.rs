@@ -7,13 +7,13 @@
 //! value, and the number of vectors and runs is checked so that an empty or truncated file cannot pass.
 //!
 //!   WASM_BINDGEN_TEST_WEBDRIVER_JSON=$PWD/tests/webdriver.json \
-//!   wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver -- --test browser_conformance
+//!   wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver crates/wasm/boundary -- --test browser_conformance
 //!
 //! or without wasm-pack:
 //!
 //!   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 //!   CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_WEBDRIVER_JSON=$PWD/tests/webdriver.json \
-//!   cargo test --target wasm32-unknown-unknown --test browser_conformance
+//!   cargo test --target wasm32-unknown-unknown -p code-session-gate-boundary --test browser_conformance
 //!
 //! (Firefox: `--firefox --geckodriver <path>` / `GECKODRIVER=<path>` instead of the Chrome driver.)
 #![cfg(target_arch = "wasm32")]
@@ -29,23 +29,23 @@ use wasm_bindgen_test::{console_log, wasm_bindgen_test, wasm_bindgen_test_config
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-#[path = "conformance/native/client.rs"]
+#[path = "../../../../tests/conformance/native/client.rs"]
 mod client;
-#[path = "conformance/native/exec_wire.rs"]
+#[path = "../../../../tests/conformance/native/exec_wire.rs"]
 mod exec_wire;
-#[path = "conformance/native/plan_request.rs"]
+#[path = "../../../../tests/conformance/native/plan_request.rs"]
 mod plan_request;
-#[path = "conformance/native/runner.rs"]
+#[path = "../../../../tests/conformance/native/runner.rs"]
 mod runner;
-#[path = "conformance/native/session_ops.rs"]
+#[path = "../../../../tests/conformance/native/session_ops.rs"]
 mod session_ops;
-#[path = "conformance/native/support.rs"]
+#[path = "../../../../tests/conformance/native/support.rs"]
 mod support;
 
 /// The shared vectors, as committed (a copy of `../shared/conformance/vectors.json`).
-const SHARED: &str = include_str!("conformance/upstream/vectors.json");
+const SHARED: &str = include_str!("../../../../tests/conformance/upstream/vectors.json");
 /// Our own vectors.
-const OWN: &str = include_str!("conformance/vectors.json");
+const OWN: &str = include_str!("../../../../tests/conformance/vectors.json");
 
 /// Floors on the number of vectors each file holds (their counts when this suite was written; vectors
 /// are added, not removed): a file cut short, emptied or read as another shape fails here.

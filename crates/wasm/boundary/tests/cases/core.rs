@@ -148,7 +148,7 @@ fn a_refused_configuration_makes_no_gate() {
 
 #[wasm_bindgen_test]
 fn bytes_cross_as_utf8_read_as_response_text_reads_them_and_size_is_bounded() {
-    use code_session_gate_bindgen::args::with_texts;
+    use code_session_gate_boundary::args::with_texts;
     let bytes = js_sys::Uint8Array::from(&[0xff, b'a', 0xe2, 0x82][..]);
     let seen = with_texts(&[bytes.into(), JsValue::UNDEFINED, JsValue::NULL], |t| {
         Ok(t.iter().map(|a| a.map(str::to_owned)).collect::<Vec<_>>())
