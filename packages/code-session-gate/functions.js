@@ -1,7 +1,7 @@
-// Generated from the operation registry (src/api/registry.rs): do not edit. The package's static
-// functions, each running its operation, and its constants (registry/constants.rs); their types and
+// Generated from the operation registry (src/registry.rs): do not edit. The package's static
+// functions, each running its operation, and its constants (crates/generate/src/constants.rs); their types and
 // documentation are in ops.d.ts.
-// `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.
+// `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.
 import { callStaticOp, constant } from './call.js';
 
 export function toInjectedFileRef(file, execSessionId) {

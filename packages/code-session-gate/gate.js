@@ -2,7 +2,7 @@
 // held here: its verdicts (its configuration never changes), and each `contextForCall` answer with the
 // partition state it depends on, so that a call whose partition was not written since is answered
 // without entering the module. Each method that runs an operation is documented and typed once, by the
-// operation registry (src/api/registry.rs → ops.d.ts); what is said here is how it is run.
+// operation registry (src/registry.rs → ops.d.ts); what is said here is how it is run.
 import { parsed, ReadOptions, textsOf, withTexts } from './call.js';
 import { gateError } from './errors.js';
 import { answerOptions, forwardedBatch, forwardedRequest, hostHandling, requestOptions } from './forward.js';

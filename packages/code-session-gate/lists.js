@@ -1,5 +1,5 @@
 // The file lists and contexts a gate's answers share: frozen, built once per partition state from the
-// module's packed answers (src/api/lists/), a new list reusing the refs it has in common with one
+// module's packed answers (src/lists/), a new list reusing the refs it has in common with one
 // already built.
 import { NOT_JSON_TEXT, jsonTextKind } from './write.js';
 
@@ -8,7 +8,7 @@ const LIST_KEEP = 16;
 
 /**
  * A narrowed ref from its packed answer `[id, resource_id, name, storage_session_id | null, kind,
- * version?]` (src/api/lists/), frozen, with the wire keys in the SDK's order; an absent storage id is
+ * version?]` (src/lists/), frozen, with the wire keys in the SDK's order; an absent storage id is
  * an absent key.
  */
 function unpack(a) {
@@ -28,7 +28,7 @@ export class Shared {
   contexts = new Map();
   last = 0;
 
-  /** A list reference of an answer (see src/api/lists/) as the frozen list. */
+  /** A list reference of an answer (see src/lists/) as the frozen list. */
   list(ref) {
     const { gen } = ref;
     if (ref.add === undefined) return this.lists.get(gen);

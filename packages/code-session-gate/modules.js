@@ -18,7 +18,7 @@ export const live = guard.live;
 export let core;
 /** The sandbox module's instance, once loaded. */
 export let sandbox;
-/** What the module says of itself once: operation numbers and constants (see src/api/mod.rs). */
+/** What the module says of itself once: operation numbers and constants (see src/mod.rs). */
 export let C;
 /** Gate operation numbers by name. */
 export let OP;

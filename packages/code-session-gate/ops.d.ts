@@ -1,4 +1,4 @@
-// Generated from the operation registry (src/api/registry.rs), the names the rules give their enums'
+// Generated from the operation registry (src/registry.rs), the names the rules give their enums'
 // variants and the error codes (crates/rules): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib
 // registry` rewrites it.
 import type { BatchOptions, CallOptions, CodeEnvFile, CodeSessionContext, CompleteEventBatchOptions, DirectBatch, DirectCallInput, DirectInjection, DirectOutcomeInput, EagerPrestart, EventBatch, ExecRequest, ExecRequestOptions, ExecResponseOptions, ExecResponseOutcome, FileRef, FoldOptions, FoldResultInput, ForwardRequestOptions, ForwardedAnswer, ForwardedAnswerInput, ForwardedBatch, ForwardedRequest, GateExplanation, GateLimits, GateVerdict, JsonText, NarrowingExplanation, PlanToolCallInput, PlanToolRequestsOptions, RequestSessionFields, SandboxAnswer, SandboxRequest, SandboxRequestOptions, SandboxResponseOptions, SeedAgentInput, SessionArtifact, SessionChanges, SessionPairs, SettleEagerOptions, ToolCallInput, ToolRequestPlan, UpdateSessionOptions, VerdictBits, WriteOptions } from "./api.js";

@@ -1,5 +1,5 @@
-// Generated from the operation registry (src/api/registry.rs): do not edit.
-// `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.
+// Generated from the operation registry (src/registry.rs): do not edit.
+// `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.
 
 /**
  * The `Gate` methods written from the registry (its `[plain]` operations): each passes its arguments

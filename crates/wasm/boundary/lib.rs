@@ -9,7 +9,7 @@ pub mod args;
 pub mod errors;
 mod exports;
 
-use code_session_gate::api::{self, GateSession};
+use code_session_gate::{self as api, GateSession};
 use wasm_bindgen::JsValue;
 
 pub use errors::{answer, thrown, ERROR_NAME};
@@ -31,7 +31,7 @@ static ALLOCATOR: allocator::ModuleAllocator = allocator::new_module_allocator()
 pub struct Held {
     /// The gate and what it remembers of its answers.
     pub session: GateSession,
-    /// `{ profile, verdicts }` of the new gate (see `code_session_gate::api::new_gate`), until taken.
+    /// `{ profile, verdicts }` of the new gate (see `code_session_gate::new_gate`), until taken.
     pub created: String,
 }
 

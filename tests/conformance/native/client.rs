@@ -3,8 +3,8 @@
 //! sent by reference, contexts written once per batch): natively through the library's functions, and
 //! compiled to wasm32 (the browser suite) through the modules' boundary (see [`transport`]).
 
-use code_session_gate::api::lists::reader::ListReader;
-use code_session_gate::api::{self, GATE_OPS, STATIC_OPS};
+use code_session_gate::lists::reader::ListReader;
+use code_session_gate::{self as api, GATE_OPS, STATIC_OPS};
 use serde_json::{json, Value};
 
 fn op_number(table: &[&str], name: &str) -> u32 {
@@ -33,8 +33,8 @@ fn positional(params: &[&str], args: &Value) -> Vec<Option<String>> {
 /// `message`).
 #[cfg(not(target_arch = "wasm32"))]
 mod transport {
-    use code_session_gate::api::{self, GateSession};
     use code_session_gate::core::error::GateError;
+    use code_session_gate::{self as api, GateSession};
 
     /// One gate.
     pub type Session = GateSession;
@@ -62,7 +62,7 @@ mod transport {
 
 #[cfg(target_arch = "wasm32")]
 mod transport {
-    use code_session_gate::api::{served_by, Module};
+    use code_session_gate::{served_by, Module};
     use code_session_gate_boundary::{core_op, sandbox_op, Held};
     use wasm_bindgen::JsValue;
 

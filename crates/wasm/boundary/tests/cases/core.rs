@@ -3,7 +3,7 @@
 //! (`RawGate`) folding, refusing without a change and being freed, and the arguments as the boundary
 //! reads them (texts, bytes as UTF-8, `maxInputBytes`).
 
-use code_session_gate::api::GATE_OPS;
+use code_session_gate::GATE_OPS;
 use js_sys::JSON;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;

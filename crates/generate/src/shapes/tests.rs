@@ -7,16 +7,17 @@ use std::collections::BTreeSet;
 
 use serde::de::IgnoredAny;
 
-use crate::api::forward_ops::AnswerInput;
-use crate::api::registry::declarations::DECLS;
-use crate::api::static_ops::{PlanOptions, ResponseOptions, WireOptions};
-use crate::core::calls::batch::EventCall;
-use crate::core::calls::context::RequestContext;
-use crate::core::calls::fold::{DirectOutcome, ToolResult};
-use crate::core::calls::input::{DirectCall, Options, SeedAgentInput};
-use crate::core::config::{ConfigInput, EagerInput, SandboxInput, ToolExecutionInput};
-use crate::core::json::fields_of;
-use crate::core::sandbox::{ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS, OPTION_KEYS, PLANNED_KEYS};
+use crate::declarations::DECLS;
+use code_session_gate::core::calls::batch::EventCall;
+use code_session_gate::core::calls::context::RequestContext;
+use code_session_gate::core::calls::fold::{DirectOutcome, ToolResult};
+use code_session_gate::core::calls::input::{DirectCall, Options, SeedAgentInput};
+use code_session_gate::core::config::{ConfigInput, EagerInput, SandboxInput, ToolExecutionInput};
+use code_session_gate::core::json::fields_of;
+use code_session_gate::core::sandbox::{
+    ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS, OPTION_KEYS, PLANNED_KEYS,
+};
+use code_session_gate::readers::{AnswerInput, PlanOptions, ResponseOptions, WireOptions};
 
 /// The declaration of `name` among those the generator writes.
 fn decl(name: &str) -> &'static str {

@@ -213,7 +213,7 @@ fn answer_request(gate: &Gate, batch: u32, id: &str, options: &Json) -> GateResu
 /// bytes, which is how the JavaScript layer passes it), read under the key policy ([`Opts`]).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct AnswerInput<'a> {
+pub struct AnswerInput<'a> {
     #[serde(default, borrow)]
     dialect: Option<Str<'a>>,
     status: u16,

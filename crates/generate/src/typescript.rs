@@ -3,21 +3,21 @@
 //! `packages/code-session-gate/plain-methods.js` (the `Gate` methods written from the registry, [`op_flag::plain`]) and
 //! `packages/code-session-gate/functions.js` (the static functions). A test compares each file with what [`typescript`],
 //! [`plain_methods`] and [`static_functions`] write and fails when one is stale;
-//! `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites them.
+//! `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites them.
 
-use super::constants::CONSTANTS;
-use super::{flag, op_flag, Operation, GATE, STATIC};
-use crate::core::calls::context::ExecPath;
-use crate::core::config::{HintRule, Profile};
-use crate::core::error::ALL_CODES;
-use crate::core::files::narrow::{KindRule, CODE_ENV_KINDS};
-use crate::core::sandbox::refs::{RefAction, RefProblem};
-use crate::core::sandbox::Dialect;
-use crate::core::sessions::changes::FileChange;
-use crate::core::tools::eager::EagerRule;
-use crate::core::tools::explain::SiteRule;
-use crate::core::tools::CODE_EXECUTION_TOOLS;
-use crate::core::wire::{EXEC_ENDPOINT, PROGRAMMATIC_ENDPOINT};
+use crate::constants::CONSTANTS;
+use code_session_gate::core::calls::context::ExecPath;
+use code_session_gate::core::config::{HintRule, Profile};
+use code_session_gate::core::error::ALL_CODES;
+use code_session_gate::core::files::narrow::{KindRule, CODE_ENV_KINDS};
+use code_session_gate::core::sandbox::refs::{RefAction, RefProblem};
+use code_session_gate::core::sandbox::Dialect;
+use code_session_gate::core::sessions::changes::FileChange;
+use code_session_gate::core::tools::eager::EagerRule;
+use code_session_gate::core::tools::explain::SiteRule;
+use code_session_gate::core::tools::CODE_EXECUTION_TOOLS;
+use code_session_gate::core::wire::{EXEC_ENDPOINT, PROGRAMMATIC_ENDPOINT};
+use code_session_gate::registry::{flag, op_flag, Operation, GATE, STATIC};
 
 /// The codes the JavaScript layer throws by itself, while it finds, loads and checks a module.
 pub const LOADING_CODES: [&str; 3] = ["not_initialized", "wasm_not_found", "not_wasm"];
@@ -28,7 +28,7 @@ const BUILTIN_TYPES: [&str; 4] = ["Record", "ReadonlyMap", "Omit", "Array"];
 /// The text of `packages/code-session-gate/ops.d.ts`.
 pub fn typescript() -> String {
     let mut out = String::from(
-        "// Generated from the operation registry (src/api/registry.rs), the names the rules give their enums'\n\
+        "// Generated from the operation registry (src/registry.rs), the names the rules give their enums'\n\
          // variants and the error codes (crates/rules): do not edit. `CSG_WRITE_GENERATED=1 cargo test --lib\n\
          // registry` rewrites it.\n",
     );
@@ -93,8 +93,8 @@ pub fn typescript() -> String {
 /// answers nothing]`, from which `packages/code-session-gate/gate.js` writes its `Gate` method.
 pub fn plain_methods() -> String {
     let mut out = String::from(
-        "// Generated from the operation registry (src/api/registry.rs): do not edit.\n\
-         // `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.\n\n\
+        "// Generated from the operation registry (src/registry.rs): do not edit.\n\
+         // `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.\n\n\
          /**\n \
          * The `Gate` methods written from the registry (its `[plain]` operations): each passes its arguments\n \
          * in order and answers the parsed answer, or nothing when the operation answers `void`.\n \
@@ -119,10 +119,10 @@ pub fn plain_methods() -> String {
 /// answers it (their types and TSDoc are in `ops.d.ts`).
 pub fn static_functions() -> String {
     let mut out = String::from(
-        "// Generated from the operation registry (src/api/registry.rs): do not edit. The package's static\n\
-         // functions, each running its operation, and its constants (registry/constants.rs); their types and\n\
+        "// Generated from the operation registry (src/registry.rs): do not edit. The package's static\n\
+         // functions, each running its operation, and its constants (crates/generate/src/constants.rs); their types and\n\
          // documentation are in ops.d.ts.\n\
-         // `CSG_WRITE_GENERATED=1 cargo test --lib registry` rewrites it.\n\
+         // `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.\n\
          import { callStaticOp, constant } from './call.js';\n",
     );
     for op in STATIC {
@@ -290,17 +290,23 @@ mod tests {
 
     #[test]
     fn the_generated_declarations_are_current() {
-        super::super::assert_current("packages/code-session-gate/ops.d.ts", &typescript());
+        crate::assert_current("packages/code-session-gate/ops.d.ts", &typescript());
     }
 
     #[test]
     fn the_generated_methods_are_current() {
-        super::super::assert_current("packages/code-session-gate/plain-methods.js", &plain_methods());
+        crate::assert_current(
+            "packages/code-session-gate/plain-methods.js",
+            &plain_methods(),
+        );
     }
 
     #[test]
     fn the_generated_functions_are_current() {
-        super::super::assert_current("packages/code-session-gate/functions.js", &static_functions());
+        crate::assert_current(
+            "packages/code-session-gate/functions.js",
+            &static_functions(),
+        );
     }
 
     #[test]

@@ -70,7 +70,7 @@ struct PlanCallInput<'a> {
 /// `{ profile?, invalidArgsBehavior?, toolSchemas? }`, read under the key policy ([`Opts`]).
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct PlanOptions {
+pub struct PlanOptions {
     #[serde(default, deserialize_with = "json::present")]
     profile: Option<Profile>,
     #[serde(default)]
@@ -176,7 +176,7 @@ pub(super) fn plan(p: &Params<'_>) -> GateResult<String> {
 /// policy ([`Opts`]: a misspelt key would otherwise silently drop, e.g., the whole factory).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct WireOptions<'a> {
+pub struct WireOptions<'a> {
     #[serde(default, borrow)]
     tool: Field<Str<'a>>,
     #[serde(default)]
@@ -290,7 +290,7 @@ pub(super) fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
 /// The options of `readSandboxResponse`, read under the key policy ([`Opts`]).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct ResponseOptions<'a> {
+pub struct ResponseOptions<'a> {
     #[serde(borrow)]
     dialect: Str<'a>,
     status: u16,

@@ -5,7 +5,7 @@
 //! carries them.
 //!
 //! Each shape is held to the code that reads or writes it by the tests beside the generator
-//! (`registry/declarations.rs`): an option object declares exactly the keys its reader knows, an input
+//! (`declarations.rs`): an option object declares exactly the keys its reader knows, an input
 //! record the keys its reader takes, and an answer the keys the module writes.
 
 // Declarations only: tsify reads their fields, nothing builds or reads a value of them.

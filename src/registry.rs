@@ -514,28 +514,6 @@ fn elsewhere(op: u32, module: super::Module) -> GateError {
 }
 
 #[cfg(test)]
-mod constants;
-#[cfg(all(test, feature = "typescript"))]
-pub(crate) mod declarations;
-#[cfg(test)]
-mod typescript;
-
-/// Whether the checked-in `file` (a path under the crate) holds `want`, what the registry writes now;
-/// with `CSG_WRITE_GENERATED=1` it is rewritten first. The test command fails on a stale file.
-#[cfg(test)]
-fn assert_current(file: &str, want: &str) {
-    let path = format!("{}/{file}", env!("CARGO_MANIFEST_DIR"));
-    if std::env::var_os("CSG_WRITE_GENERATED").is_some() {
-        std::fs::write(&path, want).unwrap();
-    }
-    let have = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        have == want,
-        "{file} is stale: run `CSG_WRITE_GENERATED=1 cargo test --lib registry`"
-    );
-}
-
-#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -563,8 +541,8 @@ mod tests {
     /// The refusal of a misplaced `JsonText` names every parameter the registry lets take one.
     #[test]
     fn the_json_text_refusal_names_every_host_text_parameter() {
-        let marked = format!("{}[]", super::super::HOST_TEXT);
-        let e = super::super::call_static(
+        let marked = format!("{}[]", crate::HOST_TEXT);
+        let e = crate::call_static(
             static_op("toInjectedFileRef"),
             &[Some(marked.as_str()), None],
         )

@@ -47,7 +47,7 @@ pub fn verdict_object(v: Verdict) -> String {
 /// One gate site's decision for a name.
 #[derive(serde::Serialize)]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
-pub(crate) struct SiteExplanation {
+pub struct SiteExplanation {
     /// The site as {@link GateVerdict} names it.
     #[cfg_attr(feature = "typescript", tsify(type = "keyof GateVerdict"))]
     site: &'static str,
@@ -64,7 +64,7 @@ pub(crate) struct SiteExplanation {
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
-pub(crate) struct EagerExplanation<'a> {
+pub struct EagerExplanation<'a> {
     #[cfg_attr(feature = "typescript", tsify(type = "\"eagerExcluded\""))]
     site: &'static str,
     #[cfg_attr(feature = "typescript", tsify(type = "\"G6\""))]
@@ -82,7 +82,7 @@ pub(crate) struct EagerExplanation<'a> {
 /// The runtime session hint a participant would carry (G1 `_runtime_session_hint`, G4).
 #[derive(serde::Serialize)]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
-pub(crate) struct HintExplanation<'a> {
+pub struct HintExplanation<'a> {
     value: Option<&'a str>,
     #[cfg_attr(feature = "typescript", tsify(type = "HintRuleId"))]
     rule: &'static str,
@@ -94,7 +94,7 @@ pub(crate) struct HintExplanation<'a> {
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
-pub(crate) struct GateExplanation<'a> {
+pub struct GateExplanation<'a> {
     name: &'a str,
     #[cfg_attr(feature = "typescript", tsify(type = "SdkProfile"))]
     profile: &'static str,
@@ -156,7 +156,7 @@ pub fn explanation(gate: &Gate, name: &str, e: &Explanation<'_>) -> String {
 /// The rule that gave a narrowed file its kind.
 #[derive(serde::Serialize)]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
-pub(crate) struct KindExplanation {
+pub struct KindExplanation {
     #[cfg_attr(feature = "typescript", tsify(type = "KindRuleId"))]
     rule: &'static str,
     /// The rule in one sentence.
@@ -168,7 +168,7 @@ pub(crate) struct KindExplanation {
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
-pub(crate) struct NarrowingExplanation<'a> {
+pub struct NarrowingExplanation<'a> {
     /// Exactly what `toInjectedFileRef` returns.
     #[cfg_attr(feature = "typescript", tsify(type = "CodeEnvFile"))]
     file: &'a CodeEnvFile<'a>,
@@ -204,7 +204,7 @@ pub fn narrowing(file: &CodeEnvFile<'_>, why: &Narrowing<'_>) -> String {
 /// when added).
 #[derive(serde::Serialize)]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
-pub(crate) struct SessionFileChange<'s, 'a> {
+pub struct SessionFileChange<'s, 'a> {
     name: &'s str,
     #[cfg_attr(feature = "typescript", tsify(type = "FileChange"))]
     change: &'static str,
@@ -219,7 +219,7 @@ pub(crate) struct SessionFileChange<'s, 'a> {
 /// The partition's exec session before and after a write.
 #[derive(serde::Serialize)]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
-pub(crate) struct ExecSessionMove<'s> {
+pub struct ExecSessionMove<'s> {
     before: Option<&'s str>,
     after: Option<&'s str>,
 }
@@ -228,7 +228,7 @@ pub(crate) struct ExecSessionMove<'s> {
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
-pub(crate) struct SessionChanges<'s, 'a> {
+pub struct SessionChanges<'s, 'a> {
     session_id: ExecSessionMove<'s>,
     /// The files after the write with their fate, then the deleted ones.
     files: Vec<SessionFileChange<'s, 'a>>,

@@ -6,14 +6,16 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use super::{GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC, STATIC_OPS, STATIC_PARAMS};
-use crate::api::{Module, HOST_TEXT, NEW_PARAMS};
-use crate::core::calls::input::Options;
-use crate::core::files::narrow::CODE_ENV_KINDS;
-use crate::core::json;
-use crate::core::limits;
-use crate::core::sandbox::trusted::TRUSTED_FIELDS;
-use crate::core::tools::{bits, CODE_EXECUTION_TOOLS};
+use code_session_gate::core::calls::input::Options;
+use code_session_gate::core::files::narrow::CODE_ENV_KINDS;
+use code_session_gate::core::json;
+use code_session_gate::core::limits;
+use code_session_gate::core::sandbox::trusted::TRUSTED_FIELDS;
+use code_session_gate::core::tools::{bits, CODE_EXECUTION_TOOLS};
+use code_session_gate::registry::{
+    GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC, STATIC_OPS, STATIC_PARAMS,
+};
+use code_session_gate::{Module, HOST_TEXT, NEW_PARAMS};
 
 /// What the JavaScript layer reads once: which module this is (`"core"`), the operation tables (with
 /// each operation's parameter names, which root the paths of refusals, the operations that write the
@@ -154,10 +156,10 @@ mod tests {
             ("core-constants.json", core_constants()),
             ("sandbox-constants.json", sandbox_constants()),
         ] {
-            super::super::assert_current(&format!("src/api/registry/{file}"), &want);
+            crate::assert_current(&format!("src/registry/{file}"), &want);
         }
-        assert_eq!(crate::api::constants(), core_constants());
-        assert_eq!(crate::api::sandbox_constants(), sandbox_constants());
+        assert_eq!(code_session_gate::constants(), core_constants());
+        assert_eq!(code_session_gate::sandbox_constants(), sandbox_constants());
     }
 
     /// Each exported constant is a member of what the core module says of itself.
