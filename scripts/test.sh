@@ -100,8 +100,10 @@ browser_conformance() {
     chrome) driver=(--chromedriver "$(command -v chromedriver)") ;;
     firefox) driver=(--geckodriver "$(command -v geckodriver)") ;;
   esac
-  WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests/webdriver.json" \
-    wasm-pack test --headless "--$browser" "${driver[@]}" crates/wasm/boundary -- --test browser_conformance
+  # Run from the boundary crate, which holds the suite (wasm-pack takes a crate path or the current
+  # folder, but not a path together with cargo's own arguments).
+  (cd crates/wasm/boundary && WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests/webdriver.json" \
+    wasm-pack test --headless "--$browser" "${driver[@]}" -- --test browser_conformance)
 }
 
 step setup scripts/setup.sh

@@ -6,8 +6,8 @@
 //! the JavaScript layer frames them. Each failing run is reported by name with its expected and actual
 //! value, and the number of vectors and runs is checked so that an empty or truncated file cannot pass.
 //!
-//!   WASM_BINDGEN_TEST_WEBDRIVER_JSON=$PWD/tests/webdriver.json \
-//!   wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver crates/wasm/boundary -- --test browser_conformance
+//!   cd crates/wasm/boundary && WASM_BINDGEN_TEST_WEBDRIVER_JSON=$PWD/../../../tests/webdriver.json \
+//!   wasm-pack test --headless --chrome --chromedriver /usr/bin/chromedriver -- --test browser_conformance
 //!
 //! or without wasm-pack:
 //!
