@@ -2,16 +2,18 @@
 // modules, whose exports wasm-bindgen writes with their glue (`code_session_gate.js`,
 // `code_session_sandbox.js`; see crates/wasm/boundary). This layer converts and caches; it decides nothing.
 // Its parts, each one concern:
-//   modules.js  loading the modules, their state, the guard, recover()
-//   write.js    each host value read once into JSON text (what only JavaScript can see), JsonText
-//   call.js     a call's arguments, the call itself, its answer
-//   lists.js    the frozen file lists and contexts the answers share
-//   gate.js     the Gate class and its caches
-//   forward.js  a host's handling of a batch, and the forwarding path's arguments and answers
-//   errors.js   the package's errors
+//   engine.js     the engine's state (one object) and the modules' loader
+//   modules.js    loading the modules into it, recover(); guard.js the trap guard
+//   read-once.js  each host value read once (what only JavaScript can see), into JSON text;
+//                 json-text.js JsonText, text the host already holds
+//   call.js       a call's arguments, the call itself, its answer
+//   lists.js      the frozen file lists and contexts the answers share
+//   gate-base.js  the Gate class's hand-written part and its caches; gate.js (generated) the class
+//   forward.js    a host's handling of a batch, and the forwarding path's arguments and answers
+//   errors.js     the package's errors: the one maker, the names
 export { default, initSync, initSandbox, initSandboxSync, recover, memoryBytes } from './modules.js';
 export { isCodeSessionGateError } from './errors.js';
-export { JsonText } from './write.js';
+export { JsonText } from './json-text.js';
 export { Gate } from './gate.js';
 // The static functions and the constants, written from the operation registry.
 export * from './functions.js';

@@ -12,8 +12,8 @@
 // the explanations run in a second module, `code_session_sandbox_bg.wasm`, which a page that only
 // gates never fetches: `await initSandbox()` fetches it from beside this file.
 import initSlim, { CODE_EXECUTION_TOOLS, initSandbox as initSandboxSlim, recover as recoverWith } from './slim.js';
-import { isOptions, sandboxSource } from './engine.js';
-import { INLINE_FIX, WASM_NAME, gateError, noWasmUrl } from './guard.js';
+import { engine, isOptions } from './engine.js';
+import { INLINE_FIX, WASM_NAME, gateError, noWasmUrl } from './errors.js';
 
 export * from './slim.js';
 
@@ -49,7 +49,7 @@ const fetchDefault = async () =>
   );
 
 /** The sandbox module beside this file, for `initSandbox()`, fetched and checked as the core's is. */
-sandboxSource.fetch = async () =>
+engine.fetchSandbox = async () =>
   fetchModule(
     beside(() => {
       return new URL('./code_session_sandbox_bg.wasm', import.meta.url);
@@ -76,7 +76,7 @@ export default async function init(options) {
   const core = initCore();
   // Fetched beside the core; its failure is kept for the sandbox functions' error, not thrown here.
   const sandbox = options?.sandbox !== false && initSandbox().catch((e) => {
-    sandboxSource.failure = e;
+    engine.sandboxFailure = e;
   });
   await core;
   if (sandbox) await sandbox;
@@ -90,14 +90,14 @@ export default async function init(options) {
  * @returns {Promise<void>}
  */
 export async function initSandbox(options) {
-  if (sandboxSource.loaded) return;
-  const source = options === undefined ? sandboxSource.fetch?.() : undefined;
+  if (engine.sandbox !== undefined) return;
+  const source = options === undefined ? engine.fetchSandbox?.() : undefined;
   // Observed below; a rejection while the core is still on its way is not an unhandled one.
   source?.catch(() => {});
   // Fetched while the core is still on its way; instantiated once the core is ready.
   if (pending !== undefined) await pending;
   await initSandboxSlim(options ?? { module_or_path: source });
-  sandboxSource.failure = undefined;
+  engine.sandboxFailure = undefined;
 }
 
 /** The core module from beside this file. */
@@ -126,11 +126,11 @@ let pending;
  */
 export async function recover(options) {
   const module = options?.module ?? (await fetchDefault());
-  const hadSandbox = sandboxSource.loaded === true;
+  const hadSandbox = engine.sandbox !== undefined;
   const done = recoverWith({ module });
   if (done && hadSandbox) {
     await initSandbox().catch((e) => {
-      sandboxSource.failure = e;
+      engine.sandboxFailure = e;
     });
   }
   return done;

@@ -8,8 +8,7 @@ import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import coreFile from './code_session_gate_bg.wasm' with { type: 'file' };
 import sandboxFile from './code_session_sandbox_bg.wasm' with { type: 'file' };
-import { readWasm } from './guard.js';
-import { startSync } from './engine.js';
+import { readWasm, startSync } from './engine.js';
 import * as api from './slim.js';
 
 export * from './slim.js';

@@ -1,35 +1,13 @@
 // Calls into the modules: the arguments' texts (an options object some of whose members the caller has
 // read, a size limit, long texts as UTF-8 bytes), the call watched by the guard, and the answer parsed.
+import { engine } from './engine.js';
 import { gateError } from './errors.js';
-import { C, LIMIT, SANDBOX_OPS, SOP, core, guard, live, sandboxFor } from './modules.js';
-import { FOREIGN_JSON_TEXT, NOT_JSON_TEXT, jsonTextKind, misplacedJsonText, rooted, write, writeObject } from './write.js';
+import { FOREIGN_JSON_TEXT, NOT_JSON_TEXT, jsonTextKind, misplacedJsonText } from './json-text.js';
+import { guard, sandboxFor } from './modules.js';
+import { ReadOptions, rooted, write, writeObject } from './read-once.js';
 
 /** Writes a sandbox request's body as bytes (`bodyBytes`), and long arguments (`encodeLong`). */
 export const encoder = new TextEncoder();
-
-/**
- * An options object some of whose members the caller has read already (`known`, name → value): its
- * text holds those values as read (`undefined`: left out), and every other member read once.
- */
-export class ReadOptions {
-  /** Marks the objects this class made: a host's value cannot pass for one (nor see the check). */
-  #made = true;
-
-  /** @param {object} options @param {ReadonlyMap<string, unknown>} known */
-  constructor(options, known) {
-    this.options = options;
-    this.known = known;
-  }
-
-  /**
-   * Whether `value` is one this class made (a private-field check: no getter, trap or prototype of the
-   * host's is consulted).
-   * @param {unknown} value @returns {value is ReadOptions}
-   */
-  static is(value) {
-    return typeof value === 'object' && value !== null && #made in value;
-  }
-}
 
 /**
  * The JSON text of argument `name` (not `undefined`), written as the host's values are read (each
@@ -49,7 +27,7 @@ function textOf(name, value) {
     }
     // Marked as the host's own text: the module checks where it may stand and its nesting, which no
     // writer here has checked.
-    return C.hostText + text;
+    return engine.constants.hostText + text;
   }
   return rooted(name, () => write(value, 0, '') ?? 'null');
 }
@@ -81,11 +59,11 @@ export function textsOf(names, values) {
     const text = textOf(name, value);
     texts[i] = text;
     total += text.length;
-    if (total > LIMIT.maxInputBytes) {
+    if (total > engine.limits.maxInputBytes) {
       throw gateError(
         'limit_exceeded',
         name,
-        `${name || 'the arguments'}: more than ${LIMIT.maxInputBytes} bytes of JSON text in one call (maxInputBytes)`,
+        `${name || 'the arguments'}: more than ${engine.limits.maxInputBytes} bytes of JSON text in one call (maxInputBytes)`,
       );
     }
   }
@@ -147,9 +125,9 @@ export const parsed = (/** @type {string} */ text) => (text === '' ? undefined :
  * serves it.
  */
 export function callStaticOp(name, values) {
-  if (!live.open) guard.check(name);
-  const texts = textsOf(C.staticParams[SOP[name]], values);
-  const glue = SANDBOX_OPS.has(name) ? sandboxFor(name) : core;
+  if (!engine.open) guard.check(name);
+  const texts = textsOf(engine.constants.staticParams[engine.staticOps[name]], values);
+  const glue = engine.sandboxOps.has(name) ? sandboxFor(name) : engine.core;
   return parsed(withTexts(texts, (t) => glue[name](...t)));
 }
 
@@ -158,7 +136,7 @@ export function callStaticOp(name, values) {
  * change its copy), a record as the one frozen object.
  */
 export function constant(name) {
-  if (!live.open) guard.check(name);
-  const value = C[name];
+  if (!engine.open) guard.check(name);
+  const value = engine.constants[name];
   return Array.isArray(value) ? [...value] : value;
 }

@@ -3,7 +3,7 @@
 import base64 from './code_session_gate_bg.base64.js';
 import sandboxBase64 from './code_session_sandbox_bg.base64.js';
 import { bytes } from './base64.js';
-import { carried } from './engine.js';
+import { engine } from './engine.js';
 
-carried.core = () => bytes(base64);
-carried.sandbox = () => bytes(sandboxBase64);
+engine.carriedCore = () => bytes(base64);
+engine.carriedSandbox = () => bytes(sandboxBase64);

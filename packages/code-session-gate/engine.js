@@ -1,17 +1,46 @@
-// The modules' loader: compiles one of the package's two modules from whatever source a host has,
-// checks by its exports that it is the one expected, and hands it to its glue, which wasm-bindgen
-// generated with it (`code_session_gate.js`, `code_session_sandbox.js`; see crates/wasm/boundary) and which
-// instantiates it and holds the instance. A later instance (`recover()`) is the glue's generated reset.
-import { gateError } from './guard.js';
+// The modules' loader and the engine's state: compiles one of the package's two modules from whatever
+// source a host has, checks by its exports that it is the one expected, and hands it to its glue, which
+// wasm-bindgen generated with it (`code_session_gate.js`, `code_session_sandbox.js`; see
+// crates/wasm/boundary) and which instantiates it and holds the instance. A later instance
+// (`recover()`) is the glue's generated reset. The entries and the API share it (packages/assemble.mjs
+// keeps it a module of its own): what an entry knows of where the modules come from, and what the API
+// holds once they are loaded, is one object, `engine`.
+import { NODE_FIX, WASM_NAME, gateError } from './errors.js';
 
 /**
- * Where the sandbox module comes from when no caller passed it, set by the entry that knows: `sync`
- * returns a compiled module or its bytes (Node, Bun, the inline entry, workerd), `fetch` resolves to
- * something `instantiate` takes (the browser entry); `failure` is why the entry's own attempt to load
- * it failed, for the error of the calls that need it; `loaded` says whether it is (set by api.js).
- * @type {{ sync?: () => unknown, fetch?: () => Promise<unknown>, failure?: unknown, loaded?: boolean }}
+ * The engine's state, the one place the layer keeps what it knows of the modules (read as plain
+ * properties on hot paths). Set by the API when it loads the modules (modules.js): `core` and `sandbox`
+ * (each module's glue, once it holds an instance), `ready` (the core is loaded) and `open` (ready and
+ * not poisoned: the guard keeps it), what the core module says of itself once (`constants`, and made
+ * from it `ops`, `writes`, `staticOps`, `sandboxOps`, `callKeys`, `limits`), and `epoch` (which instance
+ * is current: `recover()` moves it on). Set by the entry that knows: where the sandbox module comes from
+ * when no caller passed it (`loadSandbox` returns a compiled module or its bytes: Node, Bun, the inline
+ * entry, workerd; `fetchSandbox` resolves to what `instantiate` takes: the browser entry), why the
+ * entry's own attempt to load it failed (`sandboxFailure`, for the error of the calls that need it), and
+ * the modules' bytes carried inside the JavaScript (`carriedCore`, `carriedSandbox`: base64, set by
+ * carried.js where a bundler building for Node took the package's `webpack` or `module` condition, what
+ * the node entry compiles when no `.wasm` is beside the bundle it was copied into; left empty where Node
+ * loads the package itself, which then never parses the base64 text).
  */
-export const sandboxSource = {};
+export const engine = {
+  /** @type {any} */ core: undefined,
+  /** @type {any} */ sandbox: undefined,
+  ready: false,
+  open: false,
+  epoch: 0,
+  /** @type {any} */ constants: undefined,
+  /** @type {Record<string, number>} */ ops: {},
+  /** @type {Set<string>} */ writes: new Set(),
+  /** @type {Record<string, number>} */ staticOps: {},
+  /** @type {Set<string>} */ sandboxOps: new Set(),
+  /** @type {Set<string>} */ callKeys: new Set(),
+  /** @type {{ maxInputBytes: number, maxArrayItems: number, maxCallsPerBatch: number }} */ limits: undefined,
+  /** @type {(() => unknown) | undefined} */ loadSandbox: undefined,
+  /** @type {(() => Promise<unknown>) | undefined} */ fetchSandbox: undefined,
+  /** @type {unknown} */ sandboxFailure: undefined,
+  /** @type {(() => Uint8Array) | undefined} */ carriedCore: undefined,
+  /** @type {(() => Uint8Array) | undefined} */ carriedSandbox: undefined,
+};
 
 /**
  * What an entry that loads the modules synchronously does at import (node, bun, inline, workerd, unwasm
@@ -25,18 +54,9 @@ export const sandboxSource = {};
  */
 export function startSync(api, core, sandbox) {
   api.initSync({ module: core() });
-  sandboxSource.sync = sandbox;
+  engine.loadSandbox = sandbox;
   return () => api.recover({ module: core() });
 }
-
-/**
- * The modules' bytes carried inside the JavaScript (base64), set by `carried.js` where a bundler
- * building for Node took the package's `webpack` or `module` condition (`node-bundled.js`): what the node entry
- * compiles when no `.wasm` is beside the bundle it was copied into. Left empty where Node loads the
- * package itself, which then never parses the base64 text.
- * @type {{ core?: () => Uint8Array, sandbox?: () => Uint8Array }}
- */
-export const carried = {};
 
 /**
  * The two modules: their files in the package and the exports each must have (wasm-bindgen's names).
@@ -168,6 +188,25 @@ export async function instantiate(source, kind, glue) {
   if (isModule(s)) return start(/** @type {WebAssembly.Module} */ (s), kind, glue);
   if (isBytes(s)) return start(await WebAssembly.compile(/** @type {BufferSource} */ (s)), kind, glue);
   throw notASource(s, 'module_or_path', 'a WebAssembly.Module, the bytes of the .wasm, a URL, a path or a Response');
+}
+
+/**
+ * `read(path)` (the Node entries' `readFileSync`), or the typed "wasm_not_found" error, not an ENOENT,
+ * when the `.wasm` at `path` cannot be read (the JavaScript bundled or copied without it beside).
+ * @template T @param {(path: string) => T} read @param {string} path @returns {T}
+ */
+export function readWasm(read, path) {
+  try {
+    return read(path);
+  } catch (e) {
+    throw gateError(
+      'wasm_not_found',
+      '',
+      `code-session-gate: cannot read its WebAssembly module at ${path}: ${e instanceof Error ? e.message : String(e)} ` +
+        `(the JavaScript was bundled or copied without the ${WASM_NAME} beside it).${NODE_FIX}`,
+      e,
+    );
+  }
 }
 
 /**

@@ -2,27 +2,10 @@
 // before the module sees them (gate.js calls these): the answer-shaping flags read and kept out of the
 // module, a sandbox body passed as it is (text or bytes), and a dispatched request's context that is
 // still the object the gate handed out marked `unchanged` instead of read again.
-import { encoder, ReadOptions } from './call.js';
+import { encoder } from './call.js';
 import { describe, gateError } from './errors.js';
-import { isRecord } from './lists.js';
-import { dot, isWellFormed, lengthOf, read } from './write.js';
-
-/** Member `key` of a host object at `path`, as a refusal at its path if a getter or Proxy trap throws. */
-const member = (obj, key, path) => read(obj, key, dot(path, key));
-
-/**
- * A flag of an options object that shapes this layer's answer (`true`, or absent / `false` / `null`);
- * anything else is refused with its path.
- * @param {object} options @param {string} key
- */
-function flag(options, key) {
-  const v = read(options, key, key);
-  if (v !== undefined && v !== null && typeof v !== 'boolean') {
-    const got = Array.isArray(v) ? 'array' : typeof v;
-    throw gateError('invalid_type', key, `${key}: expected a boolean, got ${got}`);
-  }
-  return v === true;
-}
+import { isWellFormed } from './json-text.js';
+import { ReadOptions, flag, isRecord, lengthOf, member, read } from './read-once.js';
 
 /**
  * The options of `completeEventBatch` / `settleEager` for the module: the requests as the host left

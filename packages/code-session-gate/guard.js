@@ -1,6 +1,6 @@
-// Fail-closed guard around the WebAssembly instance.
+// Fail-closed guard around the WebAssembly instances.
 //
-// The module is built with `panic = "abort"`: a Rust panic (there should be none) traps, which JS sees
+// The modules are built with `panic = "abort"`: a Rust panic (there should be none) traps, which JS sees
 // as a `WebAssembly.RuntimeError`. After a trap the instance's memory may be half-updated (a session
 // table mid-merge, a borrow flag left set, the shadow stack pointer not restored), so answering any
 // later call could hand out a permissive or wrong decision. The guard therefore rethrows the trap to
@@ -10,71 +10,7 @@
 //
 // One guard watches the package's instances: every call into the modules (call.js `withTexts`, and the
 // `constants()` read at load) goes through its `run`, after its `check`.
-
-/** The `name` of every error the package throws (the same as the Rust side's `ERROR_NAME`). */
-export const ERROR_NAME = 'CodeSessionGateError';
-
-/**
- * A `CodeSessionGateError`: an `Error` with a stable `code` and the offending `path` ("" for the call
- * as a whole), the shape of every error the package throws, from the wasm or from its JavaScript. The
- * one maker of the layer's errors (here, where every entry and the API share it).
- * @param {string} code
- * @param {string} path
- * @param {string} message
- * @param {unknown} [cause]
- * @returns {Error & { code: string, path: string }}
- */
-export function gateError(code, path, message, cause) {
-  const err = new Error(message, cause === undefined ? undefined : { cause });
-  err.name = ERROR_NAME;
-  Object.defineProperty(err, 'code', { value: code, enumerable: true, writable: true, configurable: true });
-  Object.defineProperty(err, 'path', { value: path, enumerable: true, writable: true, configurable: true });
-  return /** @type {Error & { code: string, path: string }} */ (err);
-}
-
-/** The module file every entry but /inline and /slim loads from beside itself. */
-export const WASM_NAME = 'code_session_gate_bg.wasm';
-
-/**
- * The start of the "wasm_not_found" message when `import.meta.url` is no URL to resolve the `.wasm`
- * against (esbuild empties `import.meta` in iife and CommonJS output); `e` is the engine's error.
- * @param {unknown} e
- */
-export const noWasmUrl = (e) =>
-  "code-session-gate: cannot locate its WebAssembly module: the bundle's import.meta.url is not a URL " +
-  `(${e instanceof Error ? e.message : String(e)}), so the ${WASM_NAME} beside it cannot be found ` +
-  '(esbuild, for one, leaves import.meta empty in iife and CommonJS output).';
-
-/** The fix for bundlers that do not copy the `.wasm` (part of the entries' "wasm_not_found" messages). */
-export const INLINE_FIX =
-  ' esbuild, tsup, bun build (and other bundlers that do not copy assets): import "code-session-gate/inline",' +
-  ' which carries the module in the JavaScript;';
-
-/** The Node entries' fix when a bundle separated them from the `.wasm` (after the start of their message). */
-export const NODE_FIX =
-  INLINE_FIX +
-  ' or mark the package external (--external:code-session-gate) so that Node loads it from node_modules;' +
-  ' or import "code-session-gate/slim" and call initSync({ module }) with the module yourself' +
-  ' (see the README "Using it in a host").';
-
-/**
- * `read(path)` (the Node entries' `readFileSync`), or the typed "wasm_not_found" error, not an ENOENT,
- * when the `.wasm` at `path` cannot be read (the JavaScript bundled or copied without it beside).
- * @template T @param {(path: string) => T} read @param {string} path @returns {T}
- */
-export function readWasm(read, path) {
-  try {
-    return read(path);
-  } catch (e) {
-    throw gateError(
-      'wasm_not_found',
-      '',
-      `code-session-gate: cannot read its WebAssembly module at ${path}: ${e instanceof Error ? e.message : String(e)} ` +
-        `(the JavaScript was bundled or copied without the ${WASM_NAME} beside it).${NODE_FIX}`,
-      e,
-    );
-  }
-}
+import { gateError } from './errors.js';
 
 /**
  * Whether `e` means the instance can no longer be trusted: a trap (`WebAssembly.RuntimeError`:
@@ -88,23 +24,22 @@ export function isTrap(e) {
 }
 
 /**
- * A new guard with its own poisoned state.
- * @param {() => boolean} [isReady] whether the instance is initialised; calls made before are refused
- *   with a clear error instead of a `TypeError` on an undefined instance.
+ * A new guard with its own poisoned state, over `state` (the engine's state object: engine.js):
+ * `state.ready` says whether the instance is initialised (calls made before are refused with a clear
+ * error instead of a `TypeError` on an undefined instance), and the guard keeps `state.open` true
+ * while calls may enter, a plain property that hot paths read (a call to `check` costs more than the
+ * cached answers it guards).
+ * @param {{ ready: boolean, open: boolean }} [state]
  */
-export function createGuard(isReady = () => true) {
+export function createGuard(state = { ready: true, open: false }) {
   /** @type {unknown} the trap that poisoned the instance, or `undefined` */
   let trap;
   let poisoned = false;
-  let ready = false;
-  // `open`: initialised and not poisoned, readable as a plain property on hot paths (a call to `check`
-  // costs more than the cached answers it guards).
-  const live = { open: false };
 
   return {
-    /** `{ open }`: true once a call found the instance initialised and while no trap has poisoned it;
-     * when it is false, call `check` (which throws or opens it). */
-    live,
+    /** The state whose `open` is true once a call found the instance initialised and while no trap has
+     * poisoned it; when it is false, call `check` (which throws or opens it). */
+    live: state,
     /**
      * Throws what a call of `what` must throw before entering (poisoned, or not initialised), or opens
      * `live`: for every call, also one answered from what the caller already holds.
@@ -121,7 +56,7 @@ export function createGuard(isReady = () => true) {
           trap,
         );
       }
-      if (!ready && !(ready = isReady())) {
+      if (!state.ready) {
         throw gateError(
           'not_initialized',
           '',
@@ -129,7 +64,7 @@ export function createGuard(isReady = () => true) {
             "await init() (or call initSync({ module })) first, or import the package's node, workerd or inline entry",
         );
       }
-      live.open = true;
+      state.open = true;
     },
     /**
      * Runs `call`, which enters the module (after `check`): a trap it throws poisons the guard and is
@@ -142,7 +77,7 @@ export function createGuard(isReady = () => true) {
       } catch (e) {
         if (!poisoned && isTrap(e)) {
           poisoned = true;
-          live.open = false;
+          state.open = false;
           trap = e;
         }
         throw e;
@@ -157,8 +92,7 @@ export function createGuard(isReady = () => true) {
     reset() {
       poisoned = false;
       trap = undefined;
-      ready = false;
-      live.open = false;
+      state.open = false;
     },
   };
 }

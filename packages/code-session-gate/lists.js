@@ -1,8 +1,6 @@
 // The file lists and contexts a gate's answers share: frozen, built once per partition state from the
 // module's packed answers (src/lists/), a new list reusing the refs it has in common with one
 // already built.
-import { NOT_JSON_TEXT, jsonTextKind } from './write.js';
-
 export const freeze = Object.freeze;
 const LIST_KEEP = 16;
 
@@ -104,18 +102,4 @@ export function requestsOf(requests, contexts, handed) {
     handed.set(r.id, r.codeSessionContext);
   }
   return requests;
-}
-
-/**
- * Whether `v` is an object that is no array and no JsonText; `false` for one that cannot be inspected
- * (a revoked Proxy), which the writer then reads and refuses with its path.
- * @param {unknown} v @returns {v is object}
- */
-export function isRecord(v) {
-  if (v === null || typeof v !== 'object') return false;
-  try {
-    return !Array.isArray(v) && jsonTextKind(v) === NOT_JSON_TEXT;
-  } catch {
-    return false;
-  }
 }

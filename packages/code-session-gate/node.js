@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NODE_FIX, gateError, noWasmUrl, readWasm } from './guard.js';
-import { CORE, carried, startSync } from './engine.js';
+import { CORE, engine, readWasm, startSync } from './engine.js';
+import { NODE_FIX, gateError, noWasmUrl } from './errors.js';
 import * as api from './slim.js';
 
 export * from './slim.js';
@@ -31,7 +31,7 @@ const load = (url, file) => {
   try {
     bytes = read(url, file);
   } catch (e) {
-    const fallback = file === CORE.file ? carried.core : carried.sandbox;
+    const fallback = file === CORE.file ? engine.carriedCore : engine.carriedSandbox;
     if (!fallback) throw e;
     bytes = fallback();
   }

@@ -8,7 +8,7 @@
 // CODE_EXECUTION_TOOLS and CODE_ENV_KINDS are live bindings: `undefined` until `initSync()` returns
 // or `init()` resolves, then frozen arrays read from the wasm.
 import initGlue, { initSync as initSyncGlue, codeExecutionTools, codeEnvKinds } from './api.js';
-import { gateError } from './guard.js';
+import { gateError } from './errors.js';
 
 export * from './api.js';
 

@@ -287,7 +287,8 @@ describe('slim entry (host passes a WebAssembly.Module)', () => {
 describe('guard.js', () => {
   let createGuard;
   before(async () => {
-    ({ createGuard } = await import(pathToFileURL(join(consumer.pkgDir, 'guard.js')).href));
+    // The source module (the package bundles it into api.js).
+    ({ createGuard } = await import(pathToFileURL(join(ROOT, 'packages', 'code-session-gate', 'guard.js')).href));
   });
 
   const assertPoisoned = (f, cause = WebAssembly.RuntimeError) =>
@@ -364,9 +365,9 @@ describe('guard.js', () => {
   });
 
   test('calls before initialisation are refused without entering', () => {
-    let ready = false;
+    const state = { ready: false, open: false };
     let entered = 0;
-    const guard = createGuard(() => ready);
+    const guard = createGuard(state);
     const f = guarded(guard, 'f', () => ++entered);
     assert.throws(() => f(), (e) => {
       assert.match(e.message, /f\(\) was called before the module was initialised/);
@@ -375,7 +376,7 @@ describe('guard.js', () => {
       return true;
     });
     assert.equal(entered, 0);
-    ready = true;
+    state.ready = true;
     assert.equal(f(), 1);
   });
 });

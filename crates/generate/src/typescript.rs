@@ -1,8 +1,8 @@
 //! What the registry writes for the JavaScript layer: `packages/code-session-gate/ops.d.ts` (the `Gate` methods that run
 //! an operation, the static functions, the error codes, the unions of the names the rules give),
-//! `packages/code-session-gate/plain-methods.js` (the `Gate` methods written from the registry, [`op_flag::plain`]) and
+//! `packages/code-session-gate/gate.js` (the class `Gate`, with the methods written from the registry, [`op_flag::plain`]) and
 //! `packages/code-session-gate/functions.js` (the static functions). A test compares each file with what [`typescript`],
-//! [`plain_methods`] and [`static_functions`] write and fails when one is stale;
+//! [`gate_class`] and [`static_functions`] write and fails when one is stale;
 //! `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites them.
 
 use crate::constants::CONSTANTS;
@@ -89,28 +89,43 @@ pub fn typescript() -> String {
     out
 }
 
-/// The text of `packages/code-session-gate/plain-methods.js`: each `[plain]` gate operation as `[name, public parameters,
-/// answers nothing]`, from which `packages/code-session-gate/gate.js` writes its `Gate` method.
-pub fn plain_methods() -> String {
+/// The text of `packages/code-session-gate/gate.js`: the class `Gate` hosts use, which extends the
+/// hand-written `GateBase` (gate-base.js) with a method per `[plain]` gate operation: each passes its
+/// public parameters in order and answers the parsed answer, or nothing when the operation answers
+/// `void`. Written out as methods (not installed by reflection), so that an editor finds each one's
+/// source.
+pub fn gate_class() -> String {
     let mut out = String::from(
         "// Generated from the operation registry (src/registry.rs): do not edit.\n\
-         // `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.\n\n\
+         // `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.\n\
+         import { GateBase, callOp } from './gate-base.js';\n\n\
          /**\n \
-         * The `Gate` methods written from the registry (its `[plain]` operations): each passes its arguments\n \
-         * in order and answers the parsed answer, or nothing when the operation answers `void`.\n \
-         * @type {ReadonlyArray<readonly [name: string, parameters: number, answersNothing: boolean]>}\n \
+         * The code-session gate of one conversation (see GateBase, gate-base.js). The methods here are the\n \
+         * registry's `[plain]` operations: each passes its arguments in order and answers the parsed\n \
+         * answer (nothing for `void`); their TSDoc is in ops.d.ts.\n \
          */\n\
-         export const PLAIN_METHODS = [\n",
+         export class Gate extends GateBase {",
     );
     for op in GATE.iter().filter(|op| op.has(op_flag::plain)) {
-        let params = op.params.iter().filter(|p| !p.has(flag::internal)).count();
+        let list = op
+            .params
+            .iter()
+            .filter(|p| !p.has(flag::internal))
+            .map(|p| p.name)
+            .collect::<Vec<_>>()
+            .join(", ");
+        let run = format!("callOp(this, '{}', [{list}]);", op.name);
+        let body = if op.returns == "void" {
+            run
+        } else {
+            format!("return {run}")
+        };
         out.push_str(&format!(
-            "  ['{}', {params}, {}],\n",
-            op.name,
-            op.returns == "void"
+            "\n  {name}({list}) {{\n    {body}\n  }}\n",
+            name = op.name
         ));
     }
-    out.push_str("];\n");
+    out.push_str("}\n");
     out
 }
 
@@ -295,10 +310,7 @@ mod tests {
 
     #[test]
     fn the_generated_methods_are_current() {
-        crate::assert_current(
-            "packages/code-session-gate/plain-methods.js",
-            &plain_methods(),
-        );
+        crate::assert_current("packages/code-session-gate/gate.js", &gate_class());
     }
 
     #[test]

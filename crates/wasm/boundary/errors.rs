@@ -3,7 +3,7 @@
 use code_session_gate::core::error::{GateError, GateResult};
 use wasm_bindgen::JsValue;
 
-/// The `name` of every error the package throws (`packages/code-session-gate/guard.js` `ERROR_NAME` says the same).
+/// The `name` of every error the package throws (the package's `errors.js` says the same).
 pub const ERROR_NAME: &str = "CodeSessionGateError";
 
 /// Refusal `e` as the error the package throws: an `Error` whose `message` is the refusal's words,

@@ -9,8 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bytes } from './base64.js';
-import { startSync } from './engine.js';
-import { readWasm } from './guard.js';
+import { readWasm, startSync } from './engine.js';
 import * as api from './slim.js';
 
 export * from './slim.js';

@@ -10,8 +10,7 @@
 // across both).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readWasm } from './guard.js';
-import { startSync } from './engine.js';
+import { readWasm, startSync } from './engine.js';
 import * as api from './slim.js';
 
 export * from './slim.js';

@@ -1,11 +1,18 @@
-// The arguments' JSON text, written as the host's values are read: the one place JavaScript must decide
-// something the module cannot see. Each value is read exactly once (so a getter or Proxy trap cannot
-// have one answer checked and another sent), and what JSON would silently lose or cannot hold is
-// refused with the offending value's path (non-finite numbers, functions, symbols, bigints, nesting past
-// the gate's limit or cycles, getters or Proxies that throw, lone surrogates). `JsonText` carries text
-// the host already holds, passed as it is.
+// Why this module exists: a host's value is not inert data. A getter or a Proxy can answer one thing
+// when a check reads it and another when the value is sent; an object can hold what JSON silently
+// loses or cannot hold (a cycle, NaN, a function, a symbol, a bigint, a lone surrogate). Only
+// JavaScript can see any of that, so this is the one place the package reads a host's values, each
+// exactly once, and the one place JavaScript decides something the module cannot: what it read is what
+// the module is sent (JSON text), and what JSON would lose is refused with the offending value's path
+// (non-finite numbers, functions, symbols, bigints, nesting past the gate's limit or cycles, getters,
+// `toJSON` or Proxy traps that throw, lone surrogates). The layer's other modules take a host's value
+// through these functions only: `write` / `writeObject` (a value as JSON text), `ReadOptions` (an
+// options object some of whose members were read already), `read` / `member` / `flag` (one member),
+// `lengthOf` (an array's length) and `isRecord`. A `JsonText` (json-text.js) carries text the host
+// already holds, passed as it is.
 import { describe, gateError } from './errors.js';
-import { C, LIMIT } from './modules.js';
+import { engine } from './engine.js';
+import { NOT_JSON_TEXT, jsonTextKind, misplacedJsonText } from './json-text.js';
 
 export const dot = (path, key) => (path === '' ? key : `${path}.${key}`);
 
@@ -122,8 +129,8 @@ export function write(v, depth, key) {
   if (typeof toJSON !== 'function') {
     // Plain objects and arrays (most values): no boxed primitive to unwrap.
     if (proto === ObjectPrototype || proto === ArrayPrototype) {
-      if (depth >= C.maxDepth) {
-        throw new Fault('invalid_value', (at) => `${at}: nested deeper than ${C.maxDepth} levels (or cyclic)`);
+      if (depth >= engine.constants.maxDepth) {
+        throw new Fault('invalid_value', (at) => `${at}: nested deeper than ${engine.constants.maxDepth} levels (or cyclic)`);
       }
       let array;
       try {
@@ -157,8 +164,8 @@ function unboxed(v, depth) {
     default:
       return write(v, depth, '');
   }
-  if (depth >= C.maxDepth) {
-    throw new Fault('invalid_value', (at) => `${at}: nested deeper than ${C.maxDepth} levels (or cyclic)`);
+  if (depth >= engine.constants.maxDepth) {
+    throw new Fault('invalid_value', (at) => `${at}: nested deeper than ${engine.constants.maxDepth} levels (or cyclic)`);
   }
   let boxed;
   let array;
@@ -251,8 +258,8 @@ function arrayLength(v) {
   if (!Number.isInteger(n) || n < 0 || n > 2 ** 32 - 1) {
     throw new Fault('invalid_value', (at) => `${at}: an array whose length is ${typeof n === 'number' ? n : typeof n}`);
   }
-  if (n > LIMIT.maxArrayItems) {
-    throw new Fault('limit_exceeded', (at) => `${at}: ${n} items, more than the limit of ${LIMIT.maxArrayItems} (maxArrayItems)`);
+  if (n > engine.limits.maxArrayItems) {
+    throw new Fault('limit_exceeded', (at) => `${at}: ${n} items, more than the limit of ${engine.limits.maxArrayItems} (maxArrayItems)`);
   }
   return n;
 }
@@ -279,78 +286,57 @@ export function read(obj, key, path) {
   }
 }
 
-/** An unpaired UTF-16 surrogate: a high one not followed by a low one, or a low one not after a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
-export const isWellFormed = typeof String.prototype.isWellFormed === 'function'
-  ? (/** @type {string} */ s) => s.isWellFormed()
-  : (/** @type {string} */ s) => !LONE_SURROGATE.test(s);
-
-/** Marks a JsonText of any copy of the package (its ESM and CommonJS entries each have the class). */
-const JSON_TEXT_BRAND = Symbol.for('code-session-gate.JsonText');
-export const NOT_JSON_TEXT = 0;
-const OWN_JSON_TEXT = 1;
-export const FOREIGN_JSON_TEXT = 2;
+/** Member `key` of a host object at `path`, as a refusal at its path if a getter or Proxy trap throws. */
+export const member = (obj, key, path) => read(obj, key, dot(path, key));
 
 /**
- * JSON text the host already holds (a sandbox's answer, a queued message), passed to the gate as it is
- * instead of as the objects it would parse into: the gate reads it as it is, without the writing of
- * JSON text an object argument costs. The module accepts it as `foldResults`' `results` and
- * `updateSession`'s `artifact` and refuses it as any other argument (`invalid_type`); nested in an
- * object it is refused here, as JSON cannot hold it. The module parses the text as it parses
- * any argument, so every refusal an object would get names the same path here; JSON text cannot hold
- * what the writer refuses in objects (non-finite numbers, functions), and an unpaired surrogate in the
- * text is escaped here so that the module refuses it (`lone_surrogate`) at its path.
+ * A flag of an options object that shapes the layer's answer (`true`, or absent / `false` / `null`);
+ * anything else is refused with its path.
+ * @param {object} options @param {string} key
  */
-export class JsonText {
-  #text;
-
-  /** @param {string} text the JSON text (not empty) */
-  constructor(text) {
-    if (typeof text !== 'string') {
-      throw gateError('invalid_type', 'text', `text: expected a string of JSON, got ${text === null ? 'null' : typeof text}`);
-    }
-    if (text.length === 0) throw gateError('invalid_json', 'text', 'text: an empty text is not JSON');
-    this.#text = isWellFormed(text)
-      ? text
-      : text.replace(LONE_SURROGATES, (u) => `\\u${u.charCodeAt(0).toString(16).padStart(4, '0')}`);
-    Object.freeze(this);
+export function flag(options, key) {
+  const v = read(options, key, key);
+  if (v !== undefined && v !== null && typeof v !== 'boolean') {
+    const got = Array.isArray(v) ? 'array' : typeof v;
+    throw gateError('invalid_type', key, `${key}: expected a boolean, got ${got}`);
   }
-
-  /** The JSON text as the module reads it (unpaired surrogates escaped). */
-  get text() {
-    return this.#text;
-  }
-
-  /** `JSON.stringify` of a host object that holds one writes the text as a string. */
-  toJSON() {
-    return this.#text;
-  }
-
-  /** Recognised by every copy of the package, so that another copy's JsonText is named, not misread. */
-  get [JSON_TEXT_BRAND]() {
-    return true;
-  }
+  return v === true;
 }
 
 /**
- * Whether `v` is a JsonText of this copy, of another copy (the other entry of a dual ESM/CommonJS
- * install), or none; none for a value that cannot be inspected (a revoked Proxy: the writer names it).
+ * Whether `v` is an object that is no array and no JsonText; `false` for one that cannot be inspected
+ * (a revoked Proxy), which the writer then reads and refuses with its path.
+ * @param {unknown} v @returns {v is object}
  */
-export function jsonTextKind(v) {
-  if (v === null || typeof v !== 'object') return NOT_JSON_TEXT;
+export function isRecord(v) {
+  if (v === null || typeof v !== 'object') return false;
   try {
-    if (v instanceof JsonText) return OWN_JSON_TEXT;
-    return v[JSON_TEXT_BRAND] === true ? FOREIGN_JSON_TEXT : NOT_JSON_TEXT;
+    return !Array.isArray(v) && jsonTextKind(v) === NOT_JSON_TEXT;
   } catch {
-    return NOT_JSON_TEXT;
+    return false;
   }
 }
 
-/** The refusal of a JsonText inside an object (`kind` OWN) or of another copy's (`kind` FOREIGN). */
-export function misplacedJsonText(kind, path) {
-  const at = path || 'the value';
-  return kind === FOREIGN_JSON_TEXT
-    ? gateError('invalid_type', path, `${at}: a JsonText of another copy of the package (its ESM and CommonJS entries are two): make it with the entry this gate came from`)
-    : gateError('invalid_type', path, `${at}: a JsonText stands only as a whole argument, where the operation takes one`);
+/**
+ * An options object some of whose members the caller has read already (`known`, name → value): its
+ * text holds those values as read (`undefined`: left out), and every other member read once.
+ */
+export class ReadOptions {
+  /** Marks the objects this class made: a host's value cannot pass for one (nor see the check). */
+  #made = true;
+
+  /** @param {object} options @param {ReadonlyMap<string, unknown>} known */
+  constructor(options, known) {
+    this.options = options;
+    this.known = known;
+  }
+
+  /**
+   * Whether `value` is one this class made (a private-field check: no getter, trap or prototype of the
+   * host's is consulted).
+   * @param {unknown} value @returns {value is ReadOptions}
+   */
+  static is(value) {
+    return typeof value === 'object' && value !== null && #made in value;
+  }
 }
