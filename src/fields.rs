@@ -220,7 +220,7 @@ fn write_planned(r: &PlannedEventRequest, ctx: Option<usize>, out: &mut String) 
     }
     // Last: the JavaScript layer deletes it, and deleting an object's last key keeps its fast shape.
     if let Some(ctx) = ctx {
-        push_key(out, "ctx", false);
+        push_key(out, crate::wire::CONTEXT_INDEX, false);
         push_u64(out, ctx as u64);
     }
     out.push('}');

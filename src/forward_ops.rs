@@ -165,7 +165,7 @@ fn answer_forwarded_batch(
                 write_head_members(&mut head, &request, true);
                 head.push('}');
                 bodies.reserve(1 + request.body.size_hint());
-                bodies.push('\n');
+                bodies.push(crate::wire::BODY_SEPARATOR);
                 request.body.write_json(&mut bodies);
             }
             Err(e) => {
@@ -204,7 +204,7 @@ fn answer_request(gate: &Gate, batch: u32, id: &str, options: &Json) -> GateResu
     let request = gate.forward_request(batch, id, options)?;
     // The body written in place: at 200 files it is most of the answer.
     let mut out = request_head(&request, true, 1 + request.body.size_hint());
-    out.push('\n');
+    out.push(crate::wire::BODY_SEPARATOR);
     request.body.write_json(&mut out);
     Ok(out)
 }

@@ -446,7 +446,7 @@ pub(super) fn context_for_call(s: &mut GateSession, p: &Params<'_>) -> GateResul
             .map_or(0, |p| p.generation)
     });
     if have.is_some() && have == dep {
-        return Ok(r#"{"same":1}"#.to_owned());
+        return Ok(crate::wire::SAME.to_owned());
     }
     let answer = match path {
         ExecPath::Direct => ContextAnswer::Direct(g.direct_fields(&name, scope)),

@@ -36,6 +36,7 @@ pub mod lists;
 mod params;
 pub mod registry;
 mod static_ops;
+pub mod wire;
 
 use serde::Serialize;
 
@@ -135,9 +136,7 @@ fn session_stamp(gate: &Gate) -> Option<u64> {
         .map(crate::core::sessions::SessionMap::last_generation)
 }
 
-/// Marks an argument the JavaScript layer passes as the host gave it (a `JsonText`), not as text it
-/// wrote from objects after its own walk.
-pub const HOST_TEXT: char = '\u{2}';
+pub use wire::HOST_TEXT;
 
 /// The arguments of an operation (parameters `roots`, with flags `flags`) with the [`HOST_TEXT`] mark
 /// taken off: refused where the parameter takes no host text (see [`flag::host_text`]), and otherwise

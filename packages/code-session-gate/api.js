@@ -7,7 +7,8 @@
 //   read-once.js  each host value read once (what only JavaScript can see), into JSON text;
 //                 json-text.js JsonText, text the host already holds
 //   call.js       a call's arguments, the call itself, its answer
-//   lists.js      the frozen file lists and contexts the answers share
+//   wire.js       (generated from src/wire.rs) the module's answers read by the wire's conventions:
+//                 the frozen file lists and contexts they share, the bodies after their heads
 //   gate-base.js  the Gate class's hand-written part and its caches; gate.js (generated) the class
 //   forward.js    a host's handling of a batch, and the forwarding path's arguments and answers
 //   errors.js     the package's errors: the one maker, the names

@@ -6,6 +6,7 @@ import { encoder } from './call.js';
 import { describe, gateError } from './errors.js';
 import { isWellFormed } from './json-text.js';
 import { ReadOptions, flag, isRecord, lengthOf, member, read } from './read-once.js';
+import { batchAndBodies, headAndBody, unchangedRequest } from './wire.js';
 
 /**
  * The options of `completeEventBatch` / `settleEager` for the module: the requests as the host left
@@ -38,7 +39,7 @@ export function hostHandling(options, handed) {
     const ctx = member(r, 'codeSessionContext', at);
     out[i] =
       handed !== undefined && typeof id === 'string' && handed.has(id) && handed.get(id) === ctx
-        ? { id, unchanged: true }
+        ? unchangedRequest(id)
         : { id, codeSessionContext: ctx };
   }
   given.set('requests', out);
@@ -63,26 +64,24 @@ const REQUEST_FLAGS = new Map([['bodyBytes', undefined], ['withFiles', undefined
 const ANSWER_TAKEN = new Map([['body', undefined], ['withArtifact', undefined]]);
 
 /**
- * The module's answer to `sandboxRequest` (the head's JSON, a line break, the body: JSON text holds no
- * raw line break) as the request handed out.
+ * The module's answer to `sandboxRequest` (its head and body, wire.js) as the request handed out.
  * @param {string} out @param {boolean} bytes @param {boolean} files
  */
 export function forwardedRequest(out, bytes, files) {
-  const cut = out.indexOf('\n');
-  return withBody(JSON.parse(out.slice(0, cut)), out.slice(cut + 1), bytes, files);
+  const [head, body] = headAndBody(out);
+  return withBody(head, body, bytes, files);
 }
 
 /**
- * The module's answer to `forwardEventBatch` (the JSON of the batch without the bodies, then each
- * request's body on a line of its own, in the order of `requests`) as the batch handed out, each
- * refused call with its refusal as the error `sandboxRequest` would throw.
+ * The module's answer to `forwardEventBatch` (the batch without the bodies, then each request's body,
+ * wire.js) as the batch handed out, each refused call with its refusal as the error `sandboxRequest`
+ * would throw.
  * @param {string} out @param {boolean} bytes @param {boolean} files
  */
 export function forwardedBatch(out, bytes, files) {
-  const lines = out.split('\n');
-  const batch = JSON.parse(lines[0]);
+  const [batch, bodies] = batchAndBodies(out);
   const requests = batch.requests;
-  for (let i = 0; i < requests.length; i++) withBody(requests[i], lines[i + 1], bytes, files);
+  for (let i = 0; i < requests.length; i++) withBody(requests[i], bodies[i], bytes, files);
   batch.refused = batch.refused.map((r) => ({ id: r.id, name: r.name, error: gateError(r.code, r.path, r.message) }));
   return batch;
 }

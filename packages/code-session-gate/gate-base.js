@@ -9,9 +9,9 @@ import { parsed, textsOf, withTexts } from './call.js';
 import { engine } from './engine.js';
 import { gateError } from './errors.js';
 import { answerOptions, forwardedBatch, forwardedRequest, hostHandling, requestOptions } from './forward.js';
-import { Shared, fieldsOf, requestsOf } from './lists.js';
 import { guard } from './modules.js';
 import { ReadOptions, isRecord } from './read-once.js';
+import { Shared, fieldsOf, isSame, requestsOf } from './wire.js';
 
 /**
  * Runs gate operation `op` of `gate` on `args` (in the order of its parameters) and answers the parsed
@@ -217,7 +217,7 @@ export class GateBase {
     }
     const have = entry === undefined ? undefined : entry.dep;
     const out = this.#call('contextForCall', [path, name, options, have, this.#shared.last]);
-    if (out.same === 1 && entry !== undefined) {
+    if (isSame(out) && entry !== undefined) {
       entry.version = this.#version;
       return entry;
     }

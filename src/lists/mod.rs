@@ -17,8 +17,9 @@
 //! echoed every file leaves as it was: the picks go on after it.
 //!
 //! An added ref is written as the array of its values in wire-key order, `[id, resource_id, name,
-//! storage_session_id, kind]` plus the `version` of a skill, with `null` for an absent storage id: the
-//! JavaScript layer builds the object with the keys in that order (half the text to write and to parse).
+//! storage_session_id, kind]` plus the `version` of a skill, with `null` for an absent storage id
+//! ([`crate::wire::PACKED_REF`]): the JavaScript layer builds the object with the keys in that order
+//! (half the text to write and to parse).
 //!
 //! The caller names the list it holds (`have`); the gate keeps the last few lists it wrote, so that it can
 //! diff against them. [`reader`] is the caller's side, for the native clients of the operations.
@@ -32,8 +33,8 @@ use std::rc::Rc;
 use crate::core::files::narrow::{CodeEnvFile, CodeEnvKind};
 use crate::core::json::write::{push_i64, push_str, push_u64};
 
-/// How many written lists the gate keeps to diff against.
-pub(crate) const KEPT: usize = 16;
+/// How many written lists the gate keeps to diff against ([`crate::wire::LISTS_KEPT`]).
+const KEPT: usize = crate::wire::LISTS_KEPT;
 
 /// A narrowed list and the partition generation it was narrowed from.
 pub type List = (u64, Rc<[CodeEnvFile<'static>]>);

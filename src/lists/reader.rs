@@ -1,5 +1,5 @@
 //! The caller's side of the list protocol ([`super`]): what the JavaScript layer (`Shared` in
-//! `packages/code-session-gate/api.js`) does with the answers that carry file lists, in Rust, for the native clients of the
+//! `packages/code-session-gate/wire.js`, generated from `crate::wire`) does with the answers that carry file lists, in Rust, for the native clients of the
 //! operations (the conformance runner and the property tests). It keeps the lists it decoded by
 //! generation, as many as the gate keeps, resolves each list reference against them, and rebuilds the
 //! answers in the form the JavaScript API returns them: lists of narrowed refs, contexts resolved into
@@ -10,7 +10,7 @@
 use hashbrown::HashMap;
 use serde_json::{Map, Value};
 
-use super::KEPT;
+use crate::wire::{Packed, LISTS_KEPT as KEPT, PACKED_REF};
 
 /// What is wrong with an answer, in words.
 pub type Broken = String;
@@ -239,16 +239,12 @@ pub fn unpack(packed: &Value) -> Result<Value, Broken> {
     {
         return Err(broken());
     }
+    // Each value under its key, as the wire's definition places them.
     let mut out = Map::new();
-    out.insert("id".into(), id.clone());
-    out.insert("resource_id".into(), resource_id.clone());
-    out.insert("name".into(), name.clone());
-    if !storage.is_null() {
-        out.insert("storage_session_id".into(), storage.clone());
-    }
-    out.insert("kind".into(), kind.clone());
-    if let Some(v) = version {
-        out.insert("version".into(), v.clone());
+    for ((key, packed), value) in PACKED_REF.iter().zip(a) {
+        if !(*packed == Packed::NullIsAbsent && value.is_null()) {
+            out.insert((*key).into(), value.clone());
+        }
     }
     Ok(Value::Object(out))
 }

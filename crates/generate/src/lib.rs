@@ -5,6 +5,8 @@
 //!   `Gate` methods, the static functions and the error codes, from the registry;
 //! - `packages/code-session-gate/types.d.ts` ([`declarations`]): every type that crosses the boundary,
 //!   derived by tsify;
+//! - `packages/code-session-gate/wire.js` ([`wire`]): the layer's reader of the wire's conventions,
+//!   from their one definition (`src/wire.rs`);
 //! - `src/registry/core-constants.json`, `sandbox-constants.json` ([`constants`]): what each module
 //!   answers `constants()` with, included by the modules as text.
 //!
@@ -24,6 +26,7 @@ pub mod constants;
 pub mod declarations;
 mod shapes;
 pub mod typescript;
+pub mod wire;
 
 /// Whether the checked-in `file` (a path from the repository's root) holds `want`, what the generators
 /// write now; with `CSG_WRITE_GENERATED=1` it is rewritten first. The test command fails on a stale file.

@@ -3,8 +3,8 @@
 use code_session_gate::core::error::{GateError, GateResult};
 use wasm_bindgen::JsValue;
 
-/// The `name` of every error the package throws (the package's `errors.js` says the same).
-pub const ERROR_NAME: &str = "CodeSessionGateError";
+/// The `name` of every error the package throws (defined with the wire's other conventions).
+pub use code_session_gate::wire::ERROR_NAME;
 
 /// Refusal `e` as the error the package throws: an `Error` whose `message` is the refusal's words,
 /// `name` [`ERROR_NAME`], with own enumerable `code` and `path`, and for a sandbox's refusal its HTTP
