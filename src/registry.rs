@@ -11,7 +11,8 @@
 //! Operation flags, in brackets before its name: `writes` (it may change the session map, so the
 //! JavaScript layer drops its cached `contextForCall` answers), `internal` (run by the JavaScript layer
 //! for itself, no public method), `plain` (its `Gate` method is written from the entry, see
-//! [`op_flag::plain`]; the others are written by hand in `packages/code-session-gate/gate.js`). Parameter flags, as attributes: `#[optional]` (may be `undefined`),
+//! [`op_flag::plain`]; the others are written by hand in `packages/code-session-gate/gate-base.js`).
+//! Parameter flags, as attributes: `#[optional]` (may be `undefined`),
 //! `#[internal]` (passed by the JavaScript layer itself, absent from the public signature),
 //! `#[host_text]` (may be a `JsonText`), `#[unrooted]` (an options object whose keys are the roots of
 //! refusal paths). A `signature = "…"` replaces the generated TypeScript signature (for overloads).
@@ -43,9 +44,9 @@ pub mod op_flag {
     pub const writes: u8 = 1;
     /// The JavaScript layer runs it for its own purposes; it is no method of the public API.
     pub const internal: u8 = 2;
-    /// Its `Gate` method is written from this entry (`packages/code-session-gate/plain-methods.js`): it passes the
-    /// arguments in order and answers the parsed answer (nothing for `void`), with no caching or
-    /// rebuilding of its own.
+    /// Its `Gate` method is written from this entry (into the generated class `Gate`,
+    /// `packages/code-session-gate/gate.js`): it passes the arguments in order and answers the parsed
+    /// answer (nothing for `void`), with no caching or rebuilding of its own.
     pub const plain: u8 = 4;
 }
 

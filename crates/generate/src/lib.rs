@@ -1,7 +1,7 @@
 //! Dev-only: the generators of the files the project checks in from the operation registry and the
 //! Rust types, so that each is written once and never kept by hand:
 //!
-//! - `packages/code-session-gate/ops.d.ts`, `plain-methods.js`, `functions.js` ([`typescript`]): the
+//! - `packages/code-session-gate/ops.d.ts`, `gate.js`, `functions.js` ([`typescript`]): the
 //!   `Gate` methods, the static functions and the error codes, from the registry;
 //! - `packages/code-session-gate/types.d.ts` ([`declarations`]): every type that crosses the boundary,
 //!   derived by tsify;
