@@ -2,43 +2,11 @@
 // read, a size limit, long texts as UTF-8 bytes), the call watched by the guard, and the answer parsed.
 import { engine } from './engine.js';
 import { gateError } from './errors.js';
-import { FOREIGN_JSON_TEXT, NOT_JSON_TEXT, jsonTextKind, misplacedJsonText } from './json-text.js';
 import { guard, sandboxFor } from './modules.js';
-import { ReadOptions, rooted, write, writeObject } from './read-once.js';
+import { argumentText } from './read-once.js';
 
 /** Writes a sandbox request's body as bytes (`bodyBytes`), and long arguments (`encodeLong`). */
 export const encoder = new TextEncoder();
-
-/**
- * The JSON text of argument `name` (not `undefined`), written as the host's values are read (each
- * once), refusing what JSON would lose.
- */
-function textOf(name, value) {
-  if (ReadOptions.is(value)) return optionsText(name, value.options, value.known);
-  const kind = jsonTextKind(value);
-  if (kind !== NOT_JSON_TEXT) {
-    if (kind === FOREIGN_JSON_TEXT) throw misplacedJsonText(kind, name);
-    let text;
-    try {
-      text = value.text;
-    } catch (e) {
-      // An object given JsonText's prototype without its constructor (or a Proxy of one).
-      throw gateError('invalid_value', name, `${name || 'the value'}: not a JsonText its constructor made`, e);
-    }
-    // Marked as the host's own text: the module checks where it may stand and its nesting, which no
-    // writer here has checked.
-    return engine.constants.hostText + text;
-  }
-  return rooted(name, () => write(value, 0, '') ?? 'null');
-}
-
-/**
- * The JSON text of an options object (argument `name`) whose members in `known` the caller has already
- * read: they are written as read, every other member read once.
- */
-function optionsText(name, value, known) {
-  return rooted(name, () => writeObject(value, 0, known));
-}
 
 /**
  * The arguments' JSON texts (`undefined` for `undefined`), written as their values are read, refused
@@ -56,7 +24,7 @@ export function textsOf(names, values) {
     const name = names[i] ?? '';
     const value = values[i];
     if (value === undefined) continue;
-    const text = textOf(name, value);
+    const text = argumentText(name, value);
     texts[i] = text;
     total += text.length;
     if (total > engine.limits.maxInputBytes) {

@@ -3,9 +3,8 @@
 // module, a sandbox body passed as it is (text or bytes), and a dispatched request's context that is
 // still the object the gate handed out marked `unchanged` instead of read again.
 import { encoder } from './call.js';
-import { describe, gateError } from './errors.js';
-import { isWellFormed } from './json-text.js';
-import { ReadOptions, flag, isRecord, lengthOf, member, read } from './read-once.js';
+import { gateError } from './errors.js';
+import { ReadOptions, bodyOf, flag, isRecord, lengthOf, member, read } from './read-once.js';
 import { batchAndBodies, headAndBody, unchangedRequest } from './wire.js';
 
 /**
@@ -100,20 +99,7 @@ function withBody(head, body, bytes, files) {
  * @param {object} answer
  */
 export function answerOptions(answer) {
-  const body = read(answer, 'body', 'body');
-  let raw;
-  if (typeof body === 'string') {
-    if (!isWellFormed(body)) throw gateError('lone_surrogate', 'body', 'body: holds an unpaired UTF-16 surrogate, which no answer read as UTF-8 can');
-    raw = body;
-  } else {
-    // A Proxy's prototype trap (instanceof) or a view's own getters may throw: a refusal at `body`.
-    try {
-      if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
-      else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-    } catch (e) {
-      throw gateError('invalid_value', 'body', `body: reading it threw: ${describe(e)}`, e);
-    }
-  }
+  const { body, raw } = bodyOf(answer);
   const artifact = flag(answer, 'withArtifact');
   const known = raw === undefined ? new Map([['body', body], ['withArtifact', undefined]]) : ANSWER_TAKEN;
   return { options: new ReadOptions(answer, known), raw, artifact };

@@ -1,7 +1,37 @@
-// `JsonText`: JSON text the host already holds (a sandbox's answer, a queued message), passed to the
-// gate as it is instead of as the objects it would parse into, and how the layer tells one (of this
-// copy of the package or of another) from any other value.
+// JSON text: `JsonText`, the text the host already holds (a sandbox's answer, a queued message), passed
+// to the gate as it is instead of as the objects it would parse into, and how the layer tells one (of
+// this copy of the package or of another) from any other value; and strings written as JSON strings.
 import { gateError } from './errors.js';
+
+/** `s` as a JSON string: as it is between quotes when nothing in it needs an escape (the usual case). */
+function quoteOnce(s) {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
+  }
+  return `"${s}"`;
+}
+
+/**
+ * Short strings written lately, quoted: keys, file ids, names and storage ids recur in every call of a
+ * conversation (each echo repeats its file's), and a lookup costs less than looking at each character
+ * again. Bounded: it starts over when full.
+ */
+const quoted = new Map();
+const QUOTED_MAX = 4096;
+const QUOTED_LENGTH = 256;
+
+/** `s` as a JSON string. */
+export function quote(s) {
+  if (s.length > QUOTED_LENGTH) return quoteOnce(s);
+  let q = quoted.get(s);
+  if (q === undefined) {
+    q = quoteOnce(s);
+    if (quoted.size >= QUOTED_MAX) quoted.clear();
+    quoted.set(s, q);
+  }
+  return q;
+}
 
 /** An unpaired UTF-16 surrogate: a high one not followed by a low one, or a low one not after a high one. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -6,13 +6,14 @@
 // the module is sent (JSON text), and what JSON would lose is refused with the offending value's path
 // (non-finite numbers, functions, symbols, bigints, nesting past the gate's limit or cycles, getters,
 // `toJSON` or Proxy traps that throw, lone surrogates). The layer's other modules take a host's value
-// through these functions only: `write` / `writeObject` (a value as JSON text), `ReadOptions` (an
-// options object some of whose members were read already), `read` / `member` / `flag` (one member),
-// `lengthOf` (an array's length) and `isRecord`. A `JsonText` (json-text.js) carries text the host
-// already holds, passed as it is.
+// through these functions only: `argumentText`, `write`, `writeObject` (a value as JSON text),
+// `ReadOptions` (an options object some of whose members were read already), `read`, `member`, `flag`
+// (one member), `lengthOf` (an array's length), `isRecord` and `bodyOf` (a sandbox answer's body,
+// passed as it is). One exception, for speed: `contextForCall`'s cache reads its two members itself
+// (gate-base.js says why).
 import { describe, gateError } from './errors.js';
 import { engine } from './engine.js';
-import { NOT_JSON_TEXT, jsonTextKind, misplacedJsonText } from './json-text.js';
+import { FOREIGN_JSON_TEXT, NOT_JSON_TEXT, isWellFormed, jsonTextKind, misplacedJsonText, quote } from './json-text.js';
 
 export const dot = (path, key) => (path === '' ? key : `${path}.${key}`);
 
@@ -50,36 +51,6 @@ const isFault = (/** @type {unknown} */ e) => typeof e === 'object' && e !== nul
 /** A host call that threw (a getter, a `toJSON`, a Proxy trap), as a Fault. */
 const threw = (/** @type {string} */ what, /** @type {unknown} */ e) =>
   new Fault('invalid_value', (at) => `${at}: ${what} threw: ${describe(e)}`, e);
-
-/** `s` as a JSON string: as it is between quotes when nothing in it needs an escape (the usual case). */
-function quoteOnce(s) {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || (c >= 0xd800 && c <= 0xdfff)) return JSON.stringify(s);
-  }
-  return `"${s}"`;
-}
-
-/**
- * Short strings written lately, quoted: keys, file ids, names and storage ids recur in every call of a
- * conversation (each echo repeats its file's), and a lookup costs less than looking at each character
- * again. Bounded: it starts over when full.
- */
-const quoted = new Map();
-const QUOTED_MAX = 4096;
-const QUOTED_LENGTH = 256;
-
-/** `s` as a JSON string. */
-function quote(s) {
-  if (s.length > QUOTED_LENGTH) return quoteOnce(s);
-  let q = quoted.get(s);
-  if (q === undefined) {
-    q = quoteOnce(s);
-    if (quoted.size >= QUOTED_MAX) quoted.clear();
-    quoted.set(s, q);
-  }
-  return q;
-}
 
 const getPrototypeOf = Object.getPrototypeOf;
 const ObjectPrototype = Object.prototype;
@@ -264,6 +235,31 @@ function arrayLength(v) {
   return n;
 }
 
+/**
+ * The JSON text of argument `name` (not `undefined`), written as the host's values are read (each
+ * once), refusing what JSON would lose: an options object some of whose members the caller has read
+ * (`ReadOptions`), a `JsonText` (the host's text, marked as such), or any other value.
+ */
+export function argumentText(name, value) {
+  // An options object whose members in `known` were read already: written as read, the others read once.
+  if (ReadOptions.is(value)) return rooted(name, () => writeObject(value.options, 0, value.known));
+  const kind = jsonTextKind(value);
+  if (kind !== NOT_JSON_TEXT) {
+    if (kind === FOREIGN_JSON_TEXT) throw misplacedJsonText(kind, name);
+    let text;
+    try {
+      text = value.text;
+    } catch (e) {
+      // An object given JsonText's prototype without its constructor (or a Proxy of one).
+      throw gateError('invalid_value', name, `${name || 'the value'}: not a JsonText its constructor made`, e);
+    }
+    // Marked as the host's own text: the module checks where it may stand and its nesting, which no
+    // writer here has checked.
+    return engine.constants.hostText + text;
+  }
+  return rooted(name, () => write(value, 0, '') ?? 'null');
+}
+
 /** `f()`, with a Fault it throws as the refusal at `root` (an argument's name or a path). */
 export function rooted(root, f) {
   try {
@@ -339,4 +335,24 @@ export class ReadOptions {
   static is(value) {
     return typeof value === 'object' && value !== null && #made in value;
   }
+}
+
+/** `sandboxAnswer`'s `body`, read once: text or bytes passed as they are (`raw`), else left to the module.
+ * @param {object} answer */
+export function bodyOf(answer) {
+  const body = read(answer, 'body', 'body');
+  let raw;
+  if (typeof body === 'string') {
+    if (!isWellFormed(body)) throw gateError('lone_surrogate', 'body', 'body: holds an unpaired UTF-16 surrogate, which no answer read as UTF-8 can');
+    raw = body;
+  } else {
+    // A Proxy's prototype trap (instanceof) or a view's own getters may throw: a refusal at `body`.
+    try {
+      if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
+      else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    } catch (e) {
+      throw gateError('invalid_value', 'body', `body: reading it threw: ${describe(e)}`, e);
+    }
+  }
+  return { body, raw };
 }
