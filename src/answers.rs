@@ -2,14 +2,17 @@
 //! gate's decisions and of a narrowing, and the changes a write made to a partition. (Answers that carry
 //! session fields are [`super::fields`].)
 
-use crate::core::calls::gate::{Explanation, Gate};
-use crate::core::files::narrow::{CodeEnvFile, Narrowing};
-use crate::core::files::FileRef;
-use crate::core::json::{self, Json, JsonMap};
-use crate::core::sessions::changes::FileFate;
-use crate::core::sessions::CodeSession;
-use crate::core::tools::explain::site_label;
-use crate::core::tools::{bits, Verdict};
+use code_session_gate_rules::calls::gate::{Explanation, Gate};
+use code_session_gate_rules::files::narrow::{CodeEnvFile, Narrowing};
+use code_session_gate_rules::files::FileRef;
+use code_session_gate_rules::json::{self, Json, JsonMap};
+use code_session_gate_rules::sessions::changes::FileFate;
+use code_session_gate_rules::sessions::CodeSession;
+use code_session_gate_rules::tools::explain::site_label;
+use code_session_gate_rules::tools::{bits, Verdict};
+
+/// `null` as an answer.
+pub(crate) const NULL: &str = "null";
 
 /// What a gate's creation tells the JavaScript layer: its profile and every name with a verdict.
 pub fn created(gate: &Gate) -> String {

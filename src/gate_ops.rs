@@ -1,22 +1,24 @@
 //! The operations on a gate (declared in [`super::registry`]): each decodes its arguments, runs the
 //! gate, and writes its answer.
 
-use super::answers;
+use super::answers::{self, NULL};
 use super::fields::{self, ContextAnswer};
 use super::params::Params;
-use super::{GateSession, NULL};
-use crate::core::calls::batch::{EventCall, HostContext, PlannedEventRequest};
-use crate::core::calls::context::{CallScope, ExecPath};
-use crate::core::calls::fold::{DirectOutcome, NamedResults};
-use crate::core::calls::gate::{BatchEnd, Gate};
-use crate::core::calls::input::{self, DirectCall, HostRequest, Options, SeedAgentInput};
-use crate::core::config::ConfigInput;
-use crate::core::error::{ErrorCode, GateError, GateResult, Path};
-use crate::core::files::Field;
-use crate::core::json::{Obj, Opts, RawText, Str};
-use crate::core::limits;
-use crate::core::sessions::SessionPairs;
-use crate::core::tools::bits;
+use crate::session::GateSession;
+use code_session_gate_rules::calls::batch::{EventCall, HostContext, PlannedEventRequest};
+use code_session_gate_rules::calls::context::{CallScope, ExecPath};
+use code_session_gate_rules::calls::fold::{DirectOutcome, NamedResults};
+use code_session_gate_rules::calls::gate::{BatchEnd, Gate};
+use code_session_gate_rules::calls::input::{
+    self, DirectCall, HostRequest, Options, SeedAgentInput,
+};
+use code_session_gate_rules::config::ConfigInput;
+use code_session_gate_rules::error::{ErrorCode, GateError, GateResult, Path};
+use code_session_gate_rules::files::Field;
+use code_session_gate_rules::json::{Obj, Opts, RawText, Str};
+use code_session_gate_rules::limits;
+use code_session_gate_rules::sessions::SessionPairs;
+use code_session_gate_rules::tools::bits;
 
 /// `new Gate(config)`: the gate, and what the JavaScript layer keeps of it (`profile` and the verdict of
 /// every name that has one; also the answer of `describe`).
@@ -306,7 +308,7 @@ pub(super) fn seed_agents(s: &mut GateSession, p: &Params<'_>) -> GateResult<Str
 pub(super) fn sessions(s: &mut GateSession, _p: &Params<'_>) -> GateResult<String> {
     let g = &mut s.gate;
     Ok(match g.sessions() {
-        Some(map) => crate::core::json::to_text(map),
+        Some(map) => code_session_gate_rules::json::to_text(map),
         None => NULL.to_owned(),
     })
 }
@@ -316,7 +318,7 @@ pub(super) fn session(s: &mut GateSession, p: &Params<'_>) -> GateResult<String>
     let g = &mut s.gate;
     let key = p.string(0)?;
     Ok(match g.sessions().and_then(|m| m.get(&key)) {
-        Some(entry) => crate::core::json::to_text(entry),
+        Some(entry) => code_session_gate_rules::json::to_text(entry),
         None => String::new(),
     })
 }
@@ -358,7 +360,7 @@ pub(super) fn describe(s: &mut GateSession, _p: &Params<'_>) -> GateResult<Strin
 /// `snapshot`: the document's text, as a JSON string (so its bytes reach the host unchanged).
 pub(super) fn snapshot(s: &mut GateSession, _p: &Params<'_>) -> GateResult<String> {
     let g = &mut s.gate;
-    Ok(crate::core::json::to_text(&g.snapshot()))
+    Ok(code_session_gate_rules::json::to_text(&g.snapshot()))
 }
 
 /// `explain`: every site's decision for a name, with its rule.

@@ -3,8 +3,8 @@
 
 use serde::Deserialize;
 
-use crate::core::error::{GateError, GateResult, Path};
-use crate::core::json::{self, Str};
+use code_session_gate_rules::error::{GateError, GateResult, Path};
+use code_session_gate_rules::json::{self, Str};
 
 /// An operation's arguments, by position, with their names.
 pub struct Params<'a> {

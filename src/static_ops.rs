@@ -6,20 +6,20 @@ use serde::Deserialize;
 use super::answers;
 use super::forward_ops::request_head;
 use super::params::Params;
-use crate::core::config::Profile;
-use crate::core::error::{ErrorCode, GateError, GateResult, Path};
-use crate::core::files::narrow::{self, to_injected_file_ref};
-use crate::core::files::{Field, FileRef};
-use crate::core::json::write::append_member;
-use crate::core::json::{self, Json, JsonMap, Obj, Opts, RawJson, RawText, Str};
-use crate::core::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
-use crate::core::sandbox::trusted::strip_trusted;
-use crate::core::sandbox::{
+use code_session_gate_rules::config::Profile;
+use code_session_gate_rules::error::{ErrorCode, GateError, GateResult, Path};
+use code_session_gate_rules::files::narrow::{self, to_injected_file_ref};
+use code_session_gate_rules::files::{Field, FileRef};
+use code_session_gate_rules::json::write::append_member;
+use code_session_gate_rules::json::{self, Json, JsonMap, Obj, Opts, RawJson, RawText, Str};
+use code_session_gate_rules::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
+use code_session_gate_rules::sandbox::trusted::strip_trusted;
+use code_session_gate_rules::sandbox::{
     build_sandbox_request, read_sandbox_response, ArtifactOut, Dialect, RunReport,
 };
-use crate::core::sessions::changes::session_changes;
-use crate::core::sessions::CodeSession;
-use crate::core::wire::{build_exec_request, read_exec_response, ExecOutcome};
+use code_session_gate_rules::sessions::changes::session_changes;
+use code_session_gate_rules::sessions::CodeSession;
+use code_session_gate_rules::wire::{build_exec_request, read_exec_response, ExecOutcome};
 
 /// `toInjectedFileRef(file, execSessionId)`.
 pub(super) fn narrow(p: &Params<'_>) -> GateResult<String> {
@@ -337,32 +337,4 @@ pub(super) fn strip_model_args(p: &Params<'_>) -> GateResult<String> {
         dropped: Vec<String>,
     }
     Ok(json::to_text(&Out { args, dropped }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_carried_context_with_a_lone_surrogate_is_refused() {
-        let calls = r#"[{"id":"c","name":"bash_tool","args":{},"codeSessionContext":{"session_id":"\ud800"}}]"#;
-        let e = super::super::call_static(
-            super::super::static_op("planToolRequests"),
-            &[Some(calls), None],
-        )
-        .err();
-        assert_eq!(
-            e.map(|e| (e.code, e.path)),
-            Some((
-                ErrorCode::LoneSurrogate,
-                "calls[0].codeSessionContext".to_owned()
-            ))
-        );
-        let fine = r#"[{"id":"c","name":"bash_tool","args":{},"codeSessionContext":{"session_id":"\ud83d\ude00"}}]"#;
-        assert!(super::super::call_static(
-            super::super::static_op("planToolRequests"),
-            &[Some(fine), None]
-        )
-        .is_ok());
-    }
 }

@@ -30,8 +30,8 @@ use hashbrown::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::rc::Rc;
 
-use crate::core::files::narrow::{CodeEnvFile, CodeEnvKind};
-use crate::core::json::write::{push_i64, push_str, push_u64};
+use code_session_gate_rules::files::narrow::{CodeEnvFile, CodeEnvKind};
+use code_session_gate_rules::json::write::{push_i64, push_str, push_u64};
 
 /// How many written lists the gate keeps to diff against ([`crate::wire::LISTS_KEPT`]).
 const KEPT: usize = crate::wire::LISTS_KEPT;
@@ -297,9 +297,9 @@ mod tests {
         list.write(&mut out);
         out
     }
-    use crate::core::files::narrow::to_injected_file_ref;
-    use crate::core::files::FileRef;
-    use crate::core::json::{self, Str};
+    use code_session_gate_rules::files::narrow::to_injected_file_ref;
+    use code_session_gate_rules::files::FileRef;
+    use code_session_gate_rules::json::{self, Str};
 
     fn list(gen: u64, names: &[&'static str]) -> List {
         let exec = Str::from("e");
@@ -358,13 +358,14 @@ mod tests {
     #[test]
     fn added_refs_are_packed_in_wire_key_order() {
         let mut skill = FileRef::new("s", "SKILL.md");
-        skill.kind = crate::core::files::Field::Set(Str::from("skill"));
+        skill.kind = code_session_gate_rules::files::Field::Set(Str::from("skill"));
         let version: &'static json::RawJson = serde_json::from_str("7.50").unwrap();
-        skill.version = crate::core::files::Field::Set(json::RawText::Borrowed(version));
+        skill.version =
+            code_session_gate_rules::files::Field::Set(json::RawText::Borrowed(version));
         let agent = {
             let mut f = FileRef::new("a", "out.csv");
-            f.kind = crate::core::files::Field::Set(Str::from("agent"));
-            f.resource_id = crate::core::files::Field::Set(Str::from("agent-1"));
+            f.kind = code_session_gate_rules::files::Field::Set(Str::from("agent"));
+            f.resource_id = code_session_gate_rules::files::Field::Set(Str::from("agent-1"));
             f
         };
         // No exec id and no storage of its own: the storage key is absent on the wire.
