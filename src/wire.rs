@@ -23,7 +23,7 @@
 /// text it wrote from objects after its own walk.
 pub const HOST_TEXT: char = '\u{2}';
 
-/// The `name` of every error the package throws (the boundary's `errors.rs` makes them with it; the
+/// The `name` of every error the package throws (the boundary's `thrown.rs` makes them with it; the
 /// package's `errors.js` says the same, held to it by a test of `crates/generate`).
 pub const ERROR_NAME: &str = "CodeSessionGateError";
 

@@ -1,6 +1,6 @@
 // The package's errors, made here and nowhere else in JavaScript: every `CodeSessionGateError` the layer
 // and its entries throw comes from `gateError` (the module makes its own refusals in Rust, in the
-// boundary's errors.rs, in the same shape and under the same name), the name they carry, telling them
+// boundary's thrown.rs, in the same shape and under the same name), the name they carry, telling them
 // from anything else, and the words the entries' loading errors share. The entries and the API import
 // it alike (packages/assemble.mjs keeps it a module of its own, so both hold the one copy).
 

@@ -2,17 +2,17 @@
 //! exports and their glue. The export macros ([`export_core!`], [`export_sandbox!`]) write one
 //! `#[wasm_bindgen]` function or method per operation the registry (`code_session_gate::with_operations!`)
 //! declares for that module. Each hands its arguments (JSON texts, or a sandbox answer's bytes) to the
-//! operation ([`args`]) and turns a refusal into the package's JavaScript error ([`errors`], the one
+//! operation ([`args`]) and turns a refusal into the package's JavaScript error ([`thrown`], the one
 //! place such errors are made). Nothing is decided here.
 
 pub mod args;
-pub mod errors;
 mod exports;
+pub mod thrown;
 
 use code_session_gate::{self as api, GateSession};
 use wasm_bindgen::JsValue;
 
-pub use errors::{answer, thrown, ERROR_NAME};
+pub use thrown::{answer, thrown, ERROR_NAME};
 pub use wasm_bindgen;
 
 pub use api::{gate_op, static_op};
