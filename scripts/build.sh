@@ -3,11 +3,11 @@
 # generated only, git-ignored:
 #   1. cargo build --release --target wasm32-unknown-unknown of the two module crates (crates/: the core
 #      module every host loads, the sandbox module loaded on demand; registry source paths remapped)
-#   2. wasm-bindgen --target web of each module: its glue (crates/bindgen writes the exports)
+#   2. wasm-bindgen --target web of each module: its glue (crates/wasm/boundary writes the exports)
 #   3. wasm-opt -Oz --converge from binaryen (npm), not Debian's /usr/bin/wasm-opt, which cannot parse the output
-#   4. scripts/assemble-pkg.mjs: the modules and their glue, the entries and types of src/js/ (their
-#      loader: src/js/engine.js), package.json; the
-#      check-sdk command (src/check-sdk/) bundled with the vectors it replays into pkg-check-sdk/, whose
+#   4. packages/assemble.mjs: the modules and their glue, the entries and types of packages/code-session-gate/ (their
+#      loader: packages/code-session-gate/engine.js), package.json; the
+#      check-sdk command (packages/check-sdk/) bundled with the vectors it replays into pkg-check-sdk/, whose
 #      node_modules/code-session-gate links to ../pkg (as its dependency would be installed)
 # Skips all of it when no input changed since the last build (pass --force, or set
 # CSG_FORCE_BUILD=1, to rebuild anyway). Prints the .wasm size, raw and gzip -9.
@@ -31,7 +31,7 @@ force="${CSG_FORCE_BUILD:-0}"
 # Everything the package is made from (git-tracked or not), plus the tool versions.
 inputs_hash() {
   {
-    find src crates Cargo.toml Cargo.lock package-lock.json README.md scripts/build.sh scripts/assemble-pkg.mjs \
+    find src crates packages Cargo.toml Cargo.lock package-lock.json README.md scripts/build.sh \
       scripts/lib.sh scripts/versions.sh -type f -print0 2>/dev/null \
       | LC_ALL=C sort -z | xargs -0 sha256sum
     rustc -V
@@ -73,7 +73,7 @@ else
   flags="$(IFS=$'\x1f' && printf '%s' "${user_flags[*]}")"
   flags="${flags:+$flags$'\x1f'}$remap"
 fi
-log "cargo build --release --target wasm32-unknown-unknown (crates/core-module, crates/sandbox-module)"
+log "cargo build --release --target wasm32-unknown-unknown (crates/wasm/core, crates/wasm/sandbox)"
 CARGO_ENCODED_RUSTFLAGS="$flags" cargo build --release --target wasm32-unknown-unknown \
   -p code-session-gate-core-module -p code-session-gate-sandbox-module
 
@@ -82,7 +82,7 @@ work="$(mktemp -d "$ROOT/target/pkg-build.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 mkdir -p "$work/out" "$work/bindgen"
-# wasm-bindgen writes both modules' exports (crates/bindgen): its CLI writes each one's glue (the web
+# wasm-bindgen writes both modules' exports (crates/wasm/boundary): its CLI writes each one's glue (the web
 # target, whose generated reset recover() uses: code_session_gate.js, code_session_sandbox.js) and the
 # module the glue expects, which wasm-opt then shrinks.
 log "wasm-bindgen --target web ($(wasm-bindgen --version)): the modules' glue"
@@ -104,7 +104,7 @@ for m in "${MODULES[@]}"; do
 done
 
 log "assemble pkg/ and pkg-check-sdk/"
-node scripts/assemble-pkg.mjs "$work/out" "$work/pkg" "$work/pkg-check-sdk"
+node packages/assemble.mjs "$work/out" "$work/pkg" "$work/pkg-check-sdk"
 mkdir -p "$work/pkg-check-sdk/node_modules"
 ln -s ../../pkg "$work/pkg-check-sdk/node_modules/code-session-gate"
 rm -rf pkg pkg-check-sdk

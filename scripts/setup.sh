@@ -12,8 +12,8 @@ cd "$ROOT"
 # ---------------------------------------------------------------------------------------------------
 # Consistency of the pins: versions.sh is the source, Cargo.toml / Cargo.lock / package.json must agree.
 check_pins() {
-  grep -Eq "^wasm-bindgen *= *\"=$WASM_BINDGEN_VERSION\"" Cargo.toml \
-    || die "Cargo.toml must pin wasm-bindgen = \"=$WASM_BINDGEN_VERSION\" (scripts/versions.sh)"
+  grep -Eq "^wasm-bindgen *= *\"=$WASM_BINDGEN_VERSION\"" crates/wasm/boundary/Cargo.toml \
+    || die "crates/wasm/boundary/Cargo.toml must pin wasm-bindgen = \"=$WASM_BINDGEN_VERSION\" (scripts/versions.sh)"
   if [ -f Cargo.lock ]; then
     local locked
     locked="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)"
@@ -177,7 +177,7 @@ setup_worker_npm() {
 }
 
 # The SDK releases the check-sdk tests (tests/check-sdk/) drive, installed the way the command installs
-# them (src/check-sdk/install.js: <cache>/sdk/agents@<version>/) into the project-local cache
+# them (packages/check-sdk/install.js: <cache>/sdk/agents@<version>/) into the project-local cache
 # .cache/check-sdk/ (git-ignored), so that the tests run the command offline against it.
 # The reference release of each profile (tests/check-sdk/ names the same two).
 CHECK_SDK_VERSIONS="3.6.15 3.9.2"
@@ -194,7 +194,7 @@ setup_check_sdk() {
       const { ensureSdk } = await import(process.argv[1]);
       const r = ensureSdk({ spec: process.argv[2], cacheDir: process.argv[3], log: (l) => console.error(`    ${l}`) });
       if (r.version !== process.argv[2]) { console.error(`installed ${r.version}, wanted ${process.argv[2]}`); process.exit(1); }
-    ' "$ROOT/src/check-sdk/install.js" "$v" "$ROOT/.cache/check-sdk"
+    ' "$ROOT/packages/check-sdk/install.js" "$v" "$ROOT/.cache/check-sdk"
   done
 }
 

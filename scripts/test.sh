@@ -8,7 +8,7 @@
 # Steps: setup, build, cargo fmt --check, cargo clippy, cargo test (native), the wasm-bindgen-test
 # suites in Node and in headless Chromium, tests/conformance/run (shared and own vectors), the same
 # vectors inside headless Chromium and Firefox (wasm-pack test --headless), node --test
-# tests/js/, check-sdk against cached SDK releases (tests/check-sdk/), tsc on tests/types (also with lib es2022 alone) and checkJs on src/js, the packaging matrix (tests/packaging/),
+# tests/js/, check-sdk against cached SDK releases (tests/check-sdk/), tsc on tests/types (also with lib es2022 alone) and checkJs on packages/code-session-gate, the packaging matrix (tests/packaging/),
 # the worker's typed client, the local sandbox's tests, the edge worker end to end in workerd
 # (tests/e2e/), the worker against the real sandbox servers (scripts/sandboxes/test-real.sh), the demo replay (examples/demo.mjs --once), the devtools page in headless Chromium
 # (tests/devtools/), a 5-second fuzz smoke run of every target
@@ -100,8 +100,10 @@ browser_conformance() {
     chrome) driver=(--chromedriver "$(command -v chromedriver)") ;;
     firefox) driver=(--geckodriver "$(command -v geckodriver)") ;;
   esac
-  WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests/webdriver.json" \
-    wasm-pack test --headless "--$browser" "${driver[@]}" -- --test browser_conformance
+  # Run from the boundary crate, which holds the suite (wasm-pack takes a crate path or the current
+  # folder, but not a path together with cargo's own arguments).
+  (cd crates/wasm/boundary && WASM_BINDGEN_TEST_WEBDRIVER_JSON="$ROOT/tests/webdriver.json" \
+    wasm-pack test --headless "--$browser" "${driver[@]}" -- --test browser_conformance)
 }
 
 # The real servers' sources first (scripts/sandboxes/sources.sh): with no way to them, fail at once in
@@ -112,8 +114,8 @@ step build scripts/build.sh
 step fmt cargo fmt --all --check
 step clippy cargo clippy --workspace --all-targets -- -D warnings
 step cargo-test cargo test --workspace
-step wasm-node wasm_test -p code-session-gate-bindgen --test node --test node_sandbox
-step wasm-chromium wasm_test_browser -p code-session-gate-bindgen --test web
+step wasm-node wasm_test -p code-session-gate-boundary --test node --test node_sandbox
+step wasm-chromium wasm_test_browser -p code-session-gate-boundary --test web
 step conformance tests/conformance/run
 step conformance-chrome browser_conformance chrome
 step conformance-firefox browser_conformance firefox
@@ -127,7 +129,7 @@ step check-sdk node --test tests/check-sdk/
 step types node_modules/.bin/tsc -p tests/types --noEmit
 # The same .d.ts in a host with lib es2022 alone (no DOM, no @types/node, no skipLibCheck).
 step types-no-dom node_modules/.bin/tsc -p tests/types/no-dom --noEmit
-# The package's own JavaScript (src/js) under tsc's checkJs, against the glue's declarations.
+# The package's own JavaScript (packages/code-session-gate) under tsc's checkJs, against the glue's declarations.
 step types-js node tests/types/js/check.mjs
 # The packaging matrix: the packed tarball in fresh consumer projects (Node ESM/CJS, tsc node16/nodenext/
 # bundler/workerd/no-DOM, esbuild, tsup, Vite 8, 6 and 5 dev and build, webpack, Parcel, Rollup, Next.js

@@ -1,5 +1,5 @@
 //! Property tests of the gate over random sequences of calls and results, across partitions,
-//! profiles and configurations, driven natively through `code_session_gate::api` (the functions the
+//! profiles and configurations, driven natively through the `code-session-gate` crate (the functions the
 //! wasm exports call):
 //!
 //! 1. isolation and 2. no silent loss — [`model`] states the rules;

@@ -16,7 +16,7 @@
 // A measuring harness, not library code: its inputs are its own, so indexing them cannot miss.
 #![allow(clippy::indexing_slicing)]
 
-use code_session_gate::api;
+use code_session_gate as api;
 
 /// A codeapi id: `tag` padded to 21 characters.
 fn id(tag: &str) -> String {

@@ -7,7 +7,7 @@
 
 #![no_main]
 
-use code_session_gate::api;
+use code_session_gate as api;
 use csg_fuzz::{answer_json, quote, Gen, J, THREADS, TOOLS};
 use libfuzzer_sys::fuzz_target;
 

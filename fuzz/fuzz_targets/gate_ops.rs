@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use code_session_gate::api::{self, GateSession};
+use code_session_gate::{self as api, GateSession};
 use code_session_gate::core::calls::gate::Gate;
 use csg_fuzz::{
     answer_json, quote, Gen, ListModel, EXECS, FILE_IDS, FILE_NAMES, J, KEYS, THREADS, TOOLS,
@@ -28,7 +28,7 @@ use serde_json::Value;
 
 /// Operation numbers, by name (`api::gate_op`, evaluated at compile time).
 mod op {
-    use code_session_gate::api::gate_op;
+    use code_session_gate::gate_op;
 
     pub const VERDICT: u32 = gate_op("verdict");
     pub const CLASSIFY: u32 = gate_op("classify");

@@ -6,7 +6,7 @@
 
 #![no_main]
 
-use code_session_gate::api;
+use code_session_gate as api;
 use csg_fuzz::{answer_json, check_code_env_file, Gen, EXECS};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;

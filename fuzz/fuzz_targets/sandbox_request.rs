@@ -13,7 +13,7 @@
 
 #![no_main]
 
-use code_session_gate::api;
+use code_session_gate as api;
 use code_session_gate::core::error::Path;
 use code_session_gate::core::json;
 use code_session_gate::core::sandbox::build_sandbox_request;

@@ -9,7 +9,7 @@
 
 #![no_main]
 
-use code_session_gate::api;
+use code_session_gate as api;
 use code_session_gate::core::json;
 use code_session_gate::core::sandbox::read_sandbox_response;
 use csg_fuzz::{answer_json, quote, Gen, J};

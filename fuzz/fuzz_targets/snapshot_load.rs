@@ -8,7 +8,7 @@
 
 #![no_main]
 
-use code_session_gate::api;
+use code_session_gate as api;
 use code_session_gate::core::calls::gate::Gate;
 use csg_fuzz::{answer_json, quote, Gen, EXECS, KEYS, TOOLS};
 use libfuzzer_sys::fuzz_target;

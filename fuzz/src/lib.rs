@@ -8,7 +8,7 @@
 //! an odd number spelling, an escape or a lone surrogate where the gate must refuse or carry it.
 //!
 //! [`ListModel`] is the JavaScript layer's view of the file lists the gate writes by reference
-//! (`src/api/lists/`, `Shared` in `src/js/api.js`), on the library's own reader of that protocol: the
+//! (`src/lists/`, `Shared` in `packages/code-session-gate/wire.js`), on the library's own reader of that protocol: the
 //! targets decode every list of every answer with it, and a list that cannot be decoded, or a generation
 //! that stands for two different lists, is a finding.
 
@@ -50,7 +50,7 @@ pub fn install_overflow_handler() {
         libc::sigaction(libc::SIGSEGV, &action, std::ptr::null_mut());
     }
 }
-use code_session_gate::api::lists::reader::ListReader;
+use code_session_gate::lists::reader::ListReader;
 use serde_json::Value;
 
 /// A JSON text under construction: a tree whose leaves may be raw text (odd number spellings, escapes,
@@ -1072,7 +1072,7 @@ pub fn is_surrogate_error(e: &serde_json::Error) -> bool {
     m.contains("surrogate") || m.contains("unexpected end of hex escape")
 }
 
-/// The JavaScript layer's lists (`Shared` in `src/js/api.js`), read by the library's own reader of
+/// The JavaScript layer's lists (`Shared` in `packages/code-session-gate/wire.js`), read by the library's own reader of
 /// the list protocol ([`ListReader`]): a list that cannot be read (not held, a pick outside its base, a
 /// malformed packed ref, a generation that stands for two different lists) is a finding.
 #[derive(Debug, Default)]

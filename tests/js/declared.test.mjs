@@ -1,5 +1,5 @@
 // The answers the package hands out hold to their declarations: `types.d.ts` (written by tsify from the
-// Rust shapes, src/api/shapes) is read here, and every answer of every kind — batches, contexts, the
+// Rust shapes, crates/generate/src/shapes) is read here, and every answer of every kind — batches, contexts, the
 // forwarding path, the sandbox wire, the exec wire, the planner, explanations, limits — is checked
 // against the interface declared for it: no key it does not declare (unless the interface is open),
 // every key it requires, and the same for each nested value whose type is a declared interface. A key

@@ -1,4 +1,4 @@
-// A sweep of hostile values through every method of Gate.prototype and every function the package
+// A sweep of hostile values through every method of a Gate and every function the package
 // exports, at each argument position: whatever a call throws is a CodeSessionGateError with a string
 // code (never the host's own error, a TypeError or a ReferenceError of the layer), a refusal leaves the
 // gate as it was (its snapshot text), and the gate answers afterwards. Methods and functions are listed
@@ -69,8 +69,11 @@ function settles(label, call) {
 }
 
 test('every Gate method, at every argument, refuses hostile values as CodeSessionGateErrors and changes nothing', () => {
-  const methods = Object.getOwnPropertyNames(Gate.prototype).filter(
-    (m) => m !== 'constructor' && m !== 'free' && typeof Object.getOwnPropertyDescriptor(Gate.prototype, m).value === 'function',
+  // The methods of Gate's class and of the hand-written class it extends.
+  const methods = [Gate.prototype, Object.getPrototypeOf(Gate.prototype)].flatMap((proto) =>
+    Object.getOwnPropertyNames(proto).filter(
+      (m) => m !== 'constructor' && m !== 'free' && typeof Object.getOwnPropertyDescriptor(proto, m).value === 'function',
+    ),
   );
   assert.ok(methods.includes('forwardEventBatch') && methods.includes('contextForCall') && methods.length > 20, methods.join());
   let refusals = 0;

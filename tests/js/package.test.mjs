@@ -287,7 +287,8 @@ describe('slim entry (host passes a WebAssembly.Module)', () => {
 describe('guard.js', () => {
   let createGuard;
   before(async () => {
-    ({ createGuard } = await import(pathToFileURL(join(consumer.pkgDir, 'guard.js')).href));
+    // The source module (the package bundles it into api.js).
+    ({ createGuard } = await import(pathToFileURL(join(ROOT, 'packages', 'code-session-gate', 'guard.js')).href));
   });
 
   const assertPoisoned = (f, cause = WebAssembly.RuntimeError) =>
@@ -364,9 +365,9 @@ describe('guard.js', () => {
   });
 
   test('calls before initialisation are refused without entering', () => {
-    let ready = false;
+    const state = { ready: false, open: false };
     let entered = 0;
-    const guard = createGuard(() => ready);
+    const guard = createGuard(state);
     const f = guarded(guard, 'f', () => ++entered);
     assert.throws(() => f(), (e) => {
       assert.match(e.message, /f\(\) was called before the module was initialised/);
@@ -375,7 +376,7 @@ describe('guard.js', () => {
       return true;
     });
     assert.equal(entered, 0);
-    ready = true;
+    state.ready = true;
     assert.equal(f(), 1);
   });
 });
@@ -386,9 +387,9 @@ describe('error codes', () => {
     const codes = rust.slice(rust.indexOf('error_codes! {'));
     const fromRust = [...codes.matchAll(/^\s*[A-Z]\w* = "([a-z_]+)",$/gm)].map((m) => m[1]);
     assert.ok(fromRust.length > 20, 'read the Rust codes');
-    const js = readdirSync(join(ROOT, 'src', 'js'), { recursive: true })
+    const js = readdirSync(join(ROOT, 'packages', 'code-session-gate'), { recursive: true })
       .filter((f) => String(f).endsWith('.js'))
-      .map((f) => readFileSync(join(ROOT, 'src', 'js', String(f)), 'utf8'))
+      .map((f) => readFileSync(join(ROOT, 'packages', 'code-session-gate', String(f)), 'utf8'))
       .join('\n');
     const fromJs = [...js.matchAll(/gateError\(\s*'([a-z_]+)'/g)].map((m) => m[1]);
     const dts = readFileSync(join(PKG_DIR, 'ops.d.ts'), 'utf8');

@@ -1,5 +1,5 @@
 // Property 5 — native ≡ wasm: sequences of calls generated (seeded) by tests/properties.rs and run
-// natively through `code_session_gate::api` are replayed here through the built package (pkg/, the
+// natively through the `code-session-gate` crate are replayed here through the built package (pkg/, the
 // JavaScript API in Node), answer by answer.
 //
 // The Rust side writes one JSON object per line: `{config, steps}`, each step with its arguments

@@ -105,7 +105,7 @@ for (const profile of ['3.6', '3.9']) {
 test('2 × 10^5 results folded in one call, in a fresh process: linear, however much memory the call grows', () => {
   // A fresh process, because what this guards is memory growth: when the module grew its memory a page
   // at a time, each growth cost the engine a full GC over the host's 2 × 10^5 result objects (129 s
-  // here; 10^4 results 0.15 s). It grows geometrically now (src/allocator.rs): about 3 s.
+  // here; 10^4 results 0.15 s). It grows geometrically now (crates/wasm/boundary/allocator.rs): about 3 s.
   const script = `
     import { Gate } from ${JSON.stringify(new URL('../../pkg/node.js', import.meta.url).href)};
     const n = 200000;

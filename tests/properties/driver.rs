@@ -1,11 +1,11 @@
-//! The native side: a gate driven through `code_session_gate::api` exactly as the JavaScript `Gate`
+//! The native side: a gate driven through the `code-session-gate` crate exactly as the JavaScript `Gate`
 //! class drives the wasm exports (each argument one JSON text, operations by number), the placeholders
 //! of generated steps resolved against the gate's state, and every answer written in the form the
 //! JavaScript API returns it (file lists unpacked, contexts resolved), so that the replay in Node can
 //! compare answer by answer.
 
-use code_session_gate::api::lists::reader::ListReader;
-use code_session_gate::api::{self, GateSession, GATE_OPS, STATIC_OPS};
+use code_session_gate::lists::reader::ListReader;
+use code_session_gate::{self as api, GateSession, GATE_OPS, STATIC_OPS};
 use serde_json::{json, Map, Value};
 
 use super::gen::{IDS, NAMES};

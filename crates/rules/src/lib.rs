@@ -1,6 +1,6 @@
 //! The rules of `code-session-gate`, as a pure-Rust library: every rule of the code-session gating lives
 //! here, once. Nothing in this crate knows about JavaScript or wasm; the package's operations
-//! (`code_session_gate::api`, which re-exports this crate as `code_session_gate::core`) decode arguments
+//! (the `code-session-gate` crate, which re-exports this crate as `code_session_gate::core`) decode arguments
 //! and write answers, and its modules' boundary only moves bytes.
 //!
 //! - [`tools`]: the session-aware tool set and each gate site's verdict (and the eager exclusion);

@@ -2,15 +2,15 @@
 // package (pkg/, Node entry) under each profile the vector names, prints each failure with its
 // expected and actual value, and ends with `wasm: N passed, N failed`. Exit status 1 on any failure.
 //
-// Each vector op is answered by the gate side of `check-sdk` (src/check-sdk/gate.js), the code the package
+// Each vector op is answered by the gate side of `check-sdk` (packages/check-sdk/gate.js), the code the package
 // ships to compare the gate with an SDK release: one mapping of the vector format onto the JavaScript API.
 //
 //   node tests/conformance/js/run.mjs <vectors.json>...
 
 import { readFileSync } from 'node:fs';
 import * as pkg from '../../../pkg/node.js';
-import { diff, show, wireExpect, wireView } from '../../../src/check-sdk/compare.js';
-import { OPS } from '../../../src/check-sdk/gate.js';
+import { diff, show, wireExpect, wireView } from '../../../packages/check-sdk/compare.js';
+import { OPS } from '../../../packages/check-sdk/gate.js';
 
 /**
  * Where `actual` differs from the vector's `expect`, one line each (`exec_wire` compares only what its

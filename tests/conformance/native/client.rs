@@ -3,8 +3,8 @@
 //! sent by reference, contexts written once per batch): natively through the library's functions, and
 //! compiled to wasm32 (the browser suite) through the modules' boundary (see [`transport`]).
 
-use code_session_gate::api::lists::reader::ListReader;
-use code_session_gate::api::{self, GATE_OPS, STATIC_OPS};
+use code_session_gate::lists::reader::ListReader;
+use code_session_gate::{self as api, GATE_OPS, STATIC_OPS};
 use serde_json::{json, Value};
 
 fn op_number(table: &[&str], name: &str) -> u32 {
@@ -28,13 +28,13 @@ fn positional(params: &[&str], args: &Value) -> Vec<Option<String>> {
 
 /// How the client reaches the gate's operations. Natively, the library's own functions (`api::new_gate`,
 /// `api::call`, `api::call_static`: what the modules' exports call). Compiled to wasm32 (the browser
-/// suite), the modules' boundary itself (`code_session_gate_bindgen`: each argument a JavaScript string,
+/// suite), the modules' boundary itself (`code_session_gate_boundary`: each argument a JavaScript string,
 /// each refusal the JavaScript error the package throws, read back by its `code`, `path` and
 /// `message`).
 #[cfg(not(target_arch = "wasm32"))]
 mod transport {
-    use code_session_gate::api::{self, GateSession};
     use code_session_gate::core::error::GateError;
+    use code_session_gate::{self as api, GateSession};
 
     /// One gate.
     pub type Session = GateSession;
@@ -62,8 +62,8 @@ mod transport {
 
 #[cfg(target_arch = "wasm32")]
 mod transport {
-    use code_session_gate::api::{served_by, Module};
-    use code_session_gate_bindgen::{core_op, sandbox_op, Held};
+    use code_session_gate::{served_by, Module};
+    use code_session_gate_boundary::{core_op, sandbox_op, Held};
     use wasm_bindgen::JsValue;
 
     /// One gate, as the core module's `RawGate` holds it.

@@ -5,7 +5,7 @@
 //!
 //! Usage: `cargo run --release --example conformance -- <vectors.json>...`
 //!
-//! The per-vector logic lives in `runner.rs`, which `tests/browser_conformance.rs` compiles to wasm32
+//! The per-vector logic lives in `runner.rs`, which `crates/wasm/boundary/tests/browser_conformance.rs` compiles to wasm32
 //! and runs in a headless browser.
 
 #![allow(

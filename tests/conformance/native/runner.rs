@@ -1,5 +1,5 @@
 //! The per-vector logic of the conformance runner, shared by the native runner (`main.rs`, the
-//! `conformance` example) and the browser suite (`tests/browser_conformance.rs`, the same code compiled
+//! `conformance` example) and the browser suite (`crates/wasm/boundary/tests/browser_conformance.rs`, the same code compiled
 //! to wasm32 and run in headless Chromium / Firefox): which profiles a vector names, the op it runs, how
 //! its result is compared, and one pass over a vectors document that reports each failure as text.
 

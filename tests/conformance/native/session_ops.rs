@@ -1,5 +1,5 @@
 //! Native adapters of the session ops: each maps a vector's `input` onto the gate's operations exactly as
-//! the JavaScript adapters (check-sdk's gate side, src/check-sdk/gate.js) map it onto the `Gate` class, and
+//! the JavaScript adapters (check-sdk's gate side, packages/check-sdk/gate.js) map it onto the `Gate` class, and
 //! returns the vector's `expect` shape.
 
 use serde_json::{json, Map, Value};

@@ -1,4 +1,4 @@
-// Type-checks the package's hand-written JavaScript (src/js, its CommonJS sources in src/js/cjs) with
+// Type-checks the package's hand-written JavaScript (packages/code-session-gate, its CommonJS sources in packages/code-session-gate/cjs) with
 // tsc's checkJs: a name used but never imported, a call with the wrong arguments, a member that does
 // not exist. The sources import what the build makes beside them (the modules' glue, whose declarations
 // wasm-bindgen writes here from the built modules; the modules' base64 texts), so they are checked in a
@@ -27,7 +27,7 @@ try {
     if (!existsSync(wasm)) throw new Error(`${wasm} is missing: run scripts/build.sh first`);
     // The glue's declarations, as wasm-bindgen writes them for the glue the build ships.
     execFileSync('wasm-bindgen', ['--target', 'web', '--experimental-reset-state-function', '--out-name', glue, '--out-dir', join(scratch, 'glue'), wasm]);
-    // scripts/assemble-pkg.mjs exports two of the glue's own functions, which engine.js calls.
+    // packages/assemble.mjs exports two of the glue's own functions, which engine.js calls.
     const declared = readFileSync(join(scratch, 'glue', `${glue}.d.ts`), 'utf8');
     writeFileSync(
       join(scratch, 'js', `${glue}.d.ts`),
@@ -36,15 +36,15 @@ try {
     );
     // The compiled module, as workerd and Bun import a `.wasm` (allowArbitraryExtensions' name).
     writeFileSync(join(scratch, 'js', `${glue}_bg.d.wasm.ts`), 'declare const module: WebAssembly.Module;\nexport default module;\n');
-    // The module's base64 text (a default-exported string: scripts/assemble-pkg.mjs writes it).
+    // The module's base64 text (a default-exported string: packages/assemble.mjs writes it).
     writeFileSync(join(scratch, 'js', `${glue}_bg.base64.d.ts`), 'declare const text: string;\nexport default text;\n');
   }
-  for (const name of readdirSync(join(root, 'src/js'))) {
+  for (const name of readdirSync(join(root, 'packages/code-session-gate'))) {
     // unwasm.js (six lines) is left out: tsc resolves no declaration for its `?module` imports.
-    if ((name.endsWith('.js') && name !== 'unwasm.js') || name === 'package.json') cpSync(join(root, 'src/js', name), join(scratch, 'js', name));
+    if ((name.endsWith('.js') && name !== 'unwasm.js') || name === 'package.json') cpSync(join(root, 'packages/code-session-gate', name), join(scratch, 'js', name));
   }
   // The CommonJS entries' sources import what sits beside them in the built package: checked there.
-  for (const name of readdirSync(join(root, 'src/js/cjs'))) cpSync(join(root, 'src/js/cjs', name), join(scratch, 'js', `cjs-${name}`));
+  for (const name of readdirSync(join(root, 'packages/code-session-gate/cjs'))) cpSync(join(root, 'packages/code-session-gate/cjs', name), join(scratch, 'js', `cjs-${name}`));
   writeFileSync(
     join(scratch, 'tsconfig.json'),
     JSON.stringify({
@@ -68,7 +68,7 @@ try {
     }),
   );
   execFileSync(join(root, 'node_modules/.bin/tsc'), ['-p', scratch], { stdio: 'inherit' });
-  console.log('checkJs: src/js type-checks');
+  console.log('checkJs: packages/code-session-gate type-checks');
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

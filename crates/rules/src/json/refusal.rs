@@ -5,7 +5,6 @@ use std::fmt;
 
 use serde::de;
 
-use super::text::LONE_SURROGATE;
 use super::{raw_type_name, RawJson};
 use crate::error::{ErrorCode, GateError};
 
@@ -114,6 +113,9 @@ pub(super) fn bare_message(e: &serde_json::Error) -> String {
         None => text,
     }
 }
+
+/// The message of every unpaired-surrogate refusal.
+pub(super) const LONE_SURROGATE: &str = "string holds an unpaired UTF-16 surrogate";
 
 /// The tag of a message that carries its own code and place: `\u{1}<code>\u{1}<address>\u{1}<message>`,
 /// where an empty code means "classify the message" and an empty address "where serde_json stopped".

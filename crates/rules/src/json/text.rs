@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 
-use super::refusal::TAG;
+use super::refusal::{refuse_at, LONE_SURROGATE};
 use super::RawJson;
 use crate::error::ErrorCode;
 
@@ -271,13 +271,11 @@ pub fn check_surrogates<E: de::Error>(raw: &RawJson) -> Result<(), E> {
     }
     match lone_surrogate_at(text.as_bytes()) {
         None => Ok(()),
-        Some(offset) => {
-            let at = text.as_ptr() as usize + offset;
-            Err(E::custom(format_args!(
-                "{TAG}{}{TAG}{at}{TAG}{LONE_SURROGATE}",
-                ErrorCode::LoneSurrogate.as_str()
-            )))
-        }
+        Some(offset) => Err(refuse_at(
+            ErrorCode::LoneSurrogate,
+            text.get(offset..).unwrap_or(text),
+            LONE_SURROGATE,
+        )),
     }
 }
 
@@ -317,6 +315,3 @@ pub(super) fn lone_surrogate_at(text: &[u8]) -> Option<usize> {
 pub fn has_lone_surrogate(text: &str) -> bool {
     lone_surrogate_at(text.as_bytes()).is_some()
 }
-
-/// The message of every unpaired-surrogate refusal.
-pub(super) const LONE_SURROGATE: &str = "string holds an unpaired UTF-16 surrogate";

@@ -1,0 +1,76 @@
+//! The wasm modules' boundary on wasm-bindgen: what a module crate needs to let wasm-bindgen write its
+//! exports and their glue. The export macros ([`export_core!`], [`export_sandbox!`]) write one
+//! `#[wasm_bindgen]` function or method per operation the registry (`code_session_gate::with_operations!`)
+//! declares for that module. Each hands its arguments (JSON texts, or a sandbox answer's bytes) to the
+//! operation ([`args`]) and turns a refusal into the package's JavaScript error ([`thrown`], the one
+//! place such errors are made). Nothing is decided here.
+
+pub mod args;
+mod exports;
+pub mod thrown;
+
+use code_session_gate::{self as api, GateSession};
+use wasm_bindgen::JsValue;
+
+pub use thrown::{answer, thrown, ERROR_NAME};
+pub use wasm_bindgen;
+
+pub use api::{gate_op, static_op};
+
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+mod allocator;
+
+/// The modules' allocator (`allocator.rs`: talc, its memory grown geometrically).
+#[cfg(all(not(target_feature = "atomics"), target_family = "wasm"))]
+#[global_allocator]
+static ALLOCATOR: allocator::ModuleAllocator = allocator::new_module_allocator();
+
+/// A gate of the core module, as its JavaScript layer holds it: the session, and the answer of its
+/// creation until the layer takes it.
+#[derive(Debug)]
+pub struct Held {
+    /// The gate and what it remembers of its answers.
+    pub session: GateSession,
+    /// `{ profile, verdicts }` of the new gate (see `code_session_gate::new_gate`), until taken.
+    pub created: String,
+}
+
+impl Held {
+    /// `new Gate(config)`: the gate, or the refusal thrown.
+    pub fn new(config: JsValue) -> Result<Held, JsValue> {
+        let made = args::with_texts(&[config], api::new_gate);
+        let (session, created) = answer(made)?;
+        Ok(Held { session, created })
+    }
+
+    /// Runs gate operation `op` (its place in [`api::GATE_OPS`]) on `values`.
+    pub fn call(&mut self, op: u32, values: &[JsValue]) -> Result<String, JsValue> {
+        answer(args::with_texts(values, |texts| {
+            api::call(&mut self.session, op, texts)
+        }))
+    }
+}
+
+/// Runs static operation `op` (its place in [`api::STATIC_OPS`]) of the core module on `values`.
+pub fn core_op(op: u32, values: &[JsValue]) -> Result<String, JsValue> {
+    answer(args::with_texts(values, |texts| {
+        api::call_core_static(op, texts)
+    }))
+}
+
+/// Runs static operation `op` (its place in [`api::STATIC_OPS`]) of the sandbox module on `values`.
+pub fn sandbox_op(op: u32, values: &[JsValue]) -> Result<String, JsValue> {
+    answer(args::with_texts(values, |texts| {
+        api::call_sandbox_static(op, texts)
+    }))
+}
+
+/// What the core module says of itself ([`api::constants`]).
+pub fn core_constants() -> String {
+    api::constants()
+}
+
+/// What the sandbox module says of itself ([`api::sandbox_constants`]).
+pub fn sandbox_constants() -> String {
+    api::sandbox_constants()
+}
