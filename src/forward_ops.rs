@@ -9,13 +9,13 @@ use serde::Deserialize;
 
 use super::fields;
 use super::gate_ops;
-use super::params::Params;
 use crate::session::{GateSession, RequestOptions};
-use code_session_gate_rules::calls::batch::{Disposition, PlannedEventRequest};
+use code_session_gate_rules::calls::batch::{Disposition, EventCall, PlannedEventRequest};
 use code_session_gate_rules::calls::gate::Gate;
+use code_session_gate_rules::calls::options::BatchOptions;
 use code_session_gate_rules::error::{GateError, GateResult, Path};
 use code_session_gate_rules::json::write::{push_json, push_key, push_str, push_u64};
-use code_session_gate_rules::json::{self, Json, Opts, Str};
+use code_session_gate_rules::json::{self, Json, Str};
 use code_session_gate_rules::sandbox::{
     check_forwarded_options, ArtifactOut, Dialect, SandboxRequest,
 };
@@ -74,21 +74,23 @@ fn write_head_members(out: &mut String, request: &SandboxRequest<'_>, forwarded:
 }
 
 /// `sandboxRequest(batch, id, options)`.
-pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
-    let batch = p.id(0)?;
-    let id = p.string(1)?;
-    let options = request_options(s, p, 2)?;
+pub(super) fn sandbox_request(
+    s: &mut GateSession,
+    batch: u32,
+    id: Str<'_>,
+    options: Option<&str>,
+) -> GateResult<String> {
+    let options = request_options(s, options)?;
     let answer = answer_request(&s.gate, batch, &id, &options.tree);
     s.request_options = Some(options);
     answer
 }
 
-/// The request options of argument `at`: those of the same text as last time are the same (the
-/// caller puts them back in `s.request_options`).
-fn request_options(s: &mut GateSession, p: &Params<'_>, at: usize) -> GateResult<RequestOptions> {
-    let text = p
-        .text(at)
-        .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
+/// The request options of text `text`: those of the same text as last time are the same (the caller
+/// puts them back in `s.request_options`).
+fn request_options(s: &mut GateSession, text: Option<&str>) -> GateResult<RequestOptions> {
+    let text =
+        text.ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
     Ok(match s.request_options.take() {
         Some(last) if *last.text == *text => last,
         _ => RequestOptions {
@@ -108,8 +110,13 @@ fn request_options(s: &mut GateSession, p: &Params<'_>, at: usize) -> GateResult
 /// The answer is the JSON of `{ id, requests, refused, rejected, eager }`, each request without its
 /// body, then each body on a line of its own, in the order of `requests` (JSON text holds no raw line
 /// break).
-pub(super) fn forward_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
-    let mut options = request_options(s, p, 2)?;
+pub(super) fn forward_event_batch(
+    s: &mut GateSession,
+    calls: Vec<EventCall<'_>>,
+    batch_options: BatchOptions<'_>,
+    request: Option<&str>,
+) -> GateResult<String> {
+    let mut options = request_options(s, request)?;
     // Options that passed once pass again (the same text is the same tree).
     let checked = if options.checked {
         Ok(())
@@ -118,7 +125,7 @@ pub(super) fn forward_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateRe
     };
     options.checked = checked.is_ok();
     let answer = checked
-        .and_then(|()| gate_ops::plan_event_batch(s, p))
+        .and_then(|()| gate_ops::plan_event_batch(s, &calls, &batch_options))
         .map(|(batch, planned)| answer_forwarded_batch(&s.gate, batch, &planned, &options.tree));
     s.request_options = Some(options);
     answer
@@ -202,35 +209,53 @@ fn answer_request(gate: &Gate, batch: u32, id: &str, options: &Json) -> GateResu
     Ok(out)
 }
 
-/// The answer object of `sandboxAnswer` (the body itself comes as its own text when it is a string or
-/// bytes, which is how the JavaScript layer passes it), read under the key policy ([`Opts`]).
+/// `Gate.sandboxAnswer`'s answer: what came back. Unknown keys are ignored, a misspelt known key is
+/// refused (README, *Errors*).
+// Read under the key policy (`Opts`); the body itself comes as its own text when it is a string or
+// bytes, which is how the JavaScript layer passes it.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AnswerInput<'a> {
-    #[serde(default, borrow)]
-    dialect: Option<Str<'a>>,
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct ForwardedAnswerInput<'a> {
+    /// The HTTP status.
     status: u16,
-    #[serde(default, borrow)]
+    /// The body: its text, or its bytes (`await response.arrayBuffer()`, read as UTF-8 like
+    /// `response.text()`).
+    #[serde(borrow)]
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(type = "string | ArrayBuffer | ArrayBufferView")
+    )]
     body: Option<Str<'a>>,
+    /// The `Retry-After` header, if any.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string | null"))]
     retry_after: Option<Str<'a>>,
-    /// `withArtifact`, which the JavaScript layer reads and never passes (it asks
-    /// [`forwarded_artifact`] for the artifact): named here so that a misspelling of it is refused.
+    /// Checked when given; the answer is read the same in both dialects.
+    #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "SandboxDialect | null"))]
+    dialect: Option<Str<'a>>,
+    /// Also return the artifact kept for the fold, as an object (`artifact`).
+    // The JavaScript layer reads it and never passes it (it asks `forwarded_artifact` for the
+    // artifact): named here so that a misspelling of it is refused.
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", tsify(type = "boolean | null"))]
     #[allow(dead_code)]
     with_artifact: IgnoredAny,
 }
 
 /// `sandboxAnswer(batch, id, answer)`: `{ stdout, stderr, exitCode?, run?, sessionId, files }`.
-pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
-    let batch = p.id(0)?;
-    let id = p.string(1)?;
-    let input: Opts<AnswerInput<'_>> = p.present(2)?;
-    let input = input.0;
+pub(super) fn sandbox_answer(
+    s: &mut GateSession,
+    batch: u32,
+    id: Str<'_>,
+    input: ForwardedAnswerInput<'_>,
+    raw_body: Option<&str>,
+) -> GateResult<String> {
     if let Some(d) = &input.dialect {
         Dialect::parse(d, &Path::root("dialect"))?;
     }
-    let body: &str = match (p.text(3), &input.body) {
+    let body: &str = match (raw_body, &input.body) {
         // The body as the host gave it (its text, or its bytes read as UTF-8).
         (Some(raw), _) => raw,
         (None, Some(b)) => b,
@@ -266,9 +291,11 @@ pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<
 
 /// `forwardedArtifact(batch, id)`: the artifact kept for the fold from the answer `sandboxAnswer` read
 /// for the call (what `withArtifact: true` adds to that answer).
-pub(super) fn forwarded_artifact(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
-    let batch = p.id(0)?;
-    let id = p.string(1)?;
+pub(super) fn forwarded_artifact(
+    s: &mut GateSession,
+    batch: u32,
+    id: Str<'_>,
+) -> GateResult<String> {
     let artifact = s.gate.forwarded_artifact(batch, &id)?;
     Ok(json::to_text(&ArtifactOut::of(&artifact)))
 }

@@ -48,12 +48,16 @@ pub use gate_ops::new_gate;
 pub use registry::Module;
 pub use session::GateSession;
 
-/// The structs that read the option objects of some operations, named for the declarations'
-/// generator (`crates/generate`), which holds each declared shape to its reader's keys.
+/// The structs that read the option objects and records of the static and forwarding operations,
+/// named for the declarations' generator (`crates/generate`), which writes their TypeScript
+/// declarations from them.
 #[doc(hidden)]
 pub mod readers {
-    pub use crate::forward_ops::AnswerInput;
-    pub use crate::static_ops::{PlanOptions, ResponseOptions, WireOptions};
+    pub use crate::forward_ops::ForwardedAnswerInput;
+    pub use crate::static_ops::{
+        ExecRequestOptions, ExecResponseOptions, PlanToolCallInput, PlanToolRequestsOptions,
+        SandboxResponseOptions,
+    };
 }
 use registry::{flag, GATE_PARAM_FLAGS, STATIC_PARAM_FLAGS};
 pub use registry::{

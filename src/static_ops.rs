@@ -5,7 +5,6 @@ use serde::Deserialize;
 
 use super::answers;
 use super::forward_ops::request_head;
-use super::params::Params;
 use code_session_gate_rules::config::Profile;
 use code_session_gate_rules::error::{ErrorCode, GateError, GateResult, Path};
 use code_session_gate_rules::files::narrow::{self, to_injected_file_ref};
@@ -22,25 +21,22 @@ use code_session_gate_rules::sessions::CodeSession;
 use code_session_gate_rules::wire::{build_exec_request, read_exec_response, ExecOutcome};
 
 /// `toInjectedFileRef(file, execSessionId)`.
-pub(super) fn narrow(p: &Params<'_>) -> GateResult<String> {
-    let file: FileRef = p.required(0)?;
-    let exec = p.string(1)?;
+pub(super) fn narrow(file: FileRef<'_>, exec: Str<'_>) -> GateResult<String> {
     Ok(json::to_text(&to_injected_file_ref(&file, Some(&exec))))
 }
 
 /// `explainInjectedFileRef(file, execSessionId)`: the narrowed file and why it narrowed so.
-pub(super) fn explain_narrowing(p: &Params<'_>) -> GateResult<String> {
-    let file: FileRef = p.required(0)?;
-    let exec = p.string(1)?;
+pub(super) fn explain_narrowing(file: FileRef<'_>, exec: Str<'_>) -> GateResult<String> {
     let narrowed = to_injected_file_ref(&file, Some(&exec));
     let why = narrow::explain_narrowing(&file, Some(&exec));
     Ok(answers::narrowing(&narrowed, &why))
 }
 
 /// `diffSessions(before, after)`: what a write did to one partition (`null`/`undefined`: no entry).
-pub(super) fn diff_sessions(p: &Params<'_>) -> GateResult<String> {
-    let before: Option<CodeSession> = p.get::<Option<CodeSession>>(0)?.flatten();
-    let after: Option<CodeSession> = p.get::<Option<CodeSession>>(1)?.flatten();
+pub(super) fn diff_sessions(
+    before: Option<CodeSession<'_>>,
+    after: Option<CodeSession<'_>>,
+) -> GateResult<String> {
     let fates = session_changes(before.as_ref(), after.as_ref());
     Ok(answers::session_changes(
         before.as_ref(),
@@ -49,33 +45,56 @@ pub(super) fn diff_sessions(p: &Params<'_>) -> GateResult<String> {
     ))
 }
 
-/// A model tool call for the planner; other keys (`type`, `stepId`, …) are ignored.
+/// A model tool call for `planToolRequests`. Other keys (`type`, `stepId`, …) are ignored.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct PlanCallInput<'a> {
-    /// `null` or absent: the planner gives up on the batch.
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct PlanToolCallInput<'a> {
+    /// A missing, null or empty id makes the planner give up on the batch.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string | null"))]
     id: Option<Str<'a>>,
+    /// An empty name makes the planner give up on the batch.
     #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     name: Str<'a>,
+    /// A JSON object, or a JSON text of one (parsed again while it yields a string); anything else is
+    /// invalid.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "unknown"))]
     args: Option<&'a RawJson>,
-    /// Carried onto the request verbatim when not null.
+    /// Carried onto the request verbatim when not null/undefined.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "unknown"))]
     code_session_context: Option<&'a RawJson>,
+    /// Carried onto the request when non-empty.
     #[serde(default)]
     runtime_session_hint: Option<String>,
 }
 
-/// `{ profile?, invalidArgsBehavior?, toolSchemas? }`, read under the key policy ([`Opts`]).
+/// `planToolRequests`' options.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct PlanOptions {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct PlanToolRequestsOptions {
+    /// The SDK release family to reproduce (default "3.9"); "3.6" does not coerce args.
     #[serde(default, deserialize_with = "json::present")]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "SdkProfile"))]
     profile: Option<Profile>,
+    /// "abort" (default, the eager path) gives up on invalid args; "error-result" (the ToolNode)
+    /// rejects the call.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(type = "\"abort\" | \"error-result\" | null")
+    )]
     invalid_args_behavior: Option<Behavior>,
+    /// The declared parameter schema per tool name (own keys only), for 3.9's string coercion.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(type = "Record<string, JsonSchema> | null")
+    )]
     tool_schemas: Option<Obj<JsonMap>>,
 }
 
@@ -95,10 +114,11 @@ impl<'de> Deserialize<'de> for Behavior {
 }
 
 /// `planToolRequests(calls, options?)`: `{aborted: true}` or `{aborted: false, allRequests, rejectedIds}`.
-pub(super) fn plan(p: &Params<'_>) -> GateResult<String> {
-    let options: Option<Opts<PlanOptions>> = p.get::<Option<Opts<PlanOptions>>>(1)?.flatten();
+pub(super) fn plan(
+    calls: Vec<Obj<PlanToolCallInput<'_>>>,
+    options: Option<Opts<PlanToolRequestsOptions>>,
+) -> GateResult<String> {
     let options = options.map(|o| o.0).unwrap_or_default();
-    let calls: Vec<Obj<PlanCallInput>> = p.present(0)?;
     // A context is carried verbatim into the answer: the text rules hold for it as for any string.
     for (i, Obj(c)) in calls.iter().enumerate() {
         if let Some(r) = c.code_session_context {
@@ -172,68 +192,93 @@ pub(super) fn plan(p: &Params<'_>) -> GateResult<String> {
     }))
 }
 
-/// The options of the exec-wire functions (`null` members count as absent), read under the key
-/// policy ([`Opts`]: a misspelt key would otherwise silently drop, e.g., the whole factory).
+/// `buildExecRequest`'s options.
+// `null` members count as absent; read under the key policy (`Opts`: a misspelt key would otherwise
+// silently drop, e.g., the whole factory).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WireOptions<'a> {
-    #[serde(default, borrow)]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct ExecRequestOptions<'a> {
+    #[serde(borrow, deserialize_with = "Field::required")]
+    #[cfg_attr(feature = "typescript", tsify(type = "CodeExecutionToolName"))]
     tool: Field<Str<'a>>,
+    /// The SDK release to reproduce (default "3.9").
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "SdkProfile"))]
     profile: Option<Profile>,
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "ExecToolFactoryParams | null"))]
     factory: Option<RawText<'a>>,
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "ExecToolCallContext | null"))]
     tool_call: Option<RawText<'a>>,
-    /// Present-but-null is the core's `invalid_type`, not a missing key.
-    #[serde(default, borrow)]
+    /// The model's arguments, checked against the tool's JSON schema.
+    #[serde(borrow, deserialize_with = "Field::required")]
+    #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
     model_args: Field<RawText<'a>>,
+}
+
+/// `readExecResponse`'s options.
+// Read as `ExecRequestOptions` are.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct ExecResponseOptions<'a> {
+    #[serde(borrow, deserialize_with = "Field::required")]
+    #[cfg_attr(feature = "typescript", tsify(type = "CodeExecutionToolName"))]
+    tool: Field<Str<'a>>,
+    #[serde(default)]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "SdkProfile"))]
+    profile: Option<Profile>,
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "ExecToolFactoryParams | null"))]
+    factory: Option<RawText<'a>>,
+    /// The route the request went to (`ExecRequest.endpoint`); default: the tool's usual route.
+    #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "ExecEndpoint | null"))]
     endpoint: Option<Str<'a>>,
-    #[serde(default, borrow)]
+    /// The sandbox's JSON answer to the first request.
+    #[serde(borrow, deserialize_with = "Field::required")]
+    #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
     response: Field<RawText<'a>>,
 }
 
-impl WireOptions<'_> {
-    fn read<'a>(p: &Params<'a>) -> GateResult<WireOptions<'a>> {
-        let o: Opts<WireOptions<'a>> = p.present(0)?;
-        Ok(o.0)
+/// The tool of the exec wire's options: a string (`null` is `invalid_type`).
+fn wire_tool<'a>(tool: &'a Field<Str<'_>>) -> GateResult<&'a str> {
+    match tool {
+        Field::Set(t) => Ok(t),
+        Field::Absent => Err(GateError::missing(&Path::root("tool"))),
+        Field::Null => Err(GateError::expected(&Path::root("tool"), "a string", "null")),
     }
+}
 
-    fn tool(&self) -> GateResult<&str> {
-        match &self.tool {
-            Field::Set(t) => Ok(t),
-            Field::Absent => Err(GateError::missing(&Path::root("tool"))),
-            Field::Null => Err(GateError::expected(&Path::root("tool"), "a string", "null")),
-        }
+/// An object member of the exec wire's options as a tree (`null` or absent: `{}`).
+fn wire_tree(raw: Option<&RawText<'_>>, name: &str) -> GateResult<Json> {
+    match raw {
+        Some(r) if !json::is_null(r.raw()) => json::parse_raw(r.raw(), &Path::root(name)),
+        _ => Ok(Json::Object(JsonMap::new())),
     }
+}
 
-    fn tree(raw: Option<&RawText<'_>>, name: &str) -> GateResult<Json> {
-        match raw {
-            Some(r) if !json::is_null(r.raw()) => json::parse_raw(r.raw(), &Path::root(name)),
-            _ => Ok(Json::Object(JsonMap::new())),
-        }
-    }
-
-    fn present(field: &Field<RawText<'_>>, name: &str) -> GateResult<Json> {
-        match field {
-            Field::Absent => Err(GateError::missing(&Path::root(name))),
-            Field::Null => Ok(Json::Null),
-            Field::Set(r) => json::parse_raw(r.raw(), &Path::root(name)),
-        }
+/// A member of the exec wire's options that must be given, as a tree (`null` kept: the rules refuse
+/// it with their own words).
+fn wire_present(field: &Field<RawText<'_>>, name: &str) -> GateResult<Json> {
+    match field {
+        Field::Absent => Err(GateError::missing(&Path::root(name))),
+        Field::Null => Ok(Json::Null),
+        Field::Set(r) => json::parse_raw(r.raw(), &Path::root(name)),
     }
 }
 
 /// `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: `{ endpoint, headers, body }`.
-pub(super) fn exec_request(p: &Params<'_>) -> GateResult<String> {
-    let o = WireOptions::read(p)?;
-    let tool = o.tool()?;
-    let model_args = WireOptions::present(&o.model_args, "modelArgs")?;
+pub(super) fn exec_request(o: ExecRequestOptions<'_>) -> GateResult<String> {
+    let tool = wire_tool(&o.tool)?;
+    let model_args = wire_present(&o.model_args, "modelArgs")?;
     let request = build_exec_request(
         o.profile.unwrap_or_default(),
         tool,
-        &WireOptions::tree(o.factory.as_ref(), "factory")?,
-        &WireOptions::tree(o.tool_call.as_ref(), "toolCall")?,
+        &wire_tree(o.factory.as_ref(), "factory")?,
+        &wire_tree(o.tool_call.as_ref(), "toolCall")?,
         &model_args,
     )?;
     let headers: JsonMap = request
@@ -250,14 +295,13 @@ pub(super) fn exec_request(p: &Params<'_>) -> GateResult<String> {
 
 /// `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: `{ status: "completed",
 /// artifact }` or `{ status: "tool_call_required" }`.
-pub(super) fn exec_response(p: &Params<'_>) -> GateResult<String> {
-    let o = WireOptions::read(p)?;
-    let tool = o.tool()?;
-    let response = WireOptions::present(&o.response, "response")?;
+pub(super) fn exec_response(o: ExecResponseOptions<'_>) -> GateResult<String> {
+    let tool = wire_tool(&o.tool)?;
+    let response = wire_present(&o.response, "response")?;
     let outcome = read_exec_response(
         o.profile.unwrap_or_default(),
         tool,
-        &WireOptions::tree(o.factory.as_ref(), "factory")?,
+        &wire_tree(o.factory.as_ref(), "factory")?,
         o.endpoint.as_deref(),
         &response,
     )?;
@@ -275,10 +319,9 @@ pub(super) fn exec_response(p: &Params<'_>) -> GateResult<String> {
 }
 
 /// `buildSandboxRequest(options)`: `{ endpoint, headers, body, droppedFields, refs }`.
-pub(super) fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
-    let text = p
-        .text(0)
-        .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
+pub(super) fn sandbox_request(text: Option<&str>) -> GateResult<String> {
+    let text =
+        text.ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
     let options = json::parse(text, &Path::root(""))?;
     let request = build_sandbox_request(&options)?;
     // The body is written by hand (it is hot on the forwarding path): the rest, then it, last.
@@ -287,24 +330,30 @@ pub(super) fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
     Ok(out)
 }
 
-/// The options of `readSandboxResponse`, read under the key policy ([`Opts`]).
+/// `readSandboxResponse`'s options: what came back.
+// Read under the key policy (`Opts`), as every options object is.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ResponseOptions<'a> {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct SandboxResponseOptions<'a> {
     #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "SandboxDialect"))]
     dialect: Str<'a>,
+    /// The HTTP status.
     status: u16,
+    /// The body text (keep-alive whitespace and all).
     #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     body: Str<'a>,
+    /// The `Retry-After` header, if any.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string | null"))]
     retry_after: Option<Str<'a>>,
 }
 
 /// `readSandboxResponse({ dialect, status, body, retryAfter? })`: `{ artifact, stdout, stderr,
 /// exitCode? }`, or the sandbox's refusal.
-pub(super) fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
-    let o: Opts<ResponseOptions<'_>> = p.present(0)?;
-    let o = o.0;
+pub(super) fn sandbox_response(o: SandboxResponseOptions<'_>) -> GateResult<String> {
     Dialect::parse(&o.dialect, &Path::root("dialect"))?;
     let answer = read_sandbox_response(o.status, &o.body, o.retry_after.as_deref())?;
     #[derive(serde::Serialize)]
@@ -328,8 +377,7 @@ pub(super) fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
 }
 
 /// `stripTrustedFields(modelArgs)`: `{ args, dropped }`.
-pub(super) fn strip_model_args(p: &Params<'_>) -> GateResult<String> {
-    let args: Obj<JsonMap> = p.present(0)?;
+pub(super) fn strip_model_args(args: Obj<JsonMap>) -> GateResult<String> {
     let (args, dropped) = strip_trusted(&args.0);
     #[derive(serde::Serialize)]
     struct Out {

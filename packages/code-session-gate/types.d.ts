@@ -172,17 +172,23 @@ export interface RequestSessionFields {
 
 /** Options of calls that write the session: `now` (ms) stamps `lastUpdated`; the gate reads no clock. */
 export interface WriteOptions {
+  /** The host's clock, stamped as `lastUpdated`. */
   now: number;
 }
 
 /** `updateSession`'s options. */
-export interface UpdateSessionOptions extends WriteOptions {
+export interface UpdateSessionOptions {
+  /** The host's clock, stamped as `lastUpdated`. */
+  now: number;
   /** The context the request was given (3.9 baseline). */
   baseline?: RequestCodeSessionContext | null;
 }
 
 /** `foldResults`' options. */
-export interface FoldOptions extends WriteOptions {
+export interface FoldOptions {
+  /** The host's clock, stamped as `lastUpdated`. */
+  now: number;
+  /** The partition folded into; absent = the gate's default. */
   codeSessionKey?: string;
 }
 
@@ -234,7 +240,11 @@ export interface ToolCallInput {
 }
 
 /** Options of a call that begins a batch. */
-export interface BatchOptions extends CallOptions {
+export interface BatchOptions {
+  /** The agent's partition (`codeSessionKey`); absent = the gate's default. */
+  codeSessionKey?: string;
+  /** `configurable.thread_id`, the runtime-hint fallback under stateful sessions. */
+  threadId?: string;
   /** Parameter schemas by tool name, for 3.9's argument coercion. */
   toolSchemas?: Record<string, JsonSchema> | null;
 }
@@ -281,8 +291,20 @@ export interface ToolExecuteResult extends OtherKeys {
   artifact?: unknown;
 }
 
-/** `completeEventBatch`'s options. */
-export interface CompleteEventBatchOptions extends WriteOptions, SettleEagerOptions {}
+/** `completeEventBatch`'s options: `settleEager`'s, and the host's clock. */
+export interface CompleteEventBatchOptions {
+  /** The host's clock, stamped as `lastUpdated`. */
+  now: number;
+  /** The dispatched requests as the host left them (a replaced or deleted codeSessionContext counts). */
+  requests?: ToolCallRequest[];
+  /**
+   * The host's results; a call whose sandbox answer `sandboxAnswer` read needs none (a result given
+   * wins).
+   */
+  results?: ToolExecuteResult[];
+  /** The host rejected the whole dispatch. */
+  rejected?: boolean;
+}
 
 /** `settleEager`'s options: what became of the prestarted requests. */
 export interface SettleEagerOptions {

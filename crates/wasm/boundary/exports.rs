@@ -13,12 +13,13 @@ macro_rules! export_core {
     (
         gate {$(
             $(#[doc = $gdoc:literal])* $([$($gflag:ident),*])?
-            $gname:ident ( $( $(#[$pflag:ident])* $param:ident : $pty:literal ),* ) -> $gret:literal
+            $gname:ident ( $( $(#[$pflag:ident])* $param:ident : $pty:ty as $pts:literal ),* ) -> $gret:literal
             $(, signature = $gsig:literal)? => $ghandler:path;
         )*}
         core {$(
             $(#[doc = $cdoc:literal])*
-            $cname:ident ( $( $(#[$cflag:ident])* $cparam:ident : $cty:literal ),* ) -> $cret:literal => $chandler:path;
+            $cname:ident ( $( $(#[$cflag:ident])* $cparam:ident : $cty:ty as $cts:literal ),* ) -> $cret:literal
+            => $chandler:path;
         )*}
         sandbox { $($sandbox:tt)* }
     ) => {
@@ -69,7 +70,8 @@ macro_rules! export_sandbox {
         core { $($core:tt)* }
         sandbox {$(
             $(#[doc = $doc:literal])*
-            $name:ident ( $( $(#[$flag:ident])* $param:ident : $ty:literal ),* ) -> $ret:literal => $handler:path;
+            $name:ident ( $( $(#[$flag:ident])* $param:ident : $ty:ty as $ts:literal ),* ) -> $ret:literal
+            => $handler:path;
         )*}
     ) => {
         $crate::export_static! {

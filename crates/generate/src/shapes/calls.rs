@@ -3,18 +3,6 @@
 use super::files::{CodeEnvFile, RequestCodeSessionContext, SessionPairs};
 use super::OtherKeys;
 
-/// Per-call scope.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct CallOptions {
-    /// The agent's partition (`codeSessionKey`); absent = the gate's default.
-    #[tsify(optional)]
-    code_session_key: Option<String>,
-    /// `configurable.thread_id`, the runtime-hint fallback under stateful sessions.
-    #[tsify(optional)]
-    thread_id: Option<String>,
-}
-
 /// What an in-process call receives in its invoke params.
 #[derive(tsify::Tsify)]
 pub(crate) struct DirectInjection {
@@ -36,32 +24,6 @@ pub(crate) struct RequestSessionFields {
     runtime_session_hint: Option<String>,
     #[tsify(optional)]
     code_session_baseline_id: Option<String>,
-}
-
-/// Options of calls that write the session: `now` (ms) stamps `lastUpdated`; the gate reads no clock.
-#[derive(tsify::Tsify)]
-pub(crate) struct WriteOptions {
-    now: f64,
-}
-
-/// `updateSession`'s options.
-#[derive(tsify::Tsify)]
-pub(crate) struct UpdateSessionOptions {
-    #[serde(flatten)]
-    write: WriteOptions,
-    /// The context the request was given (3.9 baseline).
-    #[serde(default)]
-    baseline: Option<RequestCodeSessionContext>,
-}
-
-/// `foldResults`' options.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct FoldOptions {
-    #[serde(flatten)]
-    write: WriteOptions,
-    #[tsify(optional)]
-    code_session_key: Option<String>,
 }
 
 /// What a completed call's ToolMessage tells the fold (besides the tool's name).
@@ -136,18 +98,6 @@ pub(crate) struct ToolCallInput {
     args: Option<()>,
 }
 
-/// Options of a call that begins a batch.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct BatchOptions {
-    #[serde(flatten)]
-    call: CallOptions,
-    /// Parameter schemas by tool name, for 3.9's argument coercion.
-    #[serde(default)]
-    #[tsify(type = "Record<string, JsonSchema> | null")]
-    tool_schemas: Option<()>,
-}
-
 /// A request dispatched to the host (`ToolCallRequest`, session fields included).
 #[derive(tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -205,30 +155,6 @@ pub(crate) struct ToolExecuteResult {
     artifact: Option<()>,
     #[serde(flatten)]
     other: OtherKeys,
-}
-
-/// `settleEager`'s options: what became of the prestarted requests.
-#[derive(tsify::Tsify)]
-pub(crate) struct SettleEagerOptions {
-    /// The dispatched requests as the host left them (a replaced or deleted codeSessionContext counts).
-    #[tsify(optional)]
-    requests: Option<Vec<ToolCallRequest>>,
-    /// The host's results; a call whose sandbox answer `sandboxAnswer` read needs none (a result given
-    /// wins).
-    #[tsify(optional)]
-    results: Option<Vec<ToolExecuteResult>>,
-    /// The host rejected the whole dispatch.
-    #[tsify(optional)]
-    rejected: Option<bool>,
-}
-
-/// `completeEventBatch`'s options.
-#[derive(tsify::Tsify)]
-pub(crate) struct CompleteEventBatchOptions {
-    #[serde(flatten)]
-    write: WriteOptions,
-    #[serde(flatten)]
-    settled: SettleEagerOptions,
 }
 
 /// `prestartEager`'s answer.

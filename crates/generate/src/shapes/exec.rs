@@ -4,45 +4,6 @@
 use super::files::{CodeEnvFile, FileRef};
 use super::OtherKeys;
 
-/// A model tool call for `planToolRequests`. Other keys (`type`, `stepId`, …) are ignored.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct PlanToolCallInput {
-    /// A missing, null or empty id makes the planner give up on the batch.
-    #[serde(default)]
-    id: Option<String>,
-    /// An empty name makes the planner give up on the batch.
-    name: String,
-    /// A JSON object, or a JSON text of one (parsed again while it yields a string); anything else is
-    /// invalid.
-    #[tsify(optional, type = "unknown")]
-    args: Option<()>,
-    /// Carried onto the request verbatim when not null/undefined.
-    #[tsify(optional, type = "unknown")]
-    code_session_context: Option<()>,
-    /// Carried onto the request when non-empty.
-    #[serde(default)]
-    runtime_session_hint: Option<String>,
-}
-
-/// `planToolRequests`' options.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct PlanToolRequestsOptions {
-    /// The SDK release family to reproduce (default "3.9"); "3.6" does not coerce args.
-    #[tsify(optional, type = "SdkProfile")]
-    profile: Option<String>,
-    /// "abort" (default, the eager path) gives up on invalid args; "error-result" (the ToolNode)
-    /// rejects the call.
-    #[serde(default)]
-    #[tsify(type = "\"abort\" | \"error-result\" | null")]
-    invalid_args_behavior: Option<String>,
-    /// The declared parameter schema per tool name (own keys only), for 3.9's string coercion.
-    #[serde(default)]
-    #[tsify(type = "Record<string, JsonSchema> | null")]
-    tool_schemas: Option<()>,
-}
-
 /// A planned request; rejected calls are included with `args: {}`.
 #[derive(tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -168,23 +129,6 @@ pub(crate) struct ExecToolCallContext {
     other: OtherKeys,
 }
 
-/// `buildExecRequest`'s options.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ExecRequestOptions {
-    #[tsify(type = "CodeExecutionToolName")]
-    tool: String,
-    /// The SDK release to reproduce (default "3.9").
-    #[tsify(optional, type = "SdkProfile")]
-    profile: Option<String>,
-    #[serde(default)]
-    factory: Option<ExecToolFactoryParams>,
-    #[serde(default)]
-    tool_call: Option<ExecToolCallContext>,
-    /// The model's arguments, checked against the tool's JSON schema.
-    model_args: OtherKeys,
-}
-
 /// The first request: `POST <baseUrl>/<endpoint>` with these headers (plus the host's auth) and `body`
 /// as JSON.
 #[derive(tsify::Tsify)]
@@ -195,23 +139,6 @@ pub(crate) struct ExecRequest {
     #[tsify(type = "{ [name: string]: string }")]
     headers: (),
     body: OtherKeys,
-}
-
-/// `readExecResponse`'s options.
-#[derive(tsify::Tsify)]
-pub(crate) struct ExecResponseOptions {
-    #[tsify(type = "CodeExecutionToolName")]
-    tool: String,
-    #[tsify(optional, type = "SdkProfile")]
-    profile: Option<String>,
-    #[serde(default)]
-    factory: Option<ExecToolFactoryParams>,
-    /// The route the request went to (`ExecRequest.endpoint`); default: the tool's usual route.
-    #[serde(default)]
-    #[tsify(type = "ExecEndpoint | null")]
-    endpoint: Option<String>,
-    /// The sandbox's JSON answer to the first request.
-    response: OtherKeys,
 }
 
 /// A normalised `artifact_delivery` failure report (3.9).

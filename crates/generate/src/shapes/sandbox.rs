@@ -101,21 +101,6 @@ pub(crate) struct SandboxRequest {
     refs: Vec<RefNote>,
 }
 
-/// `readSandboxResponse`'s options: what came back.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct SandboxResponseOptions {
-    #[tsify(type = "SandboxDialect")]
-    dialect: String,
-    /// The HTTP status.
-    status: f64,
-    /// The body text (keep-alive whitespace and all).
-    body: String,
-    /// The `Retry-After` header, if any.
-    #[serde(default)]
-    retry_after: Option<String>,
-}
-
 /// How a run ended, in codeapi's (piston's) words; LibreCodeInterpreter reports none of it.
 #[derive(tsify::Tsify)]
 #[serde(rename_all = "camelCase")]
@@ -250,29 +235,6 @@ pub(crate) struct RefusedCall {
     id: String,
     name: String,
     error: super::CodeSessionGateError,
-}
-
-/// `Gate.sandboxAnswer`'s answer: what came back. Unknown keys are ignored, a misspelt known key is
-/// refused (README, *Errors*).
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ForwardedAnswerInput {
-    /// The HTTP status.
-    status: f64,
-    /// The body: its text, or its bytes (`await response.arrayBuffer()`, read as UTF-8 like
-    /// `response.text()`).
-    #[tsify(type = "string | ArrayBuffer | ArrayBufferView")]
-    body: (),
-    /// The `Retry-After` header, if any.
-    #[serde(default)]
-    retry_after: Option<String>,
-    /// Checked when given; the answer is read the same in both dialects.
-    #[serde(default)]
-    #[tsify(type = "SandboxDialect | null")]
-    dialect: Option<String>,
-    /// Also return the artifact kept for the fold, as an object (`artifact`).
-    #[serde(default)]
-    with_artifact: Option<bool>,
 }
 
 /// A successful answer, read and kept for the batch's fold.

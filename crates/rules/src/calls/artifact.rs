@@ -115,7 +115,7 @@ pub(super) fn finish_artifact<'a>(
 }
 
 /// An artifact the scanner read where it stood in the host's results (see
-/// `calls::input::Options::handling`), so that the fold does not read its text a second time. Taken
+/// `calls::options::Handling::handling`), so that the fold does not read its text a second time. Taken
 /// once: a result read again (or never read in place) is read from its text, which stays the truth.
 #[derive(Clone, Default)]
 pub struct ScannedArtifact<'a>(Rc<Cell<Option<ArtifactInput<'a>>>>);

@@ -26,7 +26,7 @@ use serde::de::{self, Deserialize, Deserializer, Visitor};
 
 use super::error::{ErrorCode, GateError, GateResult, Path};
 
-pub use keys::{fields_of, misspelling_of, misspelt, Opts};
+pub use keys::{fields_of, misspelling_of, misspelt, read_members, FromMembers, Opts};
 use refusal::{bare_message, decode_error, is_lone_surrogate, LONE_SURROGATE};
 pub use refusal::{expected, expected_raw, refuse, refuse_at};
 pub use text::{check_surrogates, has_lone_surrogate, CheckedText, RawText, Str};
