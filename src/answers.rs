@@ -11,6 +11,24 @@ use code_session_gate_rules::sessions::CodeSession;
 use code_session_gate_rules::tools::explain::site_label;
 use code_session_gate_rules::tools::{bits, Verdict};
 
+/// The TypeScript declarations of the answers written here from their own types, in the order a
+/// reader meets them.
+#[cfg(feature = "typescript")]
+pub(crate) const DECLARATIONS: [&str; 9] = {
+    use tsify::Tsify;
+    [
+        GateExplanation::DECL,
+        SiteExplanation::DECL,
+        EagerExplanation::DECL,
+        HintExplanation::DECL,
+        NarrowingExplanation::DECL,
+        KindExplanation::DECL,
+        SessionChanges::DECL,
+        ExecSessionMove::DECL,
+        SessionFileChange::DECL,
+    ]
+};
+
 /// `null` as an answer.
 pub(crate) const NULL: &str = "null";
 

@@ -21,6 +21,13 @@ use code_session_gate_rules::sandbox::{
 };
 use code_session_gate_rules::sessions::merge::Artifact;
 
+/// The TypeScript declarations of the inputs read here.
+#[cfg(feature = "typescript")]
+pub(crate) const DECLARATIONS: [&str; 1] = {
+    use tsify::Tsify;
+    [ForwardedAnswerInput::DECL]
+};
+
 /// The JSON text of a sandbox request's answer without its body: `{ endpoint, headers, droppedFields,
 /// refs }`, and for the forwarding path (`forwarded`) `sessionId` and `runtimeSessionHint` when set.
 /// What `buildSandboxRequest` and `sandboxRequest` answer besides the body, written by hand: it is on

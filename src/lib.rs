@@ -48,17 +48,18 @@ pub use gate_ops::new_gate;
 pub use registry::Module;
 pub use session::GateSession;
 
-/// The structs that read the option objects and records of the static and forwarding operations,
-/// named for the declarations' generator (`crates/generate`), which writes their TypeScript
-/// declarations from them.
-#[doc(hidden)]
-pub mod readers {
-    pub use crate::forward_ops::ForwardedAnswerInput;
-    pub use crate::static_ops::{
-        ExecRequestOptions, ExecResponseOptions, PlanToolCallInput, PlanToolRequestsOptions,
-        SandboxResponseOptions,
-    };
+/// The TypeScript declarations of the host-facing types the operations and the rules read and write,
+/// derived by tsify from the types themselves (the `typescript` feature, which only the dev-only
+/// generator, `crates/generate`, turns on): each module that declares some lists them beside them.
+#[cfg(feature = "typescript")]
+pub fn declarations() -> Vec<&'static str> {
+    let mut out = code_session_gate_rules::declarations();
+    out.extend(static_ops::DECLARATIONS);
+    out.extend(forward_ops::DECLARATIONS);
+    out.extend(answers::DECLARATIONS);
+    out
 }
+
 use registry::{flag, GATE_PARAM_FLAGS, STATIC_PARAM_FLAGS};
 pub use registry::{
     gate_op, served_by, static_op, GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC_OPS, STATIC_PARAMS,

@@ -20,6 +20,19 @@ use code_session_gate_rules::sessions::changes::session_changes;
 use code_session_gate_rules::sessions::CodeSession;
 use code_session_gate_rules::wire::{build_exec_request, read_exec_response, ExecOutcome};
 
+/// The TypeScript declarations of the options read here, in the order a reader meets them.
+#[cfg(feature = "typescript")]
+pub(crate) const DECLARATIONS: [&str; 5] = {
+    use tsify::Tsify;
+    [
+        SandboxResponseOptions::DECL,
+        PlanToolCallInput::DECL,
+        PlanToolRequestsOptions::DECL,
+        ExecRequestOptions::DECL,
+        ExecResponseOptions::DECL,
+    ]
+};
+
 /// `toInjectedFileRef(file, execSessionId)`.
 pub(super) fn narrow(file: FileRef<'_>, exec: Str<'_>) -> GateResult<String> {
     Ok(json::to_text(&to_injected_file_ref(&file, Some(&exec))))

@@ -1,114 +1,15 @@
-//! `packages/code-session-gate/types.d.ts`: the TypeScript declarations of everything that crosses the boundary, derived
-//! by tsify from the Rust types that declare them: the answers written from their own types
-//! ([`crate::answers`]) and the shapes of every option object, input record and answer
-//! ([`crate::shapes`]). The `typescript` feature, which the crate's own tests build, builds them. A
-//! test compares the file with what [`declarations`] writes and fails when it is stale;
-//! `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it. The tests below hold each shape to
-//! the code that reads it.
+//! `packages/code-session-gate/types.d.ts`: the TypeScript declarations of everything that crosses
+//! the boundary, derived by tsify from the Rust types that read or write it: each module of the
+//! operations and the rules lists the declarations of its types beside them
+//! (`code_session_gate::declarations()`, under the `typescript` feature, which the crate's own tests
+//! build), and the shapes not yet moved onto a reading struct follow ([`crate::shapes`]). A test
+//! compares the file with what [`declarations`] writes and fails when it is stale;
+//! `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.
 
+#[cfg(test)]
+use code_session_gate::answers::{GateExplanation, SessionChanges};
+#[cfg(test)]
 use tsify::Tsify;
-
-use crate::shapes::{
-    calls, exec, files, gate, sandbox, CodeSessionGateError, OtherKeys, RuleDecision,
-};
-use code_session_gate::answers::{
-    EagerExplanation, ExecSessionMove, GateExplanation, HintExplanation, KindExplanation,
-    NarrowingExplanation, SessionChanges, SessionFileChange, SiteExplanation,
-};
-use code_session_gate::core::calls::options::{
-    BatchOptions, CallOptions, CompleteEventBatchOptions, FoldOptions, SettleEagerOptions,
-    UpdateSessionOptions, WriteOptions,
-};
-use code_session_gate::readers::{
-    ExecRequestOptions, ExecResponseOptions, ForwardedAnswerInput, PlanToolCallInput,
-    PlanToolRequestsOptions, SandboxResponseOptions,
-};
-
-/// The declarations, in the order a reader meets them.
-pub(crate) const DECLS: [&str; 82] = [
-    OtherKeys::DECL,
-    CodeSessionGateError::DECL,
-    files::CodeEnvFileBase::DECL,
-    files::CodeEnvFile::DECL,
-    files::FileRef::DECL,
-    files::CodeSessionContext::DECL,
-    files::SessionPairs::DECL,
-    files::RequestCodeSessionContext::DECL,
-    files::SessionArtifact::DECL,
-    gate::GateConfig::DECL,
-    gate::ToolExecutionConfig::DECL,
-    gate::SandboxExecutionConfig::DECL,
-    gate::EagerExecutionConfig::DECL,
-    gate::GateVerdict::DECL,
-    gate::VerdictBits::DECL,
-    gate::GateLimits::DECL,
-    CallOptions::DECL,
-    calls::DirectInjection::DECL,
-    calls::RequestSessionFields::DECL,
-    WriteOptions::DECL,
-    UpdateSessionOptions::DECL,
-    FoldOptions::DECL,
-    calls::FoldResultInput::DECL,
-    calls::ToolMessageFields::DECL,
-    calls::ResultStatus::DECL,
-    calls::DirectCallInput::DECL,
-    calls::DirectBatch::DECL,
-    calls::DirectOutcomeInput::DECL,
-    calls::JsonSchema::DECL,
-    calls::ToolCallInput::DECL,
-    BatchOptions::DECL,
-    calls::ToolCallRequest::DECL,
-    calls::EventBatch::DECL,
-    calls::RejectedCall::DECL,
-    calls::EagerAnswered::DECL,
-    calls::ToolExecuteResult::DECL,
-    CompleteEventBatchOptions::DECL,
-    SettleEagerOptions::DECL,
-    calls::EagerPrestart::DECL,
-    calls::SeedAgentInput::DECL,
-    sandbox::SandboxTarget::DECL,
-    sandbox::SandboxRun::DECL,
-    sandbox::SandboxRequestOptions::DECL,
-    sandbox::CallContext::DECL,
-    sandbox::RefNote::DECL,
-    sandbox::SandboxRequest::DECL,
-    SandboxResponseOptions::DECL,
-    sandbox::SandboxRunReport::DECL,
-    sandbox::SandboxAnswer::DECL,
-    sandbox::RunOutput::DECL,
-    sandbox::ForwardRequestOptions::DECL,
-    sandbox::SandboxFileRef::DECL,
-    sandbox::ForwardedRequest::DECL,
-    sandbox::ForwardedCallRequest::DECL,
-    sandbox::RefusedCall::DECL,
-    sandbox::ForwardedBatch::DECL,
-    ForwardedAnswerInput::DECL,
-    sandbox::ForwardedAnswer::DECL,
-    PlanToolCallInput::DECL,
-    PlanToolRequestsOptions::DECL,
-    exec::PlannedToolRequest::DECL,
-    exec::ToolRequestPlan::DECL,
-    exec::ExecToolFactoryParams::DECL,
-    exec::ProgrammaticToolDefinition::DECL,
-    exec::NamedToolDefinition::DECL,
-    exec::ExecToolCallContext::DECL,
-    ExecRequestOptions::DECL,
-    exec::ExecRequest::DECL,
-    ExecResponseOptions::DECL,
-    exec::ArtifactDeliveryFailure::DECL,
-    exec::ExecArtifact::DECL,
-    exec::ExecResponseOutcome::DECL,
-    RuleDecision::<()>::DECL,
-    GateExplanation::DECL,
-    SiteExplanation::DECL,
-    EagerExplanation::DECL,
-    HintExplanation::DECL,
-    NarrowingExplanation::DECL,
-    KindExplanation::DECL,
-    SessionChanges::DECL,
-    ExecSessionMove::DECL,
-    SessionFileChange::DECL,
-];
 
 /// Members tsify cannot mark `readonly`: the frozen objects the gate shares between calls (a host that
 /// writes one would write every later call's), and the limits.
@@ -120,6 +21,11 @@ const READONLY: [(&str, &str); 6] = [
     ("GateLimits", "maxCallsPerBatch"),
     ("GateLimits", "maxOpenBatches"),
 ];
+
+/// Records whose readers pass over the keys they do not know (as the SDK does with its own objects),
+/// which TypeScript is told are open (`extends OtherKeys`): tsify reads the fields a struct has, not
+/// what its reader does with the keys that match none of them.
+const OPEN: [&str; 1] = ["ToolExecuteResult"];
 
 /// The names TypeScript itself defines (lib es2022), which are never imported.
 const BUILTIN: [&str; 8] = [
@@ -133,16 +39,19 @@ const BUILTIN: [&str; 8] = [
     "Uint8Array",
 ];
 
-/// Every declaration, in order.
+/// Every declaration, in order: those not yet derived from a reading struct (the shapes), then those
+/// each module of the operations and the rules lists beside its types.
 fn all() -> impl Iterator<Item = &'static str> {
-    DECLS.into_iter()
+    crate::shapes::DECLARATIONS
+        .into_iter()
+        .chain(code_session_gate::declarations())
 }
 
 /// The text of `packages/code-session-gate/types.d.ts`.
 pub fn declarations() -> String {
     let mut out = String::from(
-        "// Generated by tsify from the Rust types that declare what crosses the boundary\n\
-         // (crates/generate/src/shapes, src/answers.rs): do not edit. `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.\n",
+        "// Generated by tsify from the Rust types that read and write what crosses the boundary\n\
+         // (code_session_gate::declarations(), crates/generate/src/shapes): do not edit. `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.\n",
     );
     let declared: Vec<&str> = all().filter_map(declared_name).collect();
     let mut used: Vec<&str> = Vec::new();
@@ -161,7 +70,7 @@ pub fn declarations() -> String {
     for decl in all() {
         out.push('\n');
         let name = declared_name(decl).unwrap_or_default();
-        out.push_str(&read_only(name, &split_union(&compact(decl))));
+        out.push_str(&read_only(name, &open(name, &split_union(&compact(decl)))));
     }
     out
 }
@@ -247,6 +156,18 @@ fn top_level_members(line: &str) -> Vec<&str> {
     }
     members.push(body.get(start..).unwrap_or_default());
     members
+}
+
+/// `decl`, an interface [`OPEN`] names, extending `OtherKeys`.
+fn open(name: &str, decl: &str) -> String {
+    if !OPEN.contains(&name) {
+        return decl.to_owned();
+    }
+    decl.replacen(
+        &format!("export interface {name} {{"),
+        &format!("export interface {name} extends OtherKeys {{"),
+        1,
+    )
 }
 
 /// `decl` with the members [`READONLY`] names for it marked `readonly`.
@@ -336,6 +257,20 @@ mod tests {
         assert!(marked.contains("  readonly _injected_files?: readonly CodeEnvFile[];"));
         assert!(marked.contains("  session_id?: string;"));
         assert_eq!(read_only("Other", decl), decl);
+    }
+
+    #[test]
+    fn open_records_extend_other_keys() {
+        let decl = "export interface ToolExecuteResult {\n  toolCallId: string;\n}\n";
+        assert!(open("ToolExecuteResult", decl)
+            .starts_with("export interface ToolExecuteResult extends OtherKeys {"));
+        assert_eq!(open("Other", decl), decl);
+        for name in OPEN.into_iter().chain(READONLY.into_iter().map(|(n, _)| n)) {
+            assert!(
+                all().any(|d| declared_name(d) == Some(name)),
+                "{name} is not declared"
+            );
+        }
     }
 
     #[test]

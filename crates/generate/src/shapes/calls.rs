@@ -1,7 +1,7 @@
 //! The gate's calls: their options, the calls and results they take, and the batches they answer.
 
-use super::files::{CodeEnvFile, RequestCodeSessionContext, SessionPairs};
-use super::OtherKeys;
+use super::files::CodeEnvFile;
+use super::{OtherKeys, RequestCodeSessionContext, ResultStatus};
 
 /// What an in-process call receives in its invoke params.
 #[derive(tsify::Tsify)]
@@ -51,22 +51,6 @@ pub(crate) struct FoldResultInput {
     name: Option<String>,
 }
 
-/// A result's status, as its ToolMessage has it.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum ResultStatus {
-    Success,
-    Error,
-}
-
-/// A call of a direct batch.
-#[derive(tsify::Tsify)]
-pub(crate) struct DirectCallInput {
-    #[tsify(optional)]
-    id: Option<String>,
-    name: String,
-}
-
 /// `beginDirectBatch`'s answer.
 #[derive(tsify::Tsify)]
 pub(crate) struct DirectBatch {
@@ -75,28 +59,10 @@ pub(crate) struct DirectBatch {
     injections: Vec<DirectInjection>,
 }
 
-/// A completed in-process call (its ToolMessage).
-#[derive(tsify::Tsify)]
-pub(crate) struct DirectOutcomeInput {
-    #[serde(flatten)]
-    message: ToolMessageFields,
-    name: String,
-}
-
 /// A JSON Schema object of a tool's parameters.
 #[derive(tsify::Tsify)]
 #[serde(transparent)]
 pub(crate) struct JsonSchema(OtherKeys);
-
-/// A model tool call entering a batch. `args` is an object or a JSON string.
-#[derive(tsify::Tsify)]
-pub(crate) struct ToolCallInput {
-    #[tsify(optional)]
-    id: Option<String>,
-    name: String,
-    #[tsify(optional, type = "unknown")]
-    args: Option<()>,
-}
 
 /// A request dispatched to the host (`ToolCallRequest`, session fields included).
 #[derive(tsify::Tsify)]
@@ -145,31 +111,9 @@ pub(crate) struct EventBatch {
     eager: Vec<EagerAnswered>,
 }
 
-/// A host's result (`ToolExecuteResult`); other keys are ignored.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ToolExecuteResult {
-    tool_call_id: String,
-    status: ResultStatus,
-    #[tsify(optional, type = "unknown")]
-    artifact: Option<()>,
-    #[serde(flatten)]
-    other: OtherKeys,
-}
-
 /// `prestartEager`'s answer.
 #[derive(tsify::Tsify)]
 pub(crate) struct EagerPrestart {
     id: f64,
     requests: Vec<ToolCallRequest>,
-}
-
-/// An agent of a run (`seedRun`, `seedAgents`) or of a subagent child plan.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct SeedAgentInput {
-    #[tsify(optional)]
-    code_session_key: Option<String>,
-    #[tsify(optional)]
-    initial_sessions: Option<SessionPairs>,
 }

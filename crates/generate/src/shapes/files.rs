@@ -82,15 +82,6 @@ pub(crate) struct CodeSessionContext {
 #[serde(transparent)]
 pub(crate) struct SessionPairs(Vec<(String, CodeSessionContext)>);
 
-/// `codeSessionContext` of a request: `{ session_id, files? }` with narrowed files.
-#[derive(tsify::Tsify)]
-pub(crate) struct RequestCodeSessionContext {
-    #[tsify(optional)]
-    session_id: Option<String>,
-    #[tsify(optional)]
-    files: Option<Vec<CodeEnvFile>>,
-}
-
 /// An artifact as the fold reads it.
 #[derive(tsify::Tsify)]
 pub(crate) struct SessionArtifact {

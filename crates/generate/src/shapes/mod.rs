@@ -19,6 +19,65 @@ pub(crate) mod sandbox;
 #[cfg(test)]
 mod tests;
 
+use tsify::Tsify;
+
+/// The declarations of the shapes, in the order a reader meets them.
+pub(crate) const DECLARATIONS: [&str; 53] = [
+    OtherKeys::DECL,
+    CodeSessionGateError::DECL,
+    files::CodeEnvFileBase::DECL,
+    files::CodeEnvFile::DECL,
+    files::FileRef::DECL,
+    files::CodeSessionContext::DECL,
+    files::SessionPairs::DECL,
+    files::SessionArtifact::DECL,
+    gate::GateConfig::DECL,
+    gate::ToolExecutionConfig::DECL,
+    gate::SandboxExecutionConfig::DECL,
+    gate::EagerExecutionConfig::DECL,
+    gate::GateVerdict::DECL,
+    gate::VerdictBits::DECL,
+    gate::GateLimits::DECL,
+    calls::DirectInjection::DECL,
+    calls::RequestSessionFields::DECL,
+    calls::FoldResultInput::DECL,
+    calls::ToolMessageFields::DECL,
+    calls::DirectBatch::DECL,
+    calls::JsonSchema::DECL,
+    calls::ToolCallRequest::DECL,
+    calls::EventBatch::DECL,
+    calls::RejectedCall::DECL,
+    calls::EagerAnswered::DECL,
+    calls::EagerPrestart::DECL,
+    sandbox::SandboxTarget::DECL,
+    sandbox::SandboxRun::DECL,
+    sandbox::SandboxRequestOptions::DECL,
+    sandbox::CallContext::DECL,
+    sandbox::RefNote::DECL,
+    sandbox::SandboxRequest::DECL,
+    sandbox::SandboxRunReport::DECL,
+    sandbox::SandboxAnswer::DECL,
+    sandbox::RunOutput::DECL,
+    sandbox::ForwardRequestOptions::DECL,
+    sandbox::SandboxFileRef::DECL,
+    sandbox::ForwardedRequest::DECL,
+    sandbox::ForwardedCallRequest::DECL,
+    sandbox::RefusedCall::DECL,
+    sandbox::ForwardedBatch::DECL,
+    sandbox::ForwardedAnswer::DECL,
+    exec::PlannedToolRequest::DECL,
+    exec::ToolRequestPlan::DECL,
+    exec::ExecToolFactoryParams::DECL,
+    exec::ProgrammaticToolDefinition::DECL,
+    exec::NamedToolDefinition::DECL,
+    exec::ExecToolCallContext::DECL,
+    exec::ExecRequest::DECL,
+    exec::ArtifactDeliveryFailure::DECL,
+    exec::ExecArtifact::DECL,
+    exec::ExecResponseOutcome::DECL,
+    RuleDecision::<()>::DECL,
+];
+
 /// Keys the package does not read and passes over (or carries along, as the SDK does): a shape that
 /// flattens it is open (`interface X extends OtherKeys`).
 #[derive(tsify::Tsify)]
@@ -32,6 +91,12 @@ pub(crate) struct RuleDecision<R> {
     rule: R,
     because: String,
 }
+
+/// Types declared where they are read (`code_session_gate::declarations()`), named here only to be
+/// referenced by the shapes that remain.
+pub(crate) struct RequestCodeSessionContext;
+/// See [`RequestCodeSessionContext`].
+pub(crate) struct ResultStatus;
 
 /// TypeScript's own `Error`, which every refusal extends (named here only to be extended: never
 /// declared by the package).

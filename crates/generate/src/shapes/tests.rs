@@ -7,11 +7,7 @@ use std::collections::BTreeSet;
 
 use serde::de::IgnoredAny;
 
-use crate::declarations::DECLS;
-use code_session_gate::core::calls::batch::EventCall;
-use code_session_gate::core::calls::context::RequestContext;
-use code_session_gate::core::calls::fold::{DirectOutcome, ToolResult};
-use code_session_gate::core::calls::input::{DirectCall, SeedAgentInput};
+use super::DECLARATIONS as DECLS;
 use code_session_gate::core::config::{ConfigInput, EagerInput, SandboxInput, ToolExecutionInput};
 use code_session_gate::core::json::fields_of;
 use code_session_gate::core::sandbox::{
@@ -85,29 +81,6 @@ fn the_gate_configuration_declares_what_the_gate_reads() {
         set(fields_of::<SandboxInput<'_>>())
     );
     assert_eq!(keys("EagerExecutionConfig"), set(fields_of::<EagerInput>()));
-}
-
-#[test]
-fn the_records_a_gate_call_takes_declare_what_their_readers_take() {
-    assert_eq!(keys("ToolCallInput"), set(fields_of::<EventCall<'_>>()));
-    assert_eq!(keys("DirectCallInput"), set(fields_of::<DirectCall<'_>>()));
-    assert_eq!(
-        keys("DirectOutcomeInput"),
-        set(fields_of::<DirectOutcome<'_>>())
-    );
-    assert_eq!(
-        keys("SeedAgentInput"),
-        set(fields_of::<SeedAgentInput<'_>>())
-    );
-    assert_eq!(
-        keys("RequestCodeSessionContext"),
-        set(fields_of::<RequestContext<'_>>())
-    );
-    // A result is open (the SDK's other keys ride along): what the reader takes is declared.
-    assert_eq!(
-        keys("ToolExecuteResult"),
-        set(fields_of::<ToolResult<'_>>())
-    );
 }
 
 #[test]

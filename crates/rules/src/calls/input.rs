@@ -9,14 +9,21 @@ use crate::json::{self, Obj, Str};
 use crate::sessions::seed::SeedAgent;
 use crate::sessions::SessionPairs;
 
-/// `{ id?, name }`: a call of a direct batch.
+/// A call of a direct batch.
 #[derive(Debug, Clone, serde::Deserialize)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "DirectCallInput")
+)]
 pub struct DirectCall<'a> {
     /// The call id.
     #[serde(default, borrow, deserialize_with = "json::present")]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub id: Option<Str<'a>>,
     /// The tool name.
     #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub name: Str<'a>,
 }
 
@@ -37,15 +44,18 @@ pub struct HostRequest<'a> {
     pub unchanged: bool,
 }
 
-/// `{ codeSessionKey?, initialSessions? }`: an agent of a run or of a subagent child plan.
+/// An agent of a run (`seedRun`, `seedAgents`) or of a subagent child plan.
 #[derive(Debug, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct SeedAgentInput<'a> {
     /// The agent's partition.
     #[serde(default, deserialize_with = "json::present")]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub code_session_key: Option<String>,
     /// The agent's own seeds (subagent children).
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "SessionPairs"))]
     pub initial_sessions: Option<SessionPairs<'a>>,
 }
 

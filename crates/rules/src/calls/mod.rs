@@ -10,3 +10,19 @@ pub mod fold;
 pub mod gate;
 pub mod input;
 pub mod options;
+
+/// The TypeScript declarations of the host-facing records the calls read, derived from the structs
+/// that read them, in the order a reader meets them (their options: [`options::DECLARATIONS`]).
+#[cfg(feature = "typescript")]
+pub const DECLARATIONS: [&str; 7] = {
+    use tsify::Tsify;
+    [
+        context::RequestContext::DECL,
+        fold::Status::DECL,
+        input::DirectCall::DECL,
+        fold::DirectOutcome::DECL,
+        batch::EventCall::DECL,
+        fold::ToolResult::DECL,
+        input::SeedAgentInput::DECL,
+    ]
+};

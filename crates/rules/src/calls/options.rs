@@ -23,6 +23,21 @@ use crate::files::scan::{read_checked_array, read_whole, Scan};
 use crate::json::{self, CheckedText, FromMembers, JsonMap, Obj, Raw, RawJson, RawText, Str};
 use crate::sessions::Millis;
 
+/// The TypeScript declarations of the options above, in the order a reader meets them.
+#[cfg(feature = "typescript")]
+pub const DECLARATIONS: [&str; 7] = {
+    use tsify::Tsify;
+    [
+        CallOptions::DECL,
+        BatchOptions::DECL,
+        WriteOptions::DECL,
+        UpdateSessionOptions::DECL,
+        FoldOptions::DECL,
+        SettleEagerOptions::DECL,
+        CompleteEventBatchOptions::DECL,
+    ]
+};
+
 /// Decodes the option `key` kept as `raw` (`None`: absent or `null`), its refusals rooted at
 /// `options.key`.
 fn option<'a, T: Deserialize<'a>>(raw: Option<Raw<'a>>, key: &str) -> GateResult<Option<T>> {
