@@ -24,95 +24,6 @@ export interface CodeSessionGateError extends Error {
   retryAfterSeconds?: number;
 }
 
-/** Fields every wire file ref carries. */
-export interface CodeEnvFileBase {
-  /** Storage file id. */
-  id: string;
-  /** Owner of the file's storage session (skill `_id`, agent id; informational for `user`). */
-  resource_id: string;
-  /** File name (path under /mnt/data). */
-  name: string;
-  /** Long-lived storage bucket of the file (not the exec session). */
-  storage_session_id: string;
-}
-
-/**
- * The wire shape of one input file: a skill file is pinned to a `version`; agent and user files
- * carry none.
- */
-export type CodeEnvFile =
-  | ({ kind: "skill" } & { version: number } & CodeEnvFileBase)
-  | ({ kind: "agent" } & { version?: never } & CodeEnvFileBase)
-  | ({ kind: "user" } & { version?: never } & CodeEnvFileBase);
-
-/** A file the session knows of, as stored in a partition (`FileRef`). Unknown keys ride along. */
-export interface FileRef extends OtherKeys {
-  id: string;
-  name: string;
-  resource_id?: string | null;
-  storage_session_id?: string | null;
-  kind?: CodeEnvKind | (string & {}) | null;
-  version?: number | null;
-  path?: string;
-  inherited?: true;
-}
-
-/**
- * One partition's entry (`CodeSessionContext`). `session_id` is absent only in malformed seeds,
- * which the SDK tolerates.
- */
-export interface CodeSessionContext extends OtherKeys {
-  session_id?: string;
-  files?: FileRef[];
-  lastUpdated?: number;
-}
-
-/** A session map as ordered `[partitionKey, entry]` pairs (the order of a JavaScript `Map`). */
-export type SessionPairs = [string, CodeSessionContext][];
-
-/** An artifact as the fold reads it. */
-export interface SessionArtifact extends OtherKeys {
-  session_id?: string | null;
-  files?: FileRef[] | null;
-  deleted_files?: string[] | null;
-}
-
-/**
- * Configuration of a `Gate`. Unknown keys are ignored, a misspelt known key is refused (README,
- * *Errors*).
- */
-export interface GateConfig {
-  profile?: SdkProfile;
-  /** Host tools that share the code session (`RunConfig.codeSessionToolNames`). */
-  codeSessionToolNames?: string[] | null;
-  /**
-   * Default partition of calls that name none (absent = "execute_code"; "" is a real, custom
-   * partition).
-   */
-  codeSessionKey?: string | null;
-  toolExecution?: ToolExecutionConfig | null;
-  eagerEventToolExecution?: EagerExecutionConfig | null;
-  /** Initial session map; `null` = a gate without one (nothing injected or folded). */
-  sessions?: SessionPairs | null;
-}
-
-/** `toolExecution` as the gates read it (other keys are the host's). */
-export interface ToolExecutionConfig extends OtherKeys {
-  sandbox?: SandboxExecutionConfig;
-}
-
-/** `toolExecution.sandbox` as the gates read it. */
-export interface SandboxExecutionConfig {
-  /** Only boolean `true` turns stateful sessions on. */
-  statefulSessions?: boolean;
-  runtimeSessionHint?: string | null;
-}
-
-/** `eagerEventToolExecution` as the gates read it (other keys are the host's). */
-export interface EagerExecutionConfig extends OtherKeys {
-  excludeToolNames?: string[] | null;
-}
-
 /** Every gate site's verdict for one tool name. */
 export interface GateVerdict {
   participates: boolean;
@@ -524,12 +435,110 @@ export interface RuleDecision<R extends string> {
   because: string;
 }
 
+/** Fields every wire file ref carries. */
+export interface CodeEnvFileBase {
+  /** Storage file id. */
+  id: string;
+  /** Owner of the file's storage session (skill `_id`, agent id; informational for `user`). */
+  resource_id: string;
+  /** File name (path under /mnt/data). */
+  name: string;
+  /** Long-lived storage bucket of the file (not the exec session). */
+  storage_session_id: string;
+}
+
+/**
+ * The wire shape of one input file: a skill file is pinned to a `version`; agent and user files
+ * carry none.
+ */
+export type CodeEnvFile =
+  | ({ kind: "skill" } & { version: number } & CodeEnvFileBase)
+  | ({ kind: "agent" } & { version?: never } & CodeEnvFileBase)
+  | ({ kind: "user" } & { version?: never } & CodeEnvFileBase);
+
+/** A file the session knows of, as stored in a partition (`FileRef`). Unknown keys ride along. */
+export interface FileRef extends OtherKeys {
+  /** The storage file id. */
+  id: string;
+  /** The file name (its path relative to `/mnt/data`). */
+  name: string;
+  /** The entity owning the file's storage session (skill `_id`, agent id). */
+  resource_id?: string | null;
+  /** The long-lived storage bucket of the file (not the exec session). */
+  storage_session_id?: string | null;
+  /** `skill` | `agent` | `user`, or anything else a worker sent (narrowed to `user`). */
+  kind?: CodeEnvKind | (string & {}) | null;
+  /** The skill version; meaningful for skills only. */
+  version?: number | null;
+  path?: string;
+  inherited?: true;
+}
+
+/**
+ * One partition's entry (`CodeSessionContext`). `session_id` is absent only in malformed seeds,
+ * which the SDK tolerates.
+ */
+export interface CodeSessionContext extends OtherKeys {
+  /** The exec session the partition last used. */
+  session_id?: string;
+  /** The files. */
+  files?: FileRef[];
+  /** Milliseconds since the epoch of the last write, as the host's clock said. */
+  lastUpdated?: number;
+}
+
+/** A session map as ordered `[partitionKey, entry]` pairs (the order of a JavaScript `Map`). */
+export type SessionPairs = [string, CodeSessionContext][];
+
+/**
+ * Configuration of a `Gate`. Unknown keys are ignored, a misspelt known key is refused (README,
+ * *Errors*).
+ */
+export interface GateConfig {
+  profile?: SdkProfile;
+  /** Host tools that share the code session (`RunConfig.codeSessionToolNames`). */
+  codeSessionToolNames?: string[] | null;
+  /**
+   * Default partition of calls that name none (absent = "execute_code"; "" is a real, custom
+   * partition).
+   */
+  codeSessionKey?: string | null;
+  toolExecution?: ToolExecutionConfig | null;
+  eagerEventToolExecution?: EagerExecutionConfig | null;
+  /** Initial session map; `null` = a gate without one (nothing injected or folded). */
+  sessions?: SessionPairs | null;
+}
+
+/** `toolExecution` as the gates read it (other keys are the host's). */
+export interface ToolExecutionConfig extends OtherKeys {
+  sandbox?: SandboxExecutionConfig;
+}
+
+/** `toolExecution.sandbox` as the gates read it. */
+export interface SandboxExecutionConfig {
+  /** Only boolean `true` turns stateful sessions on. */
+  statefulSessions?: boolean;
+  runtimeSessionHint?: string | null;
+}
+
+/** `eagerEventToolExecution` as the gates read it (other keys are the host's). */
+export interface EagerExecutionConfig extends OtherKeys {
+  excludeToolNames?: string[] | null;
+}
+
 /** `codeSessionContext` of a request: `{ session_id, files? }` with narrowed files. */
 export interface RequestCodeSessionContext {
   /** The exec session. */
   session_id?: string;
   /** The files (absent or `null`: none). */
   files?: CodeEnvFile[];
+}
+
+/** An artifact as the fold reads it. */
+export interface SessionArtifact extends OtherKeys {
+  session_id?: string | null;
+  files?: FileRef[] | null;
+  deleted_files?: string[] | null;
 }
 
 /** A result's status. */

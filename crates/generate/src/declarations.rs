@@ -22,10 +22,18 @@ const READONLY: [(&str, &str); 6] = [
     ("GateLimits", "maxOpenBatches"),
 ];
 
-/// Records whose readers pass over the keys they do not know (as the SDK does with its own objects),
-/// which TypeScript is told are open (`extends OtherKeys`): tsify reads the fields a struct has, not
-/// what its reader does with the keys that match none of them.
-const OPEN: [&str; 1] = ["ToolExecuteResult"];
+/// Records whose readers pass over the keys they do not know or carry them along (as the SDK does
+/// with its own objects), which TypeScript is told are open (`extends OtherKeys`), with the members
+/// among those other keys the SDK itself sets: tsify reads the fields a struct has, not what its
+/// reader does with the keys that match none of them.
+const OPEN: [(&str, &[&str]); 6] = [
+    ("FileRef", &["path?: string;", "inherited?: true;"]),
+    ("CodeSessionContext", &[]),
+    ("SessionArtifact", &[]),
+    ("ToolExecutionConfig", &[]),
+    ("EagerExecutionConfig", &[]),
+    ("ToolExecuteResult", &[]),
+];
 
 /// The names TypeScript itself defines (lib es2022), which are never imported.
 const BUILTIN: [&str; 8] = [
@@ -158,16 +166,21 @@ fn top_level_members(line: &str) -> Vec<&str> {
     members
 }
 
-/// `decl`, an interface [`OPEN`] names, extending `OtherKeys`.
+/// `decl`, an interface [`OPEN`] names, extending `OtherKeys`, with the members [`OPEN`] names last.
 fn open(name: &str, decl: &str) -> String {
-    if !OPEN.contains(&name) {
+    let Some((_, members)) = OPEN.iter().find(|(n, _)| *n == name) else {
         return decl.to_owned();
-    }
-    decl.replacen(
+    };
+    let mut out = decl.replacen(
         &format!("export interface {name} {{"),
         &format!("export interface {name} extends OtherKeys {{"),
         1,
-    )
+    );
+    if let Some(end) = out.rfind('}') {
+        let added: String = members.iter().map(|m| format!("  {m}\n")).collect();
+        out.insert_str(end, &added);
+    }
+    out
 }
 
 /// `decl` with the members [`READONLY`] names for it marked `readonly`.
@@ -265,7 +278,13 @@ mod tests {
         assert!(open("ToolExecuteResult", decl)
             .starts_with("export interface ToolExecuteResult extends OtherKeys {"));
         assert_eq!(open("Other", decl), decl);
-        for name in OPEN.into_iter().chain(READONLY.into_iter().map(|(n, _)| n)) {
+        let file = open("FileRef", "export interface FileRef {\n  id: string;\n}\n");
+        assert_eq!(
+            file,
+            "export interface FileRef extends OtherKeys {\n  id: string;\n  path?: string;\n  inherited?: true;\n}\n"
+        );
+        let open = OPEN.into_iter().map(|(n, _)| n);
+        for name in open.chain(READONLY.into_iter().map(|(n, _)| n)) {
             assert!(
                 all().any(|d| declared_name(d) == Some(name)),
                 "{name} is not declared"

@@ -40,7 +40,10 @@ pub mod wire;
 /// each module that declares some lists them beside them.
 #[cfg(feature = "typescript")]
 pub fn declarations() -> Vec<&'static str> {
-    let mut out = calls::DECLARATIONS.to_vec();
+    let mut out = files::DECLARATIONS.to_vec();
+    out.extend(sessions::DECLARATIONS);
+    out.extend(config::DECLARATIONS);
+    out.extend(calls::DECLARATIONS);
     out.extend(calls::options::DECLARATIONS);
     out
 }

@@ -1,7 +1,6 @@
 //! The gate's calls: their options, the calls and results they take, and the batches they answer.
 
-use super::files::CodeEnvFile;
-use super::{OtherKeys, RequestCodeSessionContext, ResultStatus};
+use super::{CodeEnvFile, OtherKeys, RequestCodeSessionContext, ResultStatus};
 
 /// What an in-process call receives in its invoke params.
 #[derive(tsify::Tsify)]

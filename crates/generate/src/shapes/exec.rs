@@ -1,8 +1,7 @@
 //! The SDK's own wire (`buildExecRequest`, `readExecResponse`) and its request planner
 //! (`planToolRequests`).
 
-use super::files::{CodeEnvFile, FileRef};
-use super::OtherKeys;
+use super::{CodeEnvFile, FileRef, OtherKeys};
 
 /// A planned request; rejected calls are included with `args: {}`.
 #[derive(tsify::Tsify)]

@@ -13,7 +13,6 @@
 
 pub(crate) mod calls;
 pub(crate) mod exec;
-pub(crate) mod files;
 pub(crate) mod gate;
 pub(crate) mod sandbox;
 #[cfg(test)]
@@ -22,19 +21,9 @@ mod tests;
 use tsify::Tsify;
 
 /// The declarations of the shapes, in the order a reader meets them.
-pub(crate) const DECLARATIONS: [&str; 53] = [
+pub(crate) const DECLARATIONS: [&str; 43] = [
     OtherKeys::DECL,
     CodeSessionGateError::DECL,
-    files::CodeEnvFileBase::DECL,
-    files::CodeEnvFile::DECL,
-    files::FileRef::DECL,
-    files::CodeSessionContext::DECL,
-    files::SessionPairs::DECL,
-    files::SessionArtifact::DECL,
-    gate::GateConfig::DECL,
-    gate::ToolExecutionConfig::DECL,
-    gate::SandboxExecutionConfig::DECL,
-    gate::EagerExecutionConfig::DECL,
     gate::GateVerdict::DECL,
     gate::VerdictBits::DECL,
     gate::GateLimits::DECL,
@@ -97,6 +86,12 @@ pub(crate) struct RuleDecision<R> {
 pub(crate) struct RequestCodeSessionContext;
 /// See [`RequestCodeSessionContext`].
 pub(crate) struct ResultStatus;
+/// See [`RequestCodeSessionContext`].
+pub(crate) struct CodeEnvFile;
+/// See [`RequestCodeSessionContext`].
+pub(crate) struct FileRef;
+/// See [`RequestCodeSessionContext`].
+pub(crate) struct SessionArtifact;
 
 /// TypeScript's own `Error`, which every refusal extends (named here only to be extended: never
 /// declared by the package).

@@ -2,7 +2,7 @@
 //! forwarding path (`sandboxRequest`, `sandboxAnswer`).
 
 use super::calls::{DirectInjection, RequestSessionFields, ToolCallRequest};
-use super::files::SessionArtifact;
+use super::SessionArtifact;
 
 /// What a call runs in the sandbox.
 #[derive(tsify::Tsify)]

@@ -162,10 +162,28 @@ pub(super) enum FilesInput<'a> {
     Later(&'a RawJson),
 }
 
+/// An artifact as the fold reads it.
+// Read by hand (below); the TypeScript declaration is derived from the fields.
 #[derive(Clone)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "SessionArtifact")
+)]
 pub(super) struct ArtifactInput<'a> {
+    #[cfg_attr(feature = "typescript", serde(default), tsify(type = "string | null"))]
     session_id: Option<Str<'a>>,
+    #[cfg_attr(
+        feature = "typescript",
+        serde(default),
+        tsify(type = "FileRef[] | null")
+    )]
     files: Option<FilesInput<'a>>,
+    #[cfg_attr(
+        feature = "typescript",
+        serde(default),
+        tsify(type = "string[] | null")
+    )]
     deleted_files: Option<&'a RawJson>,
 }
 

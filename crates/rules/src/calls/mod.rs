@@ -14,10 +14,11 @@ pub mod options;
 /// The TypeScript declarations of the host-facing records the calls read, derived from the structs
 /// that read them, in the order a reader meets them (their options: [`options::DECLARATIONS`]).
 #[cfg(feature = "typescript")]
-pub const DECLARATIONS: [&str; 7] = {
+pub const DECLARATIONS: [&str; 8] = {
     use tsify::Tsify;
     [
         context::RequestContext::DECL,
+        artifact::ArtifactInput::DECL,
         fold::Status::DECL,
         input::DirectCall::DECL,
         fold::DirectOutcome::DECL,
