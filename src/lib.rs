@@ -56,6 +56,7 @@ pub fn declarations() -> Vec<&'static str> {
     let mut out = code_session_gate_rules::declarations();
     out.extend(static_ops::DECLARATIONS);
     out.extend(forward_ops::DECLARATIONS);
+    out.extend(fields::DECLARATIONS);
     out.extend(answers::DECLARATIONS);
     out
 }

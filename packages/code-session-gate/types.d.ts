@@ -53,20 +53,6 @@ export interface GateLimits {
   readonly maxOpenBatches: number;
 }
 
-/** What an in-process call receives in its invoke params. */
-export interface DirectInjection {
-  session_id?: string;
-  readonly _injected_files?: readonly CodeEnvFile[];
-  _runtime_session_hint?: string;
-}
-
-/** The session fields of a dispatched (event or eager) request. */
-export interface RequestSessionFields {
-  readonly codeSessionContext?: Readonly<RequestCodeSessionContext>;
-  runtimeSessionHint?: string;
-  codeSessionBaselineId?: string;
-}
-
 /** A result folded without a batch: `name: null` = its request was not found. */
 export interface FoldResultInput extends ToolMessageFields {
   name: string | null;
@@ -83,56 +69,8 @@ export interface ToolMessageFields {
   isCommand?: boolean;
 }
 
-/** `beginDirectBatch`'s answer. */
-export interface DirectBatch {
-  id: number;
-  /** One per call, in call order. */
-  injections: DirectInjection[];
-}
-
 /** A JSON Schema object of a tool's parameters. */
 export type JsonSchema = OtherKeys;
-
-/** A request dispatched to the host (`ToolCallRequest`, session fields included). */
-export interface ToolCallRequest {
-  id: string;
-  name: string;
-  args: OtherKeys;
-  codeSessionContext?: RequestCodeSessionContext | null;
-  runtimeSessionHint?: string;
-  codeSessionBaselineId?: string;
-  retainCodeSessionInputs?: true;
-}
-
-/** `beginEventBatch`'s answer. */
-export interface EventBatch {
-  id: number;
-  /** The requests to send to the host. */
-  dispatch: ToolCallRequest[];
-  /** Calls the planner refused (answered with an error, never dispatched). */
-  rejected: RejectedCall[];
-  /** Calls answered by an eager prestart; `matched: false` ends in an error. */
-  eager: EagerAnswered[];
-}
-
-/** A call the planner refused (answered with an error, never dispatched). */
-export interface RejectedCall {
-  id: string;
-  errorMessage: string;
-}
-
-/** A call an eager prestart answered; `matched: false` ends in an error. */
-export interface EagerAnswered {
-  id: string;
-  matched: boolean;
-  errorMessage?: string;
-}
-
-/** `prestartEager`'s answer. */
-export interface EagerPrestart {
-  id: number;
-  requests: ToolCallRequest[];
-}
 
 /** Where and how a request is sent, as `buildSandboxRequest` and `Gate.sandboxRequest` both take it. */
 export interface SandboxTarget {
@@ -748,6 +686,68 @@ export interface ForwardedAnswerInput {
   dialect?: SandboxDialect | null;
   /** Also return the artifact kept for the fold, as an object (`artifact`). */
   withArtifact?: boolean | null;
+}
+
+/** What an in-process call receives in its invoke params. */
+export interface DirectInjection {
+  session_id?: string;
+  readonly _injected_files?: readonly CodeEnvFile[];
+  _runtime_session_hint?: string;
+}
+
+/** The session fields of a dispatched (event or eager) request. */
+export interface RequestSessionFields {
+  readonly codeSessionContext?: Readonly<RequestCodeSessionContext>;
+  runtimeSessionHint?: string;
+  codeSessionBaselineId?: string;
+}
+
+/** `beginDirectBatch`'s answer. */
+export interface DirectBatch {
+  id: number;
+  /** One per call, in call order. */
+  injections: DirectInjection[];
+}
+
+/** A request dispatched to the host (`ToolCallRequest`, session fields included). */
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  args: OtherKeys;
+  codeSessionContext?: RequestCodeSessionContext | null;
+  runtimeSessionHint?: string;
+  codeSessionBaselineId?: string;
+  retainCodeSessionInputs?: true;
+}
+
+/** `beginEventBatch`'s answer. */
+export interface EventBatch {
+  id: number;
+  /** The requests to send to the host. */
+  dispatch: ToolCallRequest[];
+  /** Calls the planner refused (answered with an error, never dispatched). */
+  rejected: RejectedCall[];
+  /** Calls answered by an eager prestart; `matched: false` ends in an error. */
+  eager: EagerAnswered[];
+}
+
+/** A call the planner refused (answered with an error, never dispatched). */
+export interface RejectedCall {
+  id: string;
+  errorMessage: string;
+}
+
+/** A call an eager prestart answered; `matched: false` ends in an error. */
+export interface EagerAnswered {
+  id: string;
+  matched: boolean;
+  errorMessage?: string;
+}
+
+/** `prestartEager`'s answer. */
+export interface EagerPrestart {
+  id: number;
+  requests: ToolCallRequest[];
 }
 
 /** `gate.explain(name, options)`. */

@@ -49,7 +49,7 @@ const BUILTIN: [&str; 8] = [
 
 /// Every declaration, in order: those not yet derived from a reading struct (the shapes), then those
 /// each module of the operations and the rules lists beside its types.
-fn all() -> impl Iterator<Item = &'static str> {
+pub(crate) fn all() -> impl Iterator<Item = &'static str> {
     crate::shapes::DECLARATIONS
         .into_iter()
         .chain(code_session_gate::declarations())

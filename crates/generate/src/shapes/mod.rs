@@ -21,23 +21,15 @@ mod tests;
 use tsify::Tsify;
 
 /// The declarations of the shapes, in the order a reader meets them.
-pub(crate) const DECLARATIONS: [&str; 43] = [
+pub(crate) const DECLARATIONS: [&str; 35] = [
     OtherKeys::DECL,
     CodeSessionGateError::DECL,
     gate::GateVerdict::DECL,
     gate::VerdictBits::DECL,
     gate::GateLimits::DECL,
-    calls::DirectInjection::DECL,
-    calls::RequestSessionFields::DECL,
     calls::FoldResultInput::DECL,
     calls::ToolMessageFields::DECL,
-    calls::DirectBatch::DECL,
     calls::JsonSchema::DECL,
-    calls::ToolCallRequest::DECL,
-    calls::EventBatch::DECL,
-    calls::RejectedCall::DECL,
-    calls::EagerAnswered::DECL,
-    calls::EagerPrestart::DECL,
     sandbox::SandboxTarget::DECL,
     sandbox::SandboxRun::DECL,
     sandbox::SandboxRequestOptions::DECL,
@@ -92,6 +84,16 @@ pub(crate) struct CodeEnvFile;
 pub(crate) struct FileRef;
 /// See [`RequestCodeSessionContext`].
 pub(crate) struct SessionArtifact;
+/// See [`RequestCodeSessionContext`].
+pub(crate) struct DirectInjection;
+/// See [`RequestCodeSessionContext`].
+pub(crate) struct RequestSessionFields;
+/// See [`RequestCodeSessionContext`].
+pub(crate) struct ToolCallRequest;
+/// See [`RequestCodeSessionContext`].
+pub(crate) struct RejectedCall;
+/// See [`RequestCodeSessionContext`].
+pub(crate) struct EagerAnswered;
 
 /// TypeScript's own `Error`, which every refusal extends (named here only to be extended: never
 /// declared by the package).

@@ -1,7 +1,7 @@
 //! The sandbox wire: building a request for a sandbox server, reading its answer, and the gate's
 //! forwarding path (`sandboxRequest`, `sandboxAnswer`).
 
-use super::calls::{DirectInjection, RequestSessionFields, ToolCallRequest};
+use super::{DirectInjection, RequestSessionFields, ToolCallRequest};
 use super::SessionArtifact;
 
 /// What a call runs in the sandbox.
@@ -213,9 +213,9 @@ pub(crate) struct ForwardedBatch {
     /// builds theirs and `sandboxAnswer` reads its answer.
     refused: Vec<RefusedCall>,
     /// Calls the planner refused (answered with an error, never dispatched).
-    rejected: Vec<super::calls::RejectedCall>,
+    rejected: Vec<super::RejectedCall>,
     /// Calls answered by an eager prestart; `matched: false` ends in an error.
-    eager: Vec<super::calls::EagerAnswered>,
+    eager: Vec<super::EagerAnswered>,
 }
 
 /// A dispatched call's `/exec` request in a `forwardEventBatch` answer.

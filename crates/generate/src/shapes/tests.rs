@@ -5,15 +5,13 @@
 
 use std::collections::BTreeSet;
 
-use super::DECLARATIONS as DECLS;
 use code_session_gate::core::sandbox::{
     ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS, OPTION_KEYS, PLANNED_KEYS,
 };
 
 /// The declaration of `name` among those the generator writes.
 fn decl(name: &str) -> &'static str {
-    DECLS
-        .iter()
+    crate::declarations::all()
         .find(|d| {
             d.contains(&format!("export interface {name} "))
                 || d.contains(&format!("export interface {name}<"))
