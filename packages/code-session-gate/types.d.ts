@@ -8,9 +8,28 @@ import type { CodeEnvKind, CodeExecutionToolName, CodeSessionGateErrorCode, Eage
  */
 export type OtherKeys = { [key: string]: unknown };
 
+/** A JSON Schema object of a tool's parameters. */
+export type JsonSchema = OtherKeys;
+
+/** The bit of each gate site in `Gate.verdict(name)` (see `verdictBits()`). */
+export type VerdictBits = { readonly [K in keyof GateVerdict]: number };
+
+/** A rule's stable identifier and its sentence (what every explanation's `rule` and `because` are). */
+export interface RuleDecision<R extends string> {
+  rule: R;
+  because: string;
+}
+
+/** What a completed call's ToolMessage tells the fold (besides the tool's name). */
+export type ToolMessageFields = Omit<DirectOutcomeInput, "name">;
+
+/** A result folded without a batch: `name: null` = its request was not found. */
+export interface FoldResultInput extends ToolMessageFields {
+  name: string | null;
+}
+
 /** What every error the package throws looks like. */
 export interface CodeSessionGateError extends Error {
-  name: "CodeSessionGateError";
   /**
    * Stable machine-readable kind, e.g. "invalid_type", "missing_field", "lone_surrogate",
    * "poisoned".
@@ -18,25 +37,14 @@ export interface CodeSessionGateError extends Error {
   code: CodeSessionGateErrorCode;
   /** Where in the input, e.g. "sessions[0][1].files[2].id" ("" for the call as a whole). */
   path: string;
+  /** The refusal in words, its path first. */
+  message: string;
   /** For a sandbox's refusal (`readSandboxResponse`): the HTTP status it answered. */
   status?: number;
   /** For code "rate_limited": whole seconds the sandbox asked to wait, when it said. */
   retryAfterSeconds?: number;
+  name: "CodeSessionGateError";
 }
-
-/** Every gate site's verdict for one tool name. */
-export interface GateVerdict {
-  participates: boolean;
-  directInject: boolean;
-  directFold: boolean;
-  eventContext: boolean;
-  eventFold: boolean;
-  eventRuntimeHint: boolean;
-  eagerContext: boolean;
-}
-
-/** The bit of each gate site in `Gate.verdict(name)` (see `verdictBits()`). */
-export type VerdictBits = { readonly [K in keyof GateVerdict]: number };
 
 /**
  * The gate's input limits; a call over one is refused with code "limit_exceeded" and changes
@@ -51,326 +59,6 @@ export interface GateLimits {
   readonly maxCallsPerBatch: number;
   /** Batches and eager prestarts one gate keeps pending at once. */
   readonly maxOpenBatches: number;
-}
-
-/** A result folded without a batch: `name: null` = its request was not found. */
-export interface FoldResultInput extends ToolMessageFields {
-  name: string | null;
-}
-
-/** What a completed call's ToolMessage tells the fold (besides the tool's name). */
-export interface ToolMessageFields {
-  id?: string;
-  status: ResultStatus;
-  artifact?: unknown;
-  /** An errorHandler exists and owned this failed completion. */
-  errorHandlerOwned?: boolean;
-  /** The tool returned a LangGraph Command. */
-  isCommand?: boolean;
-}
-
-/** A JSON Schema object of a tool's parameters. */
-export type JsonSchema = OtherKeys;
-
-/** Where and how a request is sent, as `buildSandboxRequest` and `Gate.sandboxRequest` both take it. */
-export interface SandboxTarget {
-  dialect: SandboxDialect;
-  /**
-   * What runs; optional for `execute_code` (`{lang, code, args?}`) and `bash_tool` (`{command,
-   * args?}`), read from `modelArgs`.
-   */
-  run?: SandboxRun | null;
-  /** codeapi / LibreCodeInterpreter `user_id`. */
-  userId?: string | null;
-  /** LibreCodeInterpreter `entity_id`. */
-  entityId?: string | null;
-  /** Run timeout in ms (LibreCodeInterpreter: clamped to 1000–300000). */
-  timeoutMs?: number | null;
-  /** codeapi: the Bearer token; LibreCodeInterpreter: the API key. Absent: add your own auth header. */
-  credential?: string | null;
-  /** codeapi `X-CodeAPI-Expected-Profile`. */
-  executionProfile?: string | null;
-  /** `X-LibreChat-Code-Request-ID`. */
-  requestId?: string | null;
-}
-
-/** What a call runs in the sandbox. */
-export interface SandboxRun {
-  /** codeapi: one of `execute_code`'s languages ("py", "bash", …). */
-  lang: string;
-  code: string;
-  args?: string[];
-}
-
-/**
- * `buildSandboxRequest`'s options. Unknown keys are ignored, a misspelt known key is refused (README,
- * *Errors*).
- */
-export interface SandboxRequestOptions extends SandboxTarget {
-  /** The tool the model called (a built-in code tool or a host-declared one). */
-  tool: string;
-  /** The model's arguments; trusted fields are dropped and named in `droppedFields`. */
-  modelArgs?: Record<string, unknown> | null;
-  /** The gate's context for the call: a direct injection or an event request (other keys ignored). */
-  context?: CallContext | null;
-}
-
-/** The gate's context for a call, as `buildSandboxRequest` reads it. */
-export type CallContext = DirectInjection | RequestSessionFields | ToolCallRequest;
-
-/** One change `buildSandboxRequest` made to the refs it was given. */
-export interface RefNote {
-  /** The ref's place in the context's file list. */
-  index: number;
-  id: string;
-  name: string;
-  action: RefAction;
-  reason: RefProblem;
-  message: string;
-}
-
-/** A request to POST to `<baseUrl>/<endpoint>` with `headers` and `JSON.stringify(body)`. */
-export interface SandboxRequest {
-  endpoint: "exec";
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-  /** Trusted fields dropped from the model's arguments. */
-  droppedFields: string[];
-  /** What was changed in the refs. */
-  refs: RefNote[];
-}
-
-/** How a run ended, in codeapi's (piston's) words; LibreCodeInterpreter reports none of it. */
-export interface SandboxRunReport {
-  /**
-   * `RE` (non-zero exit), `SG` (signal), `TO` (timeout), `OL` / `EL` (stdout / stderr past the
-   * limit), `XX`.
-   */
-  status?: string;
-  signal?: string;
-  message?: string;
-  /** Wall-clock milliseconds. */
-  wallTime?: number;
-  /**
-   * Why the sandbox stopped the run, when it did: not the tool's success (a non-zero exit is not a
-   * stop).
-   */
-  stopped?: "output_limit" | "timeout" | "signal" | "sandbox_failure";
-}
-
-/** A sandbox's successful answer. */
-export interface SandboxAnswer extends RunOutput {
-  /** `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`). */
-  artifact: SessionArtifact;
-}
-
-/** What a run printed and how it ended, as both readers of a sandbox's answer give it. */
-export interface RunOutput {
-  stdout: string;
-  stderr: string;
-  exitCode?: number;
-  /** How the run ended, when the sandbox says (codeapi). */
-  run?: SandboxRunReport;
-}
-
-/**
- * `Gate.sandboxRequest`'s options: `buildSandboxRequest`'s but what the batch planned (the tool, its
- * arguments and its context). Unknown keys are ignored, a misspelt known key is refused (README,
- * *Errors*).
- */
-export interface ForwardRequestOptions extends SandboxTarget {
-  /** Also return the refs sent, as objects (`files`). */
-  withFiles?: boolean | null;
-  /** Return `body` as its UTF-8 bytes (a `Uint8Array`, what `fetch` sends as it is) instead of text. */
-  bodyBytes?: boolean | null;
-}
-
-/** A ref as a sandbox receives it (codeapi always has `resource_id` and `kind`). */
-export interface SandboxFileRef {
-  id: string;
-  resource_id?: string;
-  name: string;
-  storage_session_id: string;
-  kind?: string;
-  version?: number;
-}
-
-/** A dispatched call's request: POST `body` (JSON text, ready for `fetch`) to `<baseUrl>/<endpoint>`. */
-export interface ForwardedRequest {
-  endpoint: "exec";
-  headers: Record<string, string>;
-  /** The `/exec` body as JSON text (its UTF-8 bytes with `bodyBytes: true`). */
-  body: string | Uint8Array;
-  droppedFields: string[];
-  refs: RefNote[];
-  /** The exec session sent (LibreCodeInterpreter). */
-  sessionId?: string;
-  /** The runtime hint sent (codeapi). */
-  runtimeSessionHint?: string;
-  /** The refs sent, with `withFiles: true`. */
-  files?: SandboxFileRef[];
-}
-
-/** A dispatched call's `/exec` request in a `forwardEventBatch` answer. */
-export interface ForwardedCallRequest extends ForwardedRequest {
-  /** The call's id (`sandboxAnswer` takes it). */
-  id: string;
-  /** Its tool. */
-  name: string;
-}
-
-/** A dispatched call whose request could not be built, with the refusal `sandboxRequest` would throw. */
-export interface RefusedCall {
-  id: string;
-  name: string;
-  error: CodeSessionGateError;
-}
-
-/**
- * `Gate.forwardEventBatch`'s answer: the batch `beginEventBatch` plans, with the request of each
- * dispatched call as `sandboxRequest` builds it, instead of the requests the host would run.
- */
-export interface ForwardedBatch {
-  id: number;
-  /** The `/exec` request of each dispatched call whose request could be built, in dispatch order. */
-  requests: ForwardedCallRequest[];
-  /**
-   * Dispatched calls whose request could not be built (a host tool without its `run`, a hint the
-   * dialect refuses): still in the batch, which folds nothing for them unless `sandboxRequest`
-   * builds theirs and `sandboxAnswer` reads its answer.
-   */
-  refused: RefusedCall[];
-  /** Calls the planner refused (answered with an error, never dispatched). */
-  rejected: RejectedCall[];
-  /** Calls answered by an eager prestart; `matched: false` ends in an error. */
-  eager: EagerAnswered[];
-}
-
-/** A successful answer, read and kept for the batch's fold. */
-export interface ForwardedAnswer extends RunOutput {
-  /** The answer's exec session. */
-  sessionId: string;
-  /** How many files the artifact holds. */
-  files: number;
-  /** The artifact kept for the fold, with `withArtifact: true`. */
-  artifact?: SessionArtifact;
-}
-
-/** A planned request; rejected calls are included with `args: {}`. */
-export interface PlannedToolRequest {
-  id: string;
-  name: string;
-  args: OtherKeys;
-  codeSessionContext?: unknown;
-  runtimeSessionHint?: string;
-}
-
-/** The planner's answer: `aborted` when it gave up (the SDK returns undefined). */
-export type ToolRequestPlan =
-  | { aborted: true }
-  | { aborted: false; allRequests: PlannedToolRequest[]; rejectedIds: string[] };
-
-/**
- * The tool factory params as plain data. `execute_code` and `bash_tool` spread every key they do
- * not consume into the request body, as the SDK does. `authHeaders` is stripped and never reported:
- * the host adds its own auth headers (functions cannot be passed). `baseUrl` is stripped too; the
- * host owns it.
- */
-export interface ExecToolFactoryParams extends OtherKeys {
-  /** Only `true` lets `execute_code` / `bash_tool` send a runtime hint. */
-  statefulSessions?: unknown;
-  /** Sent as `X-CodeAPI-Expected-Profile`; `"default"` also suppresses the runtime hint. */
-  executionProfile?: "default" | "stateful" | (string & {}) | null;
-  /** A non-empty factory hint wins over the injected `_runtime_session_hint`. */
-  runtimeSessionHint?: string | null;
-  session_id?: string;
-  user_id?: string;
-  files?: CodeEnvFile[];
-  /** 3.9 bash tools: the attached workspace (trimmed; `^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`). */
-  workspaceId?: string | null;
-  /** 3.9 bash tools: 64 lowercase hex characters, only with a workspace. */
-  workspaceInstanceId?: string | null;
-  /**
-   * Programmatic tools: the per-run timeout cap in ms (default 15000; the CODE_API_RUN_TIMEOUT_MS
-   * env is not read).
-   */
-  runTimeoutMs?: number | null;
-}
-
-/** A tool the programmatic tools may offer to the code (sent verbatim in `tools`). */
-export interface ProgrammaticToolDefinition extends OtherKeys {
-  name: string;
-  description?: string;
-  parameters?: unknown;
-}
-
-/** A direct-only tool: its name is all the gate reads. */
-export interface NamedToolDefinition extends OtherKeys {
-  name: string;
-}
-
-/** What the ToolNode injects into the tool call. */
-export interface ExecToolCallContext extends OtherKeys {
-  /** Sent by the programmatic tools only (verbatim; on plain /exec only when non-empty). */
-  session_id?: string | null;
-  /** Replaces `files` when non-empty. */
-  _injected_files?: CodeEnvFile[] | null;
-  _runtime_session_hint?: string | null;
-  /** Programmatic tools: the tools the code may call (non-empty stands for the SDK's tool map). */
-  toolDefs?: ProgrammaticToolDefinition[] | null;
-  /** Programmatic tools: used when `toolDefs` is absent or null. */
-  tools?: ProgrammaticToolDefinition[] | null;
-  /** Programmatic tools: direct-only tools, which make a `tool_manifest` mandatory. */
-  disallowedToolDefs?: NamedToolDefinition[] | null;
-  /** The tool name used in selection error messages. */
-  programmaticToolName?: string | null;
-  name?: string;
-  /**
-   * Stands for "invoked with an abort signal": sent as `X-LibreChat-Code-Request-ID` on 3.9
-   * programmatic requests.
-   */
-  requestId?: string | null;
-}
-
-/**
- * The first request: `POST <baseUrl>/<endpoint>` with these headers (plus the host's auth) and `body`
- * as JSON.
- */
-export interface ExecRequest {
-  endpoint: ExecEndpoint;
-  /** The SDK's own headers, by name (auth headers are the host's). */
-  headers: { [name: string]: string };
-  body: OtherKeys;
-}
-
-/** A normalised `artifact_delivery` failure report (3.9). */
-export interface ArtifactDeliveryFailure {
-  code: "artifact_delivery_failed";
-  status: "partial" | "failed";
-  attempted: number;
-  delivered: number;
-  failed: number;
-}
-
-/** The artifact a code tool returns; the session fold reads it. */
-export interface ExecArtifact {
-  session_id?: string | null;
-  files?: FileRef[] | null;
-  deleted_files?: string[];
-  artifact_delivery?: ArtifactDeliveryFailure;
-  runtime_session_id?: unknown;
-  runtime_status?: unknown;
-}
-
-/** `tool_call_required`: a programmatic round trip the host continues itself. */
-export type ExecResponseOutcome =
-  | { status: "completed"; artifact: ExecArtifact }
-  | { status: "tool_call_required" };
-
-/** A rule's stable identifier and its sentence (what every explanation's `rule` and `because` are). */
-export interface RuleDecision<R extends string> {
-  rule: R;
-  because: string;
 }
 
 /** Fields every wire file ref carries. */
@@ -750,6 +438,17 @@ export interface EagerPrestart {
   requests: ToolCallRequest[];
 }
 
+/** Every gate site's verdict for one tool name. */
+export interface GateVerdict {
+  participates: boolean;
+  directInject: boolean;
+  directFold: boolean;
+  eventContext: boolean;
+  eventFold: boolean;
+  eventRuntimeHint: boolean;
+  eagerContext: boolean;
+}
+
 /** `gate.explain(name, options)`. */
 export interface GateExplanation {
   name: string;
@@ -846,3 +545,298 @@ export interface SessionFileChange {
   file?: FileRef;
   previous?: FileRef;
 }
+
+/** Where and how a request is sent, as `buildSandboxRequest` and `Gate.sandboxRequest` both take it. */
+export interface SandboxTarget {
+  dialect: SandboxDialect;
+  /**
+   * What runs; optional for `execute_code` (`{lang, code, args?}`) and `bash_tool` (`{command,
+   * args?}`), read from `modelArgs`.
+   */
+  run?: SandboxRun | null;
+  /** codeapi / LibreCodeInterpreter `user_id`. */
+  userId?: string | null;
+  /** LibreCodeInterpreter `entity_id`. */
+  entityId?: string | null;
+  /** Run timeout in ms (LibreCodeInterpreter: clamped to 1000–300000). */
+  timeoutMs?: number | null;
+  /** codeapi: the Bearer token; LibreCodeInterpreter: the API key. Absent: add your own auth header. */
+  credential?: string | null;
+  /** codeapi `X-CodeAPI-Expected-Profile`. */
+  executionProfile?: string | null;
+  /** `X-LibreChat-Code-Request-ID`. */
+  requestId?: string | null;
+}
+
+/** What a call runs in the sandbox. */
+export interface SandboxRun {
+  /** codeapi: one of `execute_code`'s languages ("py", "bash", …). */
+  lang: string;
+  code: string;
+  args?: string[];
+}
+
+/**
+ * `buildSandboxRequest`'s options. Unknown keys are ignored, a misspelt known key is refused (README,
+ * *Errors*).
+ */
+export interface SandboxRequestOptions extends SandboxTarget {
+  /** The tool the model called (a built-in code tool or a host-declared one). */
+  tool: string;
+  /** The model's arguments; trusted fields are dropped and named in `droppedFields`. */
+  modelArgs?: Record<string, unknown> | null;
+  /** The gate's context for the call: a direct injection or an event request (other keys ignored). */
+  context?: CallContext | null;
+}
+
+/** The gate's context for a call, as `buildSandboxRequest` reads it. */
+export type CallContext = DirectInjection | RequestSessionFields | ToolCallRequest;
+
+/** One change `buildSandboxRequest` made to the refs it was given. */
+export interface RefNote {
+  /** The ref's place in the context's file list. */
+  index: number;
+  id: string;
+  name: string;
+  action: RefAction;
+  reason: RefProblem;
+  message: string;
+}
+
+/** A request to POST to `<baseUrl>/<endpoint>` with `headers` and `JSON.stringify(body)`. */
+export interface SandboxRequest {
+  endpoint: "exec";
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  /** Trusted fields dropped from the model's arguments. */
+  droppedFields: string[];
+  /** What was changed in the refs. */
+  refs: RefNote[];
+}
+
+/** How a run ended, in codeapi's (piston's) words; LibreCodeInterpreter reports none of it. */
+export interface SandboxRunReport {
+  /**
+   * `RE` (non-zero exit), `SG` (signal), `TO` (timeout), `OL` / `EL` (stdout / stderr past the
+   * limit), `XX`.
+   */
+  status?: string;
+  signal?: string;
+  message?: string;
+  /** Wall-clock milliseconds. */
+  wallTime?: number;
+  /**
+   * Why the sandbox stopped the run, when it did: not the tool's success (a non-zero exit is not a
+   * stop).
+   */
+  stopped?: "output_limit" | "timeout" | "signal" | "sandbox_failure";
+}
+
+/** A sandbox's successful answer. */
+export interface SandboxAnswer extends RunOutput {
+  /** `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`). */
+  artifact: SessionArtifact;
+}
+
+/** What a run printed and how it ended, as both readers of a sandbox's answer give it. */
+export interface RunOutput {
+  stdout: string;
+  stderr: string;
+  exitCode?: number;
+  /** How the run ended, when the sandbox says (codeapi). */
+  run?: SandboxRunReport;
+}
+
+/**
+ * `Gate.sandboxRequest`'s options: `buildSandboxRequest`'s but what the batch planned (the tool, its
+ * arguments and its context). Unknown keys are ignored, a misspelt known key is refused (README,
+ * *Errors*).
+ */
+export interface ForwardRequestOptions extends SandboxTarget {
+  /** Also return the refs sent, as objects (`files`). */
+  withFiles?: boolean | null;
+  /** Return `body` as its UTF-8 bytes (a `Uint8Array`, what `fetch` sends as it is) instead of text. */
+  bodyBytes?: boolean | null;
+}
+
+/** A ref as a sandbox receives it (codeapi always has `resource_id` and `kind`). */
+export interface SandboxFileRef {
+  id: string;
+  resource_id?: string;
+  name: string;
+  storage_session_id: string;
+  kind?: string;
+  version?: number;
+}
+
+/** A dispatched call's request: POST `body` (JSON text, ready for `fetch`) to `<baseUrl>/<endpoint>`. */
+export interface ForwardedRequest {
+  endpoint: "exec";
+  headers: Record<string, string>;
+  /** The `/exec` body as JSON text (its UTF-8 bytes with `bodyBytes: true`). */
+  body: string | Uint8Array;
+  droppedFields: string[];
+  refs: RefNote[];
+  /** The exec session sent (LibreCodeInterpreter). */
+  sessionId?: string;
+  /** The runtime hint sent (codeapi). */
+  runtimeSessionHint?: string;
+  /** The refs sent, with `withFiles: true`. */
+  files?: SandboxFileRef[];
+}
+
+/** A dispatched call's `/exec` request in a `forwardEventBatch` answer. */
+export interface ForwardedCallRequest extends ForwardedRequest {
+  /** The call's id (`sandboxAnswer` takes it). */
+  id: string;
+  /** Its tool. */
+  name: string;
+}
+
+/** A dispatched call whose request could not be built, with the refusal `sandboxRequest` would throw. */
+export interface RefusedCall {
+  id: string;
+  name: string;
+  error: CodeSessionGateError;
+}
+
+/**
+ * `Gate.forwardEventBatch`'s answer: the batch `beginEventBatch` plans, with the request of each
+ * dispatched call as `sandboxRequest` builds it, instead of the requests the host would run.
+ */
+export interface ForwardedBatch {
+  id: number;
+  /** The `/exec` request of each dispatched call whose request could be built, in dispatch order. */
+  requests: ForwardedCallRequest[];
+  /**
+   * Dispatched calls whose request could not be built (a host tool without its `run`, a hint the
+   * dialect refuses): still in the batch, which folds nothing for them unless `sandboxRequest`
+   * builds theirs and `sandboxAnswer` reads its answer.
+   */
+  refused: RefusedCall[];
+  /** Calls the planner refused (answered with an error, never dispatched). */
+  rejected: RejectedCall[];
+  /** Calls answered by an eager prestart; `matched: false` ends in an error. */
+  eager: EagerAnswered[];
+}
+
+/** A successful answer, read and kept for the batch's fold. */
+export interface ForwardedAnswer extends RunOutput {
+  /** The answer's exec session. */
+  sessionId: string;
+  /** How many files the artifact holds. */
+  files: number;
+  /** The artifact kept for the fold, with `withArtifact: true`. */
+  artifact?: SessionArtifact;
+}
+
+/** A planned request; rejected calls are included with `args: {}`. */
+export interface PlannedToolRequest {
+  id: string;
+  name: string;
+  args: OtherKeys;
+  codeSessionContext?: unknown;
+  runtimeSessionHint?: string;
+}
+
+/** The planner's answer: `aborted` when it gave up (the SDK returns undefined). */
+export type ToolRequestPlan =
+  | { aborted: true }
+  | { aborted: false; allRequests: PlannedToolRequest[]; rejectedIds: string[] };
+
+/**
+ * The tool factory params as plain data. `execute_code` and `bash_tool` spread every key they do
+ * not consume into the request body, as the SDK does. `authHeaders` is stripped and never reported:
+ * the host adds its own auth headers (functions cannot be passed). `baseUrl` is stripped too; the
+ * host owns it.
+ */
+export interface ExecToolFactoryParams extends OtherKeys {
+  /** Only `true` lets `execute_code` / `bash_tool` send a runtime hint. */
+  statefulSessions?: unknown;
+  /** Sent as `X-CodeAPI-Expected-Profile`; `"default"` also suppresses the runtime hint. */
+  executionProfile?: "default" | "stateful" | (string & {}) | null;
+  /** A non-empty factory hint wins over the injected `_runtime_session_hint`. */
+  runtimeSessionHint?: string | null;
+  session_id?: string;
+  user_id?: string;
+  files?: CodeEnvFile[];
+  /** 3.9 bash tools: the attached workspace (trimmed; `^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`). */
+  workspaceId?: string | null;
+  /** 3.9 bash tools: 64 lowercase hex characters, only with a workspace. */
+  workspaceInstanceId?: string | null;
+  /**
+   * Programmatic tools: the per-run timeout cap in ms (default 15000; the CODE_API_RUN_TIMEOUT_MS
+   * env is not read).
+   */
+  runTimeoutMs?: number | null;
+}
+
+/** A tool the programmatic tools may offer to the code (sent verbatim in `tools`). */
+export interface ProgrammaticToolDefinition extends OtherKeys {
+  name: string;
+  description?: string;
+  parameters?: unknown;
+}
+
+/** A direct-only tool: its name is all the gate reads. */
+export interface NamedToolDefinition extends OtherKeys {
+  name: string;
+}
+
+/** What the ToolNode injects into the tool call. */
+export interface ExecToolCallContext extends OtherKeys {
+  /** Sent by the programmatic tools only (verbatim; on plain /exec only when non-empty). */
+  session_id?: string | null;
+  /** Replaces `files` when non-empty. */
+  _injected_files?: CodeEnvFile[] | null;
+  _runtime_session_hint?: string | null;
+  /** Programmatic tools: the tools the code may call (non-empty stands for the SDK's tool map). */
+  toolDefs?: ProgrammaticToolDefinition[] | null;
+  /** Programmatic tools: used when `toolDefs` is absent or null. */
+  tools?: ProgrammaticToolDefinition[] | null;
+  /** Programmatic tools: direct-only tools, which make a `tool_manifest` mandatory. */
+  disallowedToolDefs?: NamedToolDefinition[] | null;
+  /** The tool name used in selection error messages. */
+  programmaticToolName?: string | null;
+  name?: string;
+  /**
+   * Stands for "invoked with an abort signal": sent as `X-LibreChat-Code-Request-ID` on 3.9
+   * programmatic requests.
+   */
+  requestId?: string | null;
+}
+
+/**
+ * The first request: `POST <baseUrl>/<endpoint>` with these headers (plus the host's auth) and `body`
+ * as JSON.
+ */
+export interface ExecRequest {
+  endpoint: ExecEndpoint;
+  /** The SDK's own headers, by name (auth headers are the host's). */
+  headers: { [name: string]: string };
+  body: OtherKeys;
+}
+
+/** A normalised `artifact_delivery` failure report (3.9). */
+export interface ArtifactDeliveryFailure {
+  code: "artifact_delivery_failed";
+  status: "partial" | "failed";
+  attempted: number;
+  delivered: number;
+  failed: number;
+}
+
+/** The artifact a code tool returns; the session fold reads it. */
+export interface ExecArtifact {
+  session_id?: string | null;
+  files?: FileRef[] | null;
+  deleted_files?: string[];
+  artifact_delivery?: ArtifactDeliveryFailure;
+  runtime_session_id?: unknown;
+  runtime_status?: unknown;
+}
+
+/** `tool_call_required`: a programmatic round trip the host continues itself. */
+export type ExecResponseOutcome =
+  | { status: "completed"; artifact: ExecArtifact }
+  | { status: "tool_call_required" };

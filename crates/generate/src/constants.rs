@@ -41,7 +41,7 @@ pub fn core_constants() -> String {
         max_depth: usize,
         host_text: char,
         trusted_fields: &'static [&'static str],
-        limits: Record<usize>,
+        limits: limits::Limits,
         call_option_keys: &'static [&'static str],
     }
     json::to_text(&Constants {
@@ -59,7 +59,7 @@ pub fn core_constants() -> String {
         max_depth: json::MAX_DEPTH,
         host_text: HOST_TEXT,
         trusted_fields: &TRUSTED_FIELDS,
-        limits: Record(&limits::LIMITS),
+        limits: limits::LIMITS,
         call_option_keys: json::fields_of::<CallOptions<'_>>(),
     })
 }

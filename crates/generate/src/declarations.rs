@@ -22,17 +22,41 @@ const READONLY: [(&str, &str); 6] = [
     ("GateLimits", "maxOpenBatches"),
 ];
 
-/// Records whose readers pass over the keys they do not know or carry them along (as the SDK does
-/// with its own objects), which TypeScript is told are open (`extends OtherKeys`), with the members
-/// among those other keys the SDK itself sets: tsify reads the fields a struct has, not what its
-/// reader does with the keys that match none of them.
-const OPEN: [(&str, &[&str]); 6] = [
-    ("FileRef", &["path?: string;", "inherited?: true;"]),
-    ("CodeSessionContext", &[]),
-    ("SessionArtifact", &[]),
-    ("ToolExecutionConfig", &[]),
-    ("EagerExecutionConfig", &[]),
-    ("ToolExecuteResult", &[]),
+/// Declarations whose base tsify cannot read from the struct, with the members the base brings that no
+/// field of the struct holds: the records whose readers pass over the keys they do not know or carry
+/// them along (as the SDK does with its own objects), which TypeScript is told are open (`extends
+/// OtherKeys`, with the members among those other keys the SDK itself sets), and the package's error,
+/// an `Error` of its own name (`wire::ERROR_NAME`, which the boundary gives every error it throws).
+const BASES: [(&str, &str, &[&str]); 7] = [
+    (
+        "CodeSessionGateError",
+        "Error",
+        &["name: \"CodeSessionGateError\";"],
+    ),
+    (
+        "FileRef",
+        "OtherKeys",
+        &["path?: string;", "inherited?: true;"],
+    ),
+    ("CodeSessionContext", "OtherKeys", &[]),
+    ("SessionArtifact", "OtherKeys", &[]),
+    ("ToolExecutionConfig", "OtherKeys", &[]),
+    ("EagerExecutionConfig", "OtherKeys", &[]),
+    ("ToolExecuteResult", "OtherKeys", &[]),
+];
+
+/// The vocabulary the derived declarations share, which no one Rust type reads or writes: the open
+/// record, a tool's parameter schema (read as any JSON object), the bit of each verdict site (the
+/// constants write them from `bits::SITES`, whose names are `GateVerdict`'s keys), an explanation's
+/// rule, and the records `foldResults` takes on either path (a direct outcome, whose `name` may be
+/// `null` on the event path: its request was not found).
+const HELPERS: [&str; 6] = [
+    "/**\n * Keys the package does not read and passes over (or carries along, as the SDK does): a shape that\n * flattens it is open (`interface X extends OtherKeys`).\n */\nexport type OtherKeys = { [key: string]: unknown };\n",
+    "/** A JSON Schema object of a tool's parameters. */\nexport type JsonSchema = OtherKeys;\n",
+    "/** The bit of each gate site in `Gate.verdict(name)` (see `verdictBits()`). */\nexport type VerdictBits = { readonly [K in keyof GateVerdict]: number };\n",
+    "/** A rule's stable identifier and its sentence (what every explanation's `rule` and `because` are). */\nexport interface RuleDecision<R extends string> {\n  rule: R;\n  because: string;\n}\n",
+    "/** What a completed call's ToolMessage tells the fold (besides the tool's name). */\nexport type ToolMessageFields = Omit<DirectOutcomeInput, \"name\">;\n",
+    "/** A result folded without a batch: `name: null` = its request was not found. */\nexport interface FoldResultInput extends ToolMessageFields {\n  name: string | null;\n}\n",
 ];
 
 /// The names TypeScript itself defines (lib es2022), which are never imported.
@@ -47,12 +71,13 @@ const BUILTIN: [&str; 8] = [
     "Uint8Array",
 ];
 
-/// Every declaration, in order: those not yet derived from a reading struct (the shapes), then those
-/// each module of the operations and the rules lists beside its types.
+/// Every declaration, in order: the shared vocabulary, those each module of the operations and the
+/// rules lists beside its types, then those not yet derived from a reading struct (the shapes).
 pub(crate) fn all() -> impl Iterator<Item = &'static str> {
-    crate::shapes::DECLARATIONS
+    HELPERS
         .into_iter()
         .chain(code_session_gate::declarations())
+        .chain(crate::shapes::DECLARATIONS)
 }
 
 /// The text of `packages/code-session-gate/types.d.ts`.
@@ -78,7 +103,7 @@ pub fn declarations() -> String {
     for decl in all() {
         out.push('\n');
         let name = declared_name(decl).unwrap_or_default();
-        out.push_str(&read_only(name, &open(name, &split_union(&compact(decl)))));
+        out.push_str(&read_only(name, &based(name, &split_union(&compact(decl)))));
     }
     out
 }
@@ -166,14 +191,14 @@ fn top_level_members(line: &str) -> Vec<&str> {
     members
 }
 
-/// `decl`, an interface [`OPEN`] names, extending `OtherKeys`, with the members [`OPEN`] names last.
-fn open(name: &str, decl: &str) -> String {
-    let Some((_, members)) = OPEN.iter().find(|(n, _)| *n == name) else {
+/// `decl`, an interface [`BASES`] names, extending its base, with the members [`BASES`] names last.
+fn based(name: &str, decl: &str) -> String {
+    let Some((_, base, members)) = BASES.iter().find(|(n, _, _)| *n == name) else {
         return decl.to_owned();
     };
     let mut out = decl.replacen(
         &format!("export interface {name} {{"),
-        &format!("export interface {name} extends OtherKeys {{"),
+        &format!("export interface {name} extends {base} {{"),
         1,
     );
     if let Some(end) = out.rfind('}') {
@@ -273,18 +298,22 @@ mod tests {
     }
 
     #[test]
-    fn open_records_extend_other_keys() {
+    fn records_extend_their_bases() {
         let decl = "export interface ToolExecuteResult {\n  toolCallId: string;\n}\n";
-        assert!(open("ToolExecuteResult", decl)
+        assert!(based("ToolExecuteResult", decl)
             .starts_with("export interface ToolExecuteResult extends OtherKeys {"));
-        assert_eq!(open("Other", decl), decl);
-        let file = open("FileRef", "export interface FileRef {\n  id: string;\n}\n");
+        assert_eq!(based("Other", decl), decl);
+        let file = based("FileRef", "export interface FileRef {\n  id: string;\n}\n");
         assert_eq!(
             file,
             "export interface FileRef extends OtherKeys {\n  id: string;\n  path?: string;\n  inherited?: true;\n}\n"
         );
-        let open = OPEN.into_iter().map(|(n, _)| n);
-        for name in open.chain(READONLY.into_iter().map(|(n, _)| n)) {
+        let error = format!("name: \"{}\";", code_session_gate::wire::ERROR_NAME);
+        assert!(BASES
+            .iter()
+            .any(|(_, base, m)| *base == "Error" && m == &[error.as_str()]));
+        let based = BASES.into_iter().map(|(n, _, _)| n);
+        for name in based.chain(READONLY.into_iter().map(|(n, _)| n)) {
             assert!(
                 all().any(|d| declared_name(d) == Some(name)),
                 "{name} is not declared"

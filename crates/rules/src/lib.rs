@@ -40,7 +40,9 @@ pub mod wire;
 /// each module that declares some lists them beside them.
 #[cfg(feature = "typescript")]
 pub fn declarations() -> Vec<&'static str> {
-    let mut out = files::DECLARATIONS.to_vec();
+    use tsify::Tsify;
+    let mut out = vec![limits::Limits::DECL];
+    out.extend(files::DECLARATIONS);
     out.extend(sessions::DECLARATIONS);
     out.extend(config::DECLARATIONS);
     out.extend(calls::DECLARATIONS);

@@ -1,8 +1,8 @@
 //! The sandbox wire: building a request for a sandbox server, reading its answer, and the gate's
 //! forwarding path (`sandboxRequest`, `sandboxAnswer`).
 
-use super::{DirectInjection, RequestSessionFields, ToolCallRequest};
 use super::SessionArtifact;
+use super::{DirectInjection, RequestSessionFields, ToolCallRequest};
 
 /// What a call runs in the sandbox.
 #[derive(tsify::Tsify)]
