@@ -331,7 +331,7 @@ pub(super) fn sessions(s: &mut GateSession) -> GateResult<String> {
 pub(super) fn session(s: &mut GateSession, key: Str<'_>) -> GateResult<String> {
     Ok(match s.gate.sessions().and_then(|m| m.get(&key)) {
         Some(entry) => json::to_text(entry),
-        None => String::new(),
+        None => crate::wire::NOTHING.to_owned(),
     })
 }
 
@@ -429,8 +429,8 @@ fn restored_gate(
     Gate::from_snapshot(document, expected.as_ref())
 }
 
-/// `contextForCall`: the answer, `{"same":1}` when the caller's answer (which depended on the
-/// partition state `have`) still holds, or the fields with their file list by reference.
+/// `contextForCall`: the answer, nothing when the caller's answer (which depended on the partition
+/// state `have`) still holds, or the fields with their file list by reference.
 pub(super) fn context_for_call(
     s: &mut GateSession,
     path_text: Str<'_>,
@@ -465,7 +465,7 @@ pub(super) fn context_for_call(
             .map_or(0, |p| p.generation)
     });
     if have.is_some() && have == dep {
-        return Ok(crate::wire::SAME.to_owned());
+        return Ok(crate::wire::NOTHING.to_owned());
     }
     let answer = match path {
         ExecPath::Direct => ContextAnswer::Direct(g.direct_fields(&name, scope)),

@@ -110,8 +110,8 @@ export function requestsOf(requests, contexts, handed) {
   return requests;
 }
 
-/** Whether `contextForCall`'s answer `out` says the caller's cached answer still holds. */
-export const isSame = (out) => out.same === 1;
+/** Whether `contextForCall`'s answer `out` (nothing: `undefined`) says the caller's cached answer still holds. */
+export const isSame = (out) => out === undefined;
 
 /** A dispatched request whose context is the very object handed out, as the module takes it back. */
 export const unchangedRequest = (id) => ({ id, unchanged: true });

@@ -1,13 +1,13 @@
 //! `packages/code-session-gate/wire.js`: the JavaScript that reads what the module writes by the
 //! wire's conventions, generated from their one definition (`code_session_gate::wire`): the packed
 //! refs' decoder from [`PACKED_REF`], the list references' reader from [`LIST_REF`] and
-//! [`LISTS_KEPT`], the contexts by [`CONTEXT_INDEX`], the same answer from [`SAME`], an unchanged
+//! [`LISTS_KEPT`], the contexts by [`CONTEXT_INDEX`], an unchanged
 //! context by [`UNCHANGED`], and the bodies after their heads by [`BODY_SEPARATOR`]. A test compares
 //! the file with what [`wire_js`] writes; `CSG_WRITE_GENERATED=1 cargo test -p
 //! code-session-gate-generate` rewrites it.
 
 use code_session_gate::wire::{
-    Packed, BODY_SEPARATOR, CONTEXT_INDEX, LISTS_KEPT, LIST_REF, PACKED_REF, SAME, UNCHANGED,
+    Packed, BODY_SEPARATOR, CONTEXT_INDEX, LISTS_KEPT, LIST_REF, PACKED_REF, UNCHANGED,
 };
 
 /// A JavaScript string literal of `text`.
@@ -145,8 +145,8 @@ export function requestsOf(requests, contexts, handed) {
   return requests;
 }
 
-/** Whether `contextForCall`'s answer `out` says the caller's cached answer still holds. */
-export const isSame = (out) => $same;
+/** Whether `contextForCall`'s answer `out` (nothing: `undefined`) says the caller's cached answer still holds. */
+export const isSame = (out) => out === undefined;
 
 /** A dispatched request whose context is the very object handed out, as the module takes it back. */
 export const unchangedRequest = (id) => ({ id, $unchanged: true });
@@ -167,13 +167,6 @@ export function batchAndBodies(out) {
 /// The text of `packages/code-session-gate/wire.js`.
 pub fn wire_js() -> String {
     let [gen, base, keep, add, pick] = LIST_REF;
-    let same: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(SAME).unwrap_or_default();
-    let same_test = same
-        .iter()
-        .map(|(k, v)| format!("out.{k} === {v}"))
-        .collect::<Vec<_>>()
-        .join(" && ");
     let reader = READER
         .replace("$gen", gen)
         .replace("$base", base)
@@ -181,7 +174,6 @@ pub fn wire_js() -> String {
         .replace("$add", add)
         .replace("$pick", pick)
         .replace("$ctx", CONTEXT_INDEX)
-        .replace("$same", &same_test)
         .replace("$unchanged", UNCHANGED)
         .replace("$separator", &js_string(&BODY_SEPARATOR.to_string()));
     format!(

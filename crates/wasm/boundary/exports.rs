@@ -7,7 +7,8 @@
 
 /// Writes the core module's exports (`crates/wasm/core`): the class `RawGate`, one method per gate
 /// operation, one function per static operation the core serves (each argument a JSON text, or its
-/// UTF-8 bytes, see [`crate::args`]), and `constants()`.
+/// UTF-8 bytes, see [`crate::args`]; each answer its JSON text, or `undefined` for nothing), and
+/// `constants()`.
 #[macro_export]
 macro_rules! export_core {
     (
@@ -47,7 +48,7 @@ macro_rules! export_core {
                 pub fn $gname(
                     &mut self,
                     $($param: $crate::wasm_bindgen::JsValue),*
-                ) -> Result<String, $crate::wasm_bindgen::JsValue> {
+                ) -> Result<Option<String>, $crate::wasm_bindgen::JsValue> {
                     const OP: u32 = $crate::gate_op(stringify!($gname));
                     self.0.call(OP, &[$($param),*])
                 }
@@ -95,7 +96,7 @@ macro_rules! export_static {
             $(#[doc = concat!($doc)])*
             #[allow(non_snake_case)]
             #[$crate::wasm_bindgen::prelude::wasm_bindgen]
-            pub fn $name($($param: $crate::wasm_bindgen::JsValue),*) -> Result<String, $crate::wasm_bindgen::JsValue> {
+            pub fn $name($($param: $crate::wasm_bindgen::JsValue),*) -> Result<Option<String>, $crate::wasm_bindgen::JsValue> {
                 const OP: u32 = $crate::static_op(stringify!($name));
                 $run(OP, &[$($param),*])
             }
