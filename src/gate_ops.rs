@@ -22,6 +22,13 @@ use code_session_gate_rules::limits;
 use code_session_gate_rules::sessions::SessionPairs;
 use code_session_gate_rules::tools::bits;
 
+/// The TypeScript declarations of the options and answers declared here (none yet: the gate calls'
+/// options are the rules' own, `calls::options`, and their answers are written in `fields`,
+/// `answers` and `forward_ops`). A new operation's options and answer, declared beside its function,
+/// are listed here.
+#[cfg(feature = "typescript")]
+pub(crate) const DECLARATIONS: [&str; 0] = [];
+
 /// `new Gate(config)`: the gate, and what the JavaScript layer keeps of it (`profile` and the verdict of
 /// every name that has one; also the answer of `describe`).
 pub fn new_gate(args: &[Option<&str>]) -> GateResult<(GateSession, String)> {

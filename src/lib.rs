@@ -33,7 +33,7 @@ mod fields;
 mod forward_ops;
 mod gate_ops;
 pub mod lists;
-mod params;
+pub mod params;
 pub mod registry;
 mod session;
 mod static_ops;
@@ -56,6 +56,7 @@ pub fn declarations() -> Vec<&'static str> {
     use tsify::Tsify;
     let mut out = vec![Refusal::DECL];
     out.extend(code_session_gate_rules::declarations());
+    out.extend(gate_ops::DECLARATIONS);
     out.extend(static_ops::DECLARATIONS);
     out.extend(forward_ops::DECLARATIONS);
     out.extend(fields::DECLARATIONS);

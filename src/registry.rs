@@ -23,7 +23,6 @@ use super::forward_ops;
 use super::gate_ops;
 use super::params::{Id, Maybe, Object, Opt, Options, Params, Present, Records, Required, Text};
 use super::static_ops;
-use crate::session::GateSession;
 use code_session_gate_rules::calls::batch::EventCall;
 use code_session_gate_rules::calls::fold::DirectOutcome;
 use code_session_gate_rules::calls::input::{DirectCall, SeedAgentInput};
@@ -212,7 +211,7 @@ pub fn served_by(op: u32) -> Option<Module> {
 
 /// The root of the paths of refusals about a parameter named `name` with flags `flags`: its name, or
 /// `""` when it is [`flag::unrooted`].
-const fn root(name: &'static str, flags: u8) -> &'static str {
+pub const fn root(name: &'static str, flags: u8) -> &'static str {
     if flags & flag::unrooted != 0 {
         ""
     } else {
@@ -220,17 +219,20 @@ const fn root(name: &'static str, flags: u8) -> &'static str {
     }
 }
 
-/// `Some` of a written-out signature, or `None`.
-macro_rules! written {
-    () => {
-        None
-    };
-    ($sig:literal) => {
-        Some($sig)
-    };
+/// A written-out signature (`signature = "…"`: one item), or none.
+pub const fn written(signature: &[&'static str]) -> Option<&'static str> {
+    match signature {
+        [s] => Some(*s),
+        _ => None,
+    }
 }
 
-macro_rules! operations {
+/// Writes a registry from an operation list (what [`with_operations!`](crate::with_operations) hands
+/// it): the tables, the reading of each operation's arguments and the dispatch, in the module that
+/// invokes it. The package's registry is this module's (`with_operations!(crate::registry)`); a test
+/// may write one of its own (`crates/generate`'s recipe test does, for an operation not in the list).
+#[macro_export]
+macro_rules! registry {
     (
         gate {$(
             $(#[doc = $gdoc:literal])* $([$($gflag:ident),*])?
@@ -249,30 +251,37 @@ macro_rules! operations {
         )*}
     ) => {
         /// The gate operations, numbered by their place.
-        pub const GATE: &[Operation] = &[$(Operation {
+        pub const GATE: &[$crate::registry::Operation] = &[$($crate::registry::Operation {
             name: stringify!($gname),
-            params: &[$(Param { name: stringify!($gparam), ts: $gts, flags: 0 $(| flag::$gpflag)* }),*],
-            flags: 0 $($(| op_flag::$gflag)*)?,
-            module: Module::Core,
+            params: &[$($crate::registry::Param {
+                name: stringify!($gparam), ts: $gts, flags: 0 $(| $crate::registry::flag::$gpflag)*
+            }),*],
+            flags: 0 $($(| $crate::registry::op_flag::$gflag)*)?,
+            module: $crate::registry::Module::Core,
             doc: &[$($gdoc),*],
             returns: $gret,
-            signature: written!($($gsig)?),
+            signature: $crate::registry::written(&[$($gsig)?]),
         }),*];
 
         /// The names of the gate operations, in the order of [`GATE`].
         pub const GATE_OPS: &[&str] = &[$(stringify!($gname)),*];
 
         /// The roots of the refusal paths of each gate operation's parameters, in the order of [`GATE`].
-        pub const GATE_PARAMS: &[&[&str]] = &[$(&[$(root(stringify!($gparam), 0 $(| flag::$gpflag)*)),*]),*];
+        pub const GATE_PARAMS: &[&[&str]] = &[$(&[$(
+            $crate::registry::root(stringify!($gparam), 0 $(| $crate::registry::flag::$gpflag)*)
+        ),*]),*];
 
         /// The [`flag`]s of each gate operation's parameters, in the order of [`GATE`].
-        pub const GATE_PARAM_FLAGS: &[&[u8]] = &[$(&[$(0 $(| flag::$gpflag)*),*]),*];
+        pub const GATE_PARAM_FLAGS: &[&[u8]] = &[$(&[$(0 $(| $crate::registry::flag::$gpflag)*),*]),*];
 
         /// Each gate operation's arguments read as its entry says, in order, and handed to its function.
         mod read_gate {
-            #![allow(non_snake_case, unused_mut, unused_variables)]
+            #![allow(non_snake_case, unused_mut, unused_variables, unused_imports)]
             use super::*;
-            $(pub(super) fn $gname(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
+            $(pub(super) fn $gname(
+                s: &mut $crate::GateSession,
+                p: &$crate::params::Params<'_>,
+            ) -> $crate::core::error::GateResult<String> {
                 let mut at = 0;
                 $ghandler(s, $(p.next::<$gpty>(&mut at)?),*)
             })*
@@ -281,23 +290,34 @@ macro_rules! operations {
         /// Runs gate operation `op` (`None` for an unknown number). Each operation is its own
         /// function, called through a table (not inlined into one dispatch): an engine that compiles
         /// a module's functions on first call then compiles just the operations a host calls.
-        pub fn run_gate(op: u32, s: &mut GateSession, p: &Params<'_>) -> Option<GateResult<String>> {
-            const RUN: &[fn(&mut GateSession, &Params<'_>) -> GateResult<String>] = &[$(read_gate::$gname),*];
+        pub fn run_gate(
+            op: u32,
+            s: &mut $crate::GateSession,
+            p: &$crate::params::Params<'_>,
+        ) -> Option<$crate::core::error::GateResult<String>> {
+            const RUN: &[fn(
+                &mut $crate::GateSession,
+                &$crate::params::Params<'_>,
+            ) -> $crate::core::error::GateResult<String>] = &[$(read_gate::$gname),*];
             Some(RUN.get(op as usize)?(s, p))
         }
 
         /// The operations without a gate, numbered by their place: the core module's, then the sandbox
         /// module's.
-        pub const STATIC: &[Operation] = &[
-            $(Operation {
+        pub const STATIC: &[$crate::registry::Operation] = &[
+            $($crate::registry::Operation {
                 name: stringify!($cname),
-                params: &[$(Param { name: stringify!($cparam), ts: $cts, flags: 0 $(| flag::$cpflag)* }),*],
-                flags: 0, module: Module::Core, doc: &[$($cdoc),*], returns: $cret, signature: None,
+                params: &[$($crate::registry::Param {
+                    name: stringify!($cparam), ts: $cts, flags: 0 $(| $crate::registry::flag::$cpflag)*
+                }),*],
+                flags: 0, module: $crate::registry::Module::Core, doc: &[$($cdoc),*], returns: $cret, signature: None,
             },)*
-            $(Operation {
+            $($crate::registry::Operation {
                 name: stringify!($sname),
-                params: &[$(Param { name: stringify!($sparam), ts: $sts, flags: 0 $(| flag::$spflag)* }),*],
-                flags: 0, module: Module::Sandbox, doc: &[$($sdoc),*], returns: $sret, signature: None,
+                params: &[$($crate::registry::Param {
+                    name: stringify!($sparam), ts: $sts, flags: 0 $(| $crate::registry::flag::$spflag)*
+                }),*],
+                flags: 0, module: $crate::registry::Module::Sandbox, doc: &[$($sdoc),*], returns: $sret, signature: None,
             },)*
         ];
 
@@ -305,31 +325,34 @@ macro_rules! operations {
         pub const STATIC_OPS: &[&str] = &[$(stringify!($cname),)* $(stringify!($sname),)*];
 
         /// How many static operations the core module serves (the first ones).
-        pub const CORE_STATIC: usize = [$(stringify!($cname)),*].len();
+        pub const CORE_STATIC: usize = {
+            let core: &[&str] = &[$(stringify!($cname)),*];
+            core.len()
+        };
 
         /// The roots of the refusal paths of each static operation's parameters, in the order of
         /// [`STATIC`].
         pub const STATIC_PARAMS: &[&[&str]] = &[
-            $(&[$(root(stringify!($cparam), 0 $(| flag::$cpflag)*)),*],)*
-            $(&[$(root(stringify!($sparam), 0 $(| flag::$spflag)*)),*],)*
+            $(&[$($crate::registry::root(stringify!($cparam), 0 $(| $crate::registry::flag::$cpflag)*)),*],)*
+            $(&[$($crate::registry::root(stringify!($sparam), 0 $(| $crate::registry::flag::$spflag)*)),*],)*
         ];
 
         /// The [`flag`]s of each static operation's parameters, in the order of [`STATIC`].
         pub const STATIC_PARAM_FLAGS: &[&[u8]] = &[
-            $(&[$(0 $(| flag::$cpflag)*),*],)*
-            $(&[$(0 $(| flag::$spflag)*),*],)*
+            $(&[$(0 $(| $crate::registry::flag::$cpflag)*),*],)*
+            $(&[$(0 $(| $crate::registry::flag::$spflag)*),*],)*
         ];
 
         /// Each static operation's arguments read as its entry says, in order, and handed to its
         /// function.
         mod read_static {
-            #![allow(non_snake_case, unused_mut, unused_variables)]
+            #![allow(non_snake_case, unused_mut, unused_variables, unused_imports)]
             use super::*;
-            $(pub(super) fn $cname(p: &Params<'_>) -> GateResult<String> {
+            $(pub(super) fn $cname(p: &$crate::params::Params<'_>) -> $crate::core::error::GateResult<String> {
                 let mut at = 0;
                 $chandler($(p.next::<$cpty>(&mut at)?),*)
             })*
-            $(pub(super) fn $sname(p: &Params<'_>) -> GateResult<String> {
+            $(pub(super) fn $sname(p: &$crate::params::Params<'_>) -> $crate::core::error::GateResult<String> {
                 let mut at = 0;
                 $shandler($(p.next::<$spty>(&mut at)?),*)
             })*
@@ -337,15 +360,23 @@ macro_rules! operations {
 
         /// Runs static operation `op` if the core module serves it (`None` otherwise), through a table
         /// as [`run_gate`] does.
-        pub fn run_core(op: u32, p: &Params<'_>) -> Option<GateResult<String>> {
-            const RUN: &[fn(&Params<'_>) -> GateResult<String>] = &[$(read_static::$cname),*];
+        pub fn run_core(
+            op: u32,
+            p: &$crate::params::Params<'_>,
+        ) -> Option<$crate::core::error::GateResult<String>> {
+            const RUN: &[fn(&$crate::params::Params<'_>) -> $crate::core::error::GateResult<String>] =
+                &[$(read_static::$cname),*];
             Some(RUN.get(op as usize)?(p))
         }
 
         /// Runs static operation `op` if the sandbox module serves it (`None` otherwise; its numbers
         /// follow the core module's).
-        pub fn run_sandbox(op: u32, p: &Params<'_>) -> Option<GateResult<String>> {
-            const RUN: &[fn(&Params<'_>) -> GateResult<String>] = &[$(read_static::$sname),*];
+        pub fn run_sandbox(
+            op: u32,
+            p: &$crate::params::Params<'_>,
+        ) -> Option<$crate::core::error::GateResult<String>> {
+            const RUN: &[fn(&$crate::params::Params<'_>) -> $crate::core::error::GateResult<String>] =
+                &[$(read_static::$sname),*];
             Some(RUN.get((op as usize).checked_sub(CORE_STATIC)?)?(p))
         }
     };
@@ -567,7 +598,7 @@ $callback! {
     };
 }
 
-with_operations!(operations);
+with_operations!(crate::registry);
 
 /// Runs static operation `op` (its place in [`STATIC_OPS`]), in whichever module serves it.
 pub fn call(op: u32, p: &Params<'_>) -> GateResult<String> {

@@ -58,17 +58,6 @@ fn now<'a>(raw: Option<Raw<'a>>) -> GateResult<RawText<'a>> {
     }
 }
 
-/// Writes an options struct's [`FromMembers`]: its fields from the members read, in their order.
-macro_rules! from_members {
-    ($name:ident { $($field:ident),* }) => {
-        impl<'a> FromMembers<'a> for $name<'a> {
-            fn from_members(m: &mut dyn Iterator<Item = Option<Raw<'a>>>) -> Self {
-                $name { $($field: m.next().flatten()),* }
-            }
-        }
-    };
-}
-
 /// Per-call scope.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -84,7 +73,7 @@ pub struct CallOptions<'a> {
     thread_id: Option<Raw<'a>>,
 }
 
-from_members!(CallOptions {
+crate::from_members!(CallOptions {
     code_session_key,
     thread_id
 });
@@ -123,7 +112,7 @@ pub struct BatchOptions<'a> {
     tool_schemas: Option<Raw<'a>>,
 }
 
-from_members!(BatchOptions {
+crate::from_members!(BatchOptions {
     code_session_key,
     thread_id,
     tool_schemas
@@ -167,7 +156,7 @@ pub struct WriteOptions<'a> {
     now: Option<Raw<'a>>,
 }
 
-from_members!(WriteOptions { now });
+crate::from_members!(WriteOptions { now });
 
 impl<'a> WriteOptions<'a> {
     /// `now`, required.
@@ -193,7 +182,7 @@ pub struct UpdateSessionOptions<'a> {
     baseline: Option<Raw<'a>>,
 }
 
-from_members!(UpdateSessionOptions { now, baseline });
+crate::from_members!(UpdateSessionOptions { now, baseline });
 
 impl<'a> UpdateSessionOptions<'a> {
     /// `now`, required.
@@ -222,7 +211,7 @@ pub struct FoldOptions<'a> {
     code_session_key: Option<Raw<'a>>,
 }
 
-from_members!(FoldOptions {
+crate::from_members!(FoldOptions {
     now,
     code_session_key
 });
@@ -258,7 +247,7 @@ pub struct SettleEagerOptions<'a> {
     rejected: Option<Raw<'a>>,
 }
 
-from_members!(SettleEagerOptions {
+crate::from_members!(SettleEagerOptions {
     requests,
     results,
     rejected
@@ -287,7 +276,7 @@ pub struct CompleteEventBatchOptions<'a> {
     rejected: Option<Raw<'a>>,
 }
 
-from_members!(CompleteEventBatchOptions {
+crate::from_members!(CompleteEventBatchOptions {
     now,
     requests,
     results,

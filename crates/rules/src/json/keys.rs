@@ -141,6 +141,21 @@ pub trait FromMembers<'a>: Deserialize<'a> + Default {
     fn from_members(members: &mut dyn Iterator<Item = Option<&'a RawJson>>) -> Self;
 }
 
+/// Writes the [`FromMembers`] of an options struct whose fields are all `Option<Raw<'a>>`, listed in
+/// their order: `from_members!(CallOptions { code_session_key, thread_id })`.
+#[macro_export]
+macro_rules! from_members {
+    ($name:ident { $($field:ident),* $(,)? }) => {
+        impl<'a> $crate::json::FromMembers<'a> for $name<'a> {
+            fn from_members(
+                m: &mut dyn Iterator<Item = Option<$crate::json::Raw<'a>>>,
+            ) -> Self {
+                $name { $($field: m.next().flatten()),* }
+            }
+        }
+    };
+}
+
 /// The options object `text` (`None`: `undefined`; `undefined` and `null` are no options) read as
 /// `T` under the key policy ([`Opts`]), its members kept as their texts; refusals rooted at `root`.
 pub fn read_members<'a, T: FromMembers<'a>>(text: Option<&'a str>, root: &str) -> GateResult<T> {
