@@ -48,6 +48,13 @@ pub use gate_ops::new_gate;
 pub use registry::Module;
 pub use session::GateSession;
 
+/// The readers of the options whose keys the JavaScript layer reads itself (for the generator, which
+/// writes those readings from them).
+#[doc(hidden)]
+pub mod readers {
+    pub use crate::forward_ops::ForwardedAnswerInput;
+}
+
 /// The TypeScript declarations of the host-facing types the operations and the rules read and write,
 /// derived by tsify from the types themselves (the `typescript` feature, which only the dev-only
 /// generator, `crates/generate`, turns on): each module that declares some lists them beside them.
