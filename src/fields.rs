@@ -402,7 +402,7 @@ impl<'r> Requests<'r> {
 /// A call the planner refused (answered with an error, never dispatched).
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[cfg_attr(feature = "typescript", serde(rename_all = "camelCase"))]
-struct RejectedCall<'a> {
+pub(crate) struct RejectedCall<'a> {
     #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     id: &'a Str<'static>,
     #[cfg_attr(feature = "typescript", tsify(type = "string"))]
@@ -412,7 +412,7 @@ struct RejectedCall<'a> {
 /// A call an eager prestart answered; `matched: false` ends in an error.
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 #[cfg_attr(feature = "typescript", serde(rename_all = "camelCase"))]
-struct EagerAnswered<'a> {
+pub(crate) struct EagerAnswered<'a> {
     #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     id: &'a Str<'static>,
     matched: bool,
@@ -453,7 +453,7 @@ fn write_answered<T>(key: &'static str, items: &[T], write: fn(&T, &mut String),
 
 /// The calls of a batch the gate answered itself: those the planner refused and those an eager
 /// prestart answered.
-fn not_dispatched(
+pub(crate) fn not_dispatched(
     planned: &[PlannedEventRequest],
 ) -> (Vec<RejectedCall<'_>>, Vec<EagerAnswered<'_>>) {
     let (mut rejected, mut eager) = (Vec::new(), Vec::new());
@@ -476,7 +476,7 @@ fn not_dispatched(
 }
 
 /// `,"rejected":[…],"eager":[…]`.
-fn write_rejected_and_eager(
+pub(crate) fn write_rejected_and_eager(
     rejected: &[RejectedCall<'_>],
     eager: &[EagerAnswered<'_>],
     out: &mut String,
@@ -493,13 +493,6 @@ fn write_rejected_and_eager(
         |e, out| write_answer_of(e.id, e.error_message, Some(e.matched), out),
         out,
     );
-}
-
-/// A batch answer's `rejected` and `eager` members: the calls the planner refused and those an eager
-/// prestart answered.
-pub fn write_not_dispatched(planned: &[PlannedEventRequest], out: &mut String) {
-    let (rejected, eager) = not_dispatched(planned);
-    write_rejected_and_eager(&rejected, &eager, out);
 }
 
 /// `beginEventBatch`'s answer.

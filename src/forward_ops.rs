@@ -8,13 +8,14 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use super::fields;
+use super::forwarded::{ForwardedAnswer, ForwardedBatch, RefusedCall, RequestHead};
 use super::gate_ops;
 use crate::session::{GateSession, RequestOptions};
+use crate::Refusal;
 use code_session_gate_rules::calls::batch::{Disposition, EventCall, PlannedEventRequest};
 use code_session_gate_rules::calls::gate::Gate;
 use code_session_gate_rules::calls::options::BatchOptions;
 use code_session_gate_rules::error::{GateError, GateResult, Path};
-use code_session_gate_rules::json::write::{push_json, push_key, push_str, push_u64};
 use code_session_gate_rules::json::{self, Json, Str};
 use code_session_gate_rules::sandbox::{
     check_forwarded_options, ArtifactOut, Dialect, SandboxRequest,
@@ -27,58 +28,6 @@ pub(crate) const DECLARATIONS: [&str; 1] = {
     use tsify::Tsify;
     [ForwardedAnswerInput::DECL]
 };
-
-/// The JSON text of a sandbox request's answer without its body: `{ endpoint, headers, droppedFields,
-/// refs }`, and for the forwarding path (`forwarded`) `sessionId` and `runtimeSessionHint` when set.
-/// What `buildSandboxRequest` and `sandboxRequest` answer besides the body, written by hand: it is on
-/// every forwarded call, and serde's writer costs several times as much for these few members.
-/// The text has room for `more` bytes after it (a body to follow).
-pub(super) fn request_head(request: &SandboxRequest<'_>, forwarded: bool, more: usize) -> String {
-    let mut out = String::with_capacity(160 + request.headers.len() * 48 + more);
-    out.push('{');
-    write_head_members(&mut out, request, forwarded);
-    out.push('}');
-    out
-}
-
-/// The members of [`request_head`], without its braces.
-fn write_head_members(out: &mut String, request: &SandboxRequest<'_>, forwarded: bool) {
-    push_key(out, "endpoint", true);
-    push_str(out, request.endpoint);
-    push_key(out, "headers", false);
-    out.push('{');
-    for (i, (name, value)) in request.headers.iter().enumerate() {
-        push_key(out, name, i == 0);
-        push_str(out, value);
-    }
-    out.push('}');
-    push_key(out, "droppedFields", false);
-    out.push('[');
-    for (i, field) in request.dropped_fields.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_str(out, field);
-    }
-    out.push(']');
-    push_key(out, "refs", false);
-    // A note is rare (a ref the dialect refused or changed): serde writes the list when there is one.
-    if request.refs.is_empty() {
-        out.push_str("[]");
-    } else {
-        push_json(out, &request.refs);
-    }
-    if forwarded {
-        if let Some(s) = request.body.session_id {
-            push_key(out, "sessionId", false);
-            push_str(out, s);
-        }
-        if let Some(h) = request.body.runtime_session_hint {
-            push_key(out, "runtimeSessionHint", false);
-            push_str(out, h);
-        }
-    }
-}
 
 /// `sandboxRequest(batch, id, options)`.
 pub(super) fn sandbox_request(
@@ -145,74 +94,36 @@ fn answer_forwarded_batch(
     planned: &[PlannedEventRequest],
     options: &Json,
 ) -> String {
-    let mut head = String::with_capacity(256);
-    let mut bodies = String::new();
-    let mut refused = String::new();
-    head.push_str("{\"id\":");
-    push_u64(&mut head, batch.into());
-    push_key(&mut head, "requests", false);
-    head.push('[');
-    let mut first = true;
-    for call in planned
+    let built: Vec<(&PlannedEventRequest, GateResult<SandboxRequest<'_>>)> = planned
         .iter()
         .filter(|r| r.disposition == Disposition::Dispatch)
-    {
-        match gate.forward_request(batch, &call.id, options) {
-            Ok(request) => {
-                if !first {
-                    head.push(',');
-                }
-                first = false;
-                head.push('{');
-                push_key(&mut head, "id", true);
-                push_str(&mut head, &call.id);
-                push_key(&mut head, "name", false);
-                push_str(&mut head, &call.name);
-                head.push(',');
-                write_head_members(&mut head, &request, true);
-                head.push('}');
-                bodies.reserve(1 + request.body.size_hint());
-                bodies.push(crate::wire::BODY_SEPARATOR);
-                request.body.write_json(&mut bodies);
-            }
-            Err(e) => {
-                refused.push(if refused.is_empty() { '[' } else { ',' });
-                refused.push('{');
-                push_key(&mut refused, "id", true);
-                push_str(&mut refused, &call.id);
-                push_key(&mut refused, "name", false);
-                push_str(&mut refused, &call.name);
-                push_key(&mut refused, "code", false);
-                push_str(&mut refused, e.code.as_str());
-                push_key(&mut refused, "path", false);
-                push_str(&mut refused, &e.path);
-                push_key(&mut refused, "message", false);
-                push_str(&mut refused, &e.to_string());
-                refused.push('}');
-            }
+        .map(|call| (call, gate.forward_request(batch, &call.id, options)))
+        .collect();
+    let (mut requests, mut refused) = (Vec::new(), Vec::new());
+    for (call, request) in &built {
+        match request {
+            Ok(r) => requests.push((call.id.as_str(), call.name.as_str(), r)),
+            Err(e) => refused.push(RefusedCall::new(&call.id, &call.name, Refusal::of(e))),
         }
     }
-    head.push(']');
-    push_key(&mut head, "refused", false);
-    if refused.is_empty() {
-        head.push_str("[]");
-    } else {
-        head.push_str(&refused);
-        head.push(']');
+    let (rejected, eager) = fields::not_dispatched(planned);
+    ForwardedBatch {
+        id: batch,
+        requests,
+        refused,
+        rejected,
+        eager,
     }
-    fields::write_not_dispatched(planned, &mut head);
-    head.push('}');
-    head.push_str(&bodies);
-    head
+    .text()
 }
 
 /// `sandboxRequest`'s answer for `options`: the head, a line break, the body.
 fn answer_request(gate: &Gate, batch: u32, id: &str, options: &Json) -> GateResult<String> {
     let request = gate.forward_request(batch, id, options)?;
+    let head = RequestHead::of(&request, true);
     // The body written in place: at 200 files it is most of the answer.
-    let mut out = request_head(&request, true, 1 + request.body.size_hint());
-    out.push(crate::wire::BODY_SEPARATOR);
-    request.body.write_json(&mut out);
+    let mut out = head.text(1 + request.body.size_hint());
+    head.write_body(&mut out);
     Ok(out)
 }
 
@@ -271,29 +182,16 @@ pub(super) fn sandbox_answer(
     let read =
         s.gate
             .forward_answer(batch, &id, input.status, body, input.retry_after.as_deref())?;
-    // Written by hand (every forwarded call has one): `{ stdout, stderr, exitCode?, run?, sessionId,
-    // files }`, `run` by serde when the sandbox reported one.
     let artifact: &Artifact<'_> = &read.artifact;
-    let mut out = String::with_capacity(64 + read.stdout.len() + read.stderr.len());
-    out.push('{');
-    push_key(&mut out, "stdout", true);
-    push_str(&mut out, &read.stdout);
-    push_key(&mut out, "stderr", false);
-    push_str(&mut out, &read.stderr);
-    if let Some(code) = &read.exit_code {
-        push_key(&mut out, "exitCode", false);
-        out.push_str(code.get());
+    Ok(ForwardedAnswer {
+        stdout: &read.stdout,
+        stderr: &read.stderr,
+        exit_code: read.exit_code.as_ref(),
+        run: (!read.run.is_empty()).then_some(&read.run),
+        session_id: &artifact.exec_session_id,
+        files: artifact.files.len(),
     }
-    if !read.run.is_empty() {
-        push_key(&mut out, "run", false);
-        push_json(&mut out, &read.run);
-    }
-    push_key(&mut out, "sessionId", false);
-    push_str(&mut out, &artifact.exec_session_id);
-    push_key(&mut out, "files", false);
-    push_u64(&mut out, artifact.files.len() as u64);
-    out.push('}');
-    Ok(out)
+    .text())
 }
 
 /// `forwardedArtifact(batch, id)`: the artifact kept for the fold from the answer `sandboxAnswer` read
@@ -344,10 +242,16 @@ mod tests {
             "droppedFields": request.dropped_fields,
             "refs": request.refs,
         });
-        assert_eq!(request_head(&request, false, 0), members.to_string());
+        assert_eq!(
+            RequestHead::of(&request, false).text(0),
+            members.to_string()
+        );
         let mut forwarded = members;
         forwarded["runtimeSessionHint"] = json!("hint-1");
-        assert_eq!(request_head(&request, true, 0), forwarded.to_string());
+        assert_eq!(
+            RequestHead::of(&request, true).text(0),
+            forwarded.to_string()
+        );
         assert!(request.body.session_id.is_none());
 
         let lci = json!({
@@ -364,6 +268,9 @@ mod tests {
             "refs": [],
             "sessionId": "e\n1",
         });
-        assert_eq!(request_head(&request, true, 0), expected.to_string());
+        assert_eq!(
+            RequestHead::of(&request, true).text(0),
+            expected.to_string()
+        );
     }
 }

@@ -31,6 +31,7 @@ pub use code_session_gate_rules as core;
 pub mod answers;
 mod fields;
 mod forward_ops;
+mod forwarded;
 mod gate_ops;
 pub mod lists;
 pub mod params;
@@ -67,6 +68,7 @@ pub fn declarations() -> Vec<&'static str> {
     out.extend(static_ops::DECLARATIONS);
     out.extend(forward_ops::DECLARATIONS);
     out.extend(fields::DECLARATIONS);
+    out.extend(forwarded::DECLARATIONS);
     out.extend(answers::DECLARATIONS);
     out
 }

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 
 use super::answers;
-use super::forward_ops::request_head;
+use super::forwarded::RequestHead;
 use code_session_gate_rules::config::Profile;
 use code_session_gate_rules::error::{ErrorCode, GateError, GateResult, Path};
 use code_session_gate_rules::files::narrow::{self, to_injected_file_ref};
@@ -22,7 +22,7 @@ use code_session_gate_rules::wire::{build_exec_request, read_exec_response, Exec
 
 /// The TypeScript declarations of the options read here, in the order a reader meets them.
 #[cfg(feature = "typescript")]
-pub(crate) const DECLARATIONS: [&str; 5] = {
+pub(crate) const DECLARATIONS: [&str; 9] = {
     use tsify::Tsify;
     [
         SandboxResponseOptions::DECL,
@@ -30,6 +30,10 @@ pub(crate) const DECLARATIONS: [&str; 5] = {
         PlanToolRequestsOptions::DECL,
         ExecRequestOptions::DECL,
         ExecResponseOptions::DECL,
+        PlannedToolRequest::DECL,
+        ToolRequestPlan::DECL,
+        ExecRequest::DECL,
+        SandboxAnswer::DECL,
     ]
 };
 
@@ -165,31 +169,13 @@ pub(super) fn plan(
         &lookup,
     )?;
     let Some(requests) = plan else {
-        return Ok(r#"{"aborted":true}"#.to_owned());
+        return Ok(json::to_text(&ToolRequestPlan::Aborted { aborted: true }));
     };
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Request<'a> {
-        id: &'a str,
-        name: &'a str,
-        args: &'a JsonMap,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        code_session_context: Option<&'a RawJson>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        runtime_session_hint: Option<&'a str>,
-    }
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Plan<'a> {
-        aborted: bool,
-        all_requests: Vec<Request<'a>>,
-        rejected_ids: Vec<&'a str>,
-    }
-    Ok(json::to_text(&Plan {
+    Ok(json::to_text(&ToolRequestPlan::Planned {
         aborted: false,
         all_requests: requests
             .iter()
-            .map(|r| Request {
+            .map(|r| PlannedToolRequest {
                 id: &r.id,
                 name: &r.name,
                 args: &r.args,
@@ -203,6 +189,59 @@ pub(super) fn plan(
             .map(|r| r.id.as_str())
             .collect(),
     }))
+}
+
+/// A planned request; rejected calls are included with `args: {}`.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct PlannedToolRequest<'a> {
+    id: &'a str,
+    name: &'a str,
+    #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
+    args: &'a JsonMap,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(type = "unknown"))]
+    code_session_context: Option<&'a RawJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
+    runtime_session_hint: Option<&'a str>,
+}
+
+/// The planner's answer: `aborted` when it gave up (the SDK returns undefined).
+#[derive(serde::Serialize)]
+#[serde(untagged, rename_all_fields = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub enum ToolRequestPlan<'a> {
+    /// The planner gave up on the batch.
+    Aborted {
+        #[cfg_attr(feature = "typescript", tsify(type = "true"))]
+        aborted: bool,
+    },
+    /// Every call planned.
+    Planned {
+        #[cfg_attr(feature = "typescript", tsify(type = "false"))]
+        aborted: bool,
+        /// Every call in order, rejected ones included.
+        all_requests: Vec<PlannedToolRequest<'a>>,
+        /// Ids of the calls whose args were not a JSON object (answered with an error, never
+        /// dispatched).
+        rejected_ids: Vec<&'a str>,
+    },
+}
+
+/// The first request: `POST <baseUrl>/<endpoint>` with these headers (plus the host's auth) and `body`
+/// as JSON.
+#[derive(serde::Serialize)]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct ExecRequest<'a> {
+    #[cfg_attr(feature = "typescript", tsify(type = "ExecEndpoint"))]
+    endpoint: &'a str,
+    /// The SDK's own headers, by name (auth headers are the host's).
+    #[cfg_attr(feature = "typescript", tsify(type = "{ [name: string]: string }"))]
+    headers: JsonMap,
+    #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
+    body: &'a JsonMap,
 }
 
 /// `buildExecRequest`'s options.
@@ -294,16 +333,15 @@ pub(super) fn exec_request(o: ExecRequestOptions<'_>) -> GateResult<String> {
         &wire_tree(o.tool_call.as_ref(), "toolCall")?,
         &model_args,
     )?;
-    let headers: JsonMap = request
-        .headers
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), Json::String(v.clone())))
-        .collect();
-    let mut out = JsonMap::new();
-    out.insert("endpoint".into(), request.endpoint.into());
-    out.insert("headers".into(), Json::Object(headers));
-    out.insert("body".into(), Json::Object(request.body));
-    Ok(json::to_text(&out))
+    Ok(json::to_text(&ExecRequest {
+        endpoint: request.endpoint,
+        headers: request
+            .headers
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), Json::String(v.clone())))
+            .collect(),
+        body: &request.body,
+    }))
 }
 
 /// `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: `{ status: "completed",
@@ -338,7 +376,7 @@ pub(super) fn sandbox_request(text: Option<&str>) -> GateResult<String> {
     let options = json::parse(text, &Path::root(""))?;
     let request = build_sandbox_request(&options)?;
     // The body is written by hand (it is hot on the forwarding path): the rest, then it, last.
-    let mut out = request_head(&request, false, 0);
+    let mut out = RequestHead::of(&request, false).text(0);
     append_member(&mut out, "body", &request.body.to_json());
     Ok(out)
 }
@@ -369,24 +407,32 @@ pub struct SandboxResponseOptions<'a> {
 pub(super) fn sandbox_response(o: SandboxResponseOptions<'_>) -> GateResult<String> {
     Dialect::parse(&o.dialect, &Path::root("dialect"))?;
     let answer = read_sandbox_response(o.status, &o.body, o.retry_after.as_deref())?;
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Out<'a> {
-        artifact: ArtifactOut<'a>,
-        stdout: &'a str,
-        stderr: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        exit_code: Option<&'a RawText<'a>>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        run: Option<&'a RunReport<'a>>,
-    }
-    Ok(json::to_text(&Out {
+    Ok(json::to_text(&SandboxAnswer {
         artifact: answer.artifact_out(),
         stdout: &answer.stdout,
         stderr: &answer.stderr,
         exit_code: answer.exit_code.as_ref(),
         run: (!answer.run.is_empty()).then_some(&answer.run),
     }))
+}
+
+/// A sandbox's successful answer.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct SandboxAnswer<'a> {
+    /// `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`).
+    #[cfg_attr(feature = "typescript", tsify(type = "SessionArtifact"))]
+    artifact: ArtifactOut<'a>,
+    stdout: &'a str,
+    stderr: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    exit_code: Option<&'a RawText<'a>>,
+    /// How the run ended, when the sandbox says (codeapi).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(type = "SandboxRunReport"))]
+    run: Option<&'a RunReport<'a>>,
 }
 
 /// `stripTrustedFields(modelArgs)`: `{ args, dropped }`.

@@ -28,6 +28,9 @@ export interface FoldResultInput extends ToolMessageFields {
   name: string | null;
 }
 
+/** What a run printed and how it ended, as both readers of a sandbox's answer give it. */
+export type RunOutput = Omit<SandboxAnswer, "artifact">;
+
 /** What every error the package throws looks like. */
 export interface CodeSessionGateError extends Error {
   /**
@@ -150,6 +153,69 @@ export interface SandboxExecutionConfig {
 /** `eagerEventToolExecution` as the gates read it (other keys are the host's). */
 export interface EagerExecutionConfig extends OtherKeys {
   excludeToolNames?: string[] | null;
+}
+
+/** A request to POST to `<baseUrl>/<endpoint>` with `headers` and `JSON.stringify(body)`. */
+export interface SandboxRequest {
+  /** Always `exec` (`EXEC_ENDPOINT`). */
+  endpoint: "exec";
+  /**
+   * `Content-Type`, `User-Agent`, the dialect's auth header when a credential was given, the
+   * expected profile (codeapi) and the request id when asked for.
+   */
+  headers: Record<string, string>;
+  /** The body. */
+  body: Record<string, unknown>;
+  /** Trusted fields dropped from the model's arguments. */
+  droppedFields: string[];
+  /** What was changed in the refs. */
+  refs: RefNote[];
+}
+
+/** One change `buildSandboxRequest` made to the refs it was given. */
+export interface RefNote {
+  /** The ref's place in the context's file list. */
+  index: number;
+  /** Its `id`. */
+  id: string;
+  /** Its `name`. */
+  name: string;
+  /** Sent changed, or not sent. */
+  action: RefAction;
+  /** Why. */
+  reason: RefProblem;
+  /** In words. */
+  message: string;
+}
+
+/** A ref as a sandbox receives it (codeapi always has `resource_id` and `kind`). */
+export interface SandboxFileRef {
+  id: string;
+  resource_id?: string;
+  name: string;
+  storage_session_id: string;
+  kind?: string;
+  version?: number;
+}
+
+/** How a run ended, in codeapi's (piston's) words; LibreCodeInterpreter reports none of it. */
+export interface SandboxRunReport {
+  /**
+   * `RE` (non-zero exit), `SG` (signal), `TO` (timeout), `OL` / `EL` (stdout / stderr past the
+   * limit), `XX`.
+   */
+  status?: string;
+  /** The signal that ended the process (`SIGKILL`, …). */
+  signal?: string;
+  /** The sandbox's sentence about the run. */
+  message?: string;
+  /** Wall-clock milliseconds. */
+  wallTime?: number;
+  /**
+   * Why the sandbox stopped the run, when it did: not the tool's success (a non-zero exit is not a
+   * stop).
+   */
+  stopped?: "output_limit" | "timeout" | "signal" | "sandbox_failure";
 }
 
 /** `codeSessionContext` of a request: `{ session_id, files? }` with narrowed files. */
@@ -356,6 +422,42 @@ export interface ExecResponseOptions {
   response: OtherKeys;
 }
 
+/** A planned request; rejected calls are included with `args: {}`. */
+export interface PlannedToolRequest {
+  id: string;
+  name: string;
+  args: OtherKeys;
+  codeSessionContext?: unknown;
+  runtimeSessionHint?: string;
+}
+
+/** The planner's answer: `aborted` when it gave up (the SDK returns undefined). */
+export type ToolRequestPlan =
+  | { aborted: true }
+  | { aborted: false; allRequests: PlannedToolRequest[]; rejectedIds: string[] };
+
+/**
+ * The first request: `POST <baseUrl>/<endpoint>` with these headers (plus the host's auth) and `body`
+ * as JSON.
+ */
+export interface ExecRequest {
+  endpoint: ExecEndpoint;
+  /** The SDK's own headers, by name (auth headers are the host's). */
+  headers: { [name: string]: string };
+  body: OtherKeys;
+}
+
+/** A sandbox's successful answer. */
+export interface SandboxAnswer {
+  /** `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`). */
+  artifact: SessionArtifact;
+  stdout: string;
+  stderr: string;
+  exitCode?: number;
+  /** How the run ended, when the sandbox says (codeapi). */
+  run?: SandboxRunReport;
+}
+
 /**
  * `Gate.sandboxAnswer`'s answer: what came back. Unknown keys are ignored, a misspelt known key is
  * refused (README, *Errors*).
@@ -436,6 +538,74 @@ export interface EagerAnswered {
 export interface EagerPrestart {
   id: number;
   requests: ToolCallRequest[];
+}
+
+/** A dispatched call's request: POST `body` (JSON text, ready for `fetch`) to `<baseUrl>/<endpoint>`. */
+export interface ForwardedRequest {
+  endpoint: "exec";
+  headers: Record<string, string>;
+  /** The `/exec` body as JSON text (its UTF-8 bytes with `bodyBytes: true`). */
+  body: string | Uint8Array;
+  /** Trusted fields dropped from the model's arguments. */
+  droppedFields: string[];
+  /** What was changed in the refs. */
+  refs: RefNote[];
+  /** The exec session sent (LibreCodeInterpreter). */
+  sessionId?: string;
+  /** The runtime hint sent (codeapi). */
+  runtimeSessionHint?: string;
+  /** The refs sent, with `withFiles: true`. */
+  files?: SandboxFileRef[];
+}
+
+/** A dispatched call's `/exec` request in a `forwardEventBatch` answer. */
+export interface ForwardedCallRequest extends ForwardedRequest {
+  /** The call's id (`sandboxAnswer` takes it). */
+  id: string;
+  /** Its tool. */
+  name: string;
+}
+
+/** A dispatched call whose request could not be built, with the refusal `sandboxRequest` would throw. */
+export interface RefusedCall {
+  id: string;
+  name: string;
+  error: CodeSessionGateError;
+}
+
+/**
+ * `Gate.forwardEventBatch`'s answer: the batch `beginEventBatch` plans, with the request of each
+ * dispatched call as `sandboxRequest` builds it, instead of the requests the host would run.
+ */
+export interface ForwardedBatch {
+  id: number;
+  /** The `/exec` request of each dispatched call whose request could be built, in dispatch order. */
+  requests: ForwardedCallRequest[];
+  /**
+   * Dispatched calls whose request could not be built (a host tool without its `run`, a hint the
+   * dialect refuses): still in the batch, which folds nothing for them unless `sandboxRequest`
+   * builds theirs and `sandboxAnswer` reads its answer.
+   */
+  refused: RefusedCall[];
+  /** Calls the planner refused (answered with an error, never dispatched). */
+  rejected: RejectedCall[];
+  /** Calls answered by an eager prestart; `matched: false` ends in an error. */
+  eager: EagerAnswered[];
+}
+
+/** A successful answer, read and kept for the batch's fold. */
+export interface ForwardedAnswer {
+  stdout: string;
+  stderr: string;
+  exitCode?: number;
+  /** How the run ended, when the sandbox says (codeapi). */
+  run?: SandboxRunReport;
+  /** The answer's exec session. */
+  sessionId: string;
+  /** How many files the artifact holds. */
+  files: number;
+  /** The artifact kept for the fold, with `withArtifact: true`. */
+  artifact?: SessionArtifact;
 }
 
 /** Every gate site's verdict for one tool name. */
@@ -592,61 +762,6 @@ export interface SandboxRequestOptions extends SandboxTarget {
 /** The gate's context for a call, as `buildSandboxRequest` reads it. */
 export type CallContext = DirectInjection | RequestSessionFields | ToolCallRequest;
 
-/** One change `buildSandboxRequest` made to the refs it was given. */
-export interface RefNote {
-  /** The ref's place in the context's file list. */
-  index: number;
-  id: string;
-  name: string;
-  action: RefAction;
-  reason: RefProblem;
-  message: string;
-}
-
-/** A request to POST to `<baseUrl>/<endpoint>` with `headers` and `JSON.stringify(body)`. */
-export interface SandboxRequest {
-  endpoint: "exec";
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-  /** Trusted fields dropped from the model's arguments. */
-  droppedFields: string[];
-  /** What was changed in the refs. */
-  refs: RefNote[];
-}
-
-/** How a run ended, in codeapi's (piston's) words; LibreCodeInterpreter reports none of it. */
-export interface SandboxRunReport {
-  /**
-   * `RE` (non-zero exit), `SG` (signal), `TO` (timeout), `OL` / `EL` (stdout / stderr past the
-   * limit), `XX`.
-   */
-  status?: string;
-  signal?: string;
-  message?: string;
-  /** Wall-clock milliseconds. */
-  wallTime?: number;
-  /**
-   * Why the sandbox stopped the run, when it did: not the tool's success (a non-zero exit is not a
-   * stop).
-   */
-  stopped?: "output_limit" | "timeout" | "signal" | "sandbox_failure";
-}
-
-/** A sandbox's successful answer. */
-export interface SandboxAnswer extends RunOutput {
-  /** `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`). */
-  artifact: SessionArtifact;
-}
-
-/** What a run printed and how it ended, as both readers of a sandbox's answer give it. */
-export interface RunOutput {
-  stdout: string;
-  stderr: string;
-  exitCode?: number;
-  /** How the run ended, when the sandbox says (codeapi). */
-  run?: SandboxRunReport;
-}
-
 /**
  * `Gate.sandboxRequest`'s options: `buildSandboxRequest`'s but what the batch planned (the tool, its
  * arguments and its context). Unknown keys are ignored, a misspelt known key is refused (README,
@@ -658,91 +773,6 @@ export interface ForwardRequestOptions extends SandboxTarget {
   /** Return `body` as its UTF-8 bytes (a `Uint8Array`, what `fetch` sends as it is) instead of text. */
   bodyBytes?: boolean | null;
 }
-
-/** A ref as a sandbox receives it (codeapi always has `resource_id` and `kind`). */
-export interface SandboxFileRef {
-  id: string;
-  resource_id?: string;
-  name: string;
-  storage_session_id: string;
-  kind?: string;
-  version?: number;
-}
-
-/** A dispatched call's request: POST `body` (JSON text, ready for `fetch`) to `<baseUrl>/<endpoint>`. */
-export interface ForwardedRequest {
-  endpoint: "exec";
-  headers: Record<string, string>;
-  /** The `/exec` body as JSON text (its UTF-8 bytes with `bodyBytes: true`). */
-  body: string | Uint8Array;
-  droppedFields: string[];
-  refs: RefNote[];
-  /** The exec session sent (LibreCodeInterpreter). */
-  sessionId?: string;
-  /** The runtime hint sent (codeapi). */
-  runtimeSessionHint?: string;
-  /** The refs sent, with `withFiles: true`. */
-  files?: SandboxFileRef[];
-}
-
-/** A dispatched call's `/exec` request in a `forwardEventBatch` answer. */
-export interface ForwardedCallRequest extends ForwardedRequest {
-  /** The call's id (`sandboxAnswer` takes it). */
-  id: string;
-  /** Its tool. */
-  name: string;
-}
-
-/** A dispatched call whose request could not be built, with the refusal `sandboxRequest` would throw. */
-export interface RefusedCall {
-  id: string;
-  name: string;
-  error: CodeSessionGateError;
-}
-
-/**
- * `Gate.forwardEventBatch`'s answer: the batch `beginEventBatch` plans, with the request of each
- * dispatched call as `sandboxRequest` builds it, instead of the requests the host would run.
- */
-export interface ForwardedBatch {
-  id: number;
-  /** The `/exec` request of each dispatched call whose request could be built, in dispatch order. */
-  requests: ForwardedCallRequest[];
-  /**
-   * Dispatched calls whose request could not be built (a host tool without its `run`, a hint the
-   * dialect refuses): still in the batch, which folds nothing for them unless `sandboxRequest`
-   * builds theirs and `sandboxAnswer` reads its answer.
-   */
-  refused: RefusedCall[];
-  /** Calls the planner refused (answered with an error, never dispatched). */
-  rejected: RejectedCall[];
-  /** Calls answered by an eager prestart; `matched: false` ends in an error. */
-  eager: EagerAnswered[];
-}
-
-/** A successful answer, read and kept for the batch's fold. */
-export interface ForwardedAnswer extends RunOutput {
-  /** The answer's exec session. */
-  sessionId: string;
-  /** How many files the artifact holds. */
-  files: number;
-  /** The artifact kept for the fold, with `withArtifact: true`. */
-  artifact?: SessionArtifact;
-}
-
-/** A planned request; rejected calls are included with `args: {}`. */
-export interface PlannedToolRequest {
-  id: string;
-  name: string;
-  args: OtherKeys;
-  codeSessionContext?: unknown;
-  runtimeSessionHint?: string;
-}
-
-/** The planner's answer: `aborted` when it gave up (the SDK returns undefined). */
-export type ToolRequestPlan =
-  | { aborted: true }
-  | { aborted: false; allRequests: PlannedToolRequest[]; rejectedIds: string[] };
 
 /**
  * The tool factory params as plain data. `execute_code` and `bash_tool` spread every key they do
@@ -804,17 +834,6 @@ export interface ExecToolCallContext extends OtherKeys {
    * programmatic requests.
    */
   requestId?: string | null;
-}
-
-/**
- * The first request: `POST <baseUrl>/<endpoint>` with these headers (plus the host's auth) and `body`
- * as JSON.
- */
-export interface ExecRequest {
-  endpoint: ExecEndpoint;
-  /** The SDK's own headers, by name (auth headers are the host's). */
-  headers: { [name: string]: string };
-  body: OtherKeys;
 }
 
 /** A normalised `artifact_delivery` failure report (3.9). */

@@ -22,12 +22,12 @@ const READONLY: [(&str, &str); 6] = [
     ("GateLimits", "maxOpenBatches"),
 ];
 
-/// Declarations whose base tsify cannot read from the struct, with the members the base brings that no
-/// field of the struct holds: the records whose readers pass over the keys they do not know or carry
+/// Declarations whose base tsify cannot read from the struct (`""`: none), with the members no field of
+/// the struct holds: the records whose readers pass over the keys they do not know or carry
 /// them along (as the SDK does with its own objects), which TypeScript is told are open (`extends
 /// OtherKeys`, with the members among those other keys the SDK itself sets), and the package's error,
 /// an `Error` of its own name (`wire::ERROR_NAME`, which the boundary gives every error it throws).
-const BASES: [(&str, &str, &[&str]); 7] = [
+const BASES: [(&str, &str, &[&str]); 10] = [
     (
         "CodeSessionGateError",
         "Error",
@@ -43,20 +43,43 @@ const BASES: [(&str, &str, &[&str]); 7] = [
     ("ToolExecutionConfig", "OtherKeys", &[]),
     ("EagerExecutionConfig", "OtherKeys", &[]),
     ("ToolExecuteResult", "OtherKeys", &[]),
+    // Members the layer adds (`withFiles`, `withArtifact`), or the writer computes (`stopped`).
+    (
+        "ForwardedRequest",
+        "",
+        &["/** The refs sent, with `withFiles: true`. */", "files?: SandboxFileRef[];"],
+    ),
+    (
+        "ForwardedAnswer",
+        "",
+        &["/** The artifact kept for the fold, with `withArtifact: true`. */", "artifact?: SessionArtifact;"],
+    ),
+    (
+        "SandboxRunReport",
+        "",
+        &[
+            "/**",
+            " * Why the sandbox stopped the run, when it did: not the tool's success (a non-zero exit is not a",
+            " * stop).",
+            " */",
+            "stopped?: \"output_limit\" | \"timeout\" | \"signal\" | \"sandbox_failure\";",
+        ],
+    ),
 ];
 
 /// The vocabulary the derived declarations share, which no one Rust type reads or writes: the open
 /// record, a tool's parameter schema (read as any JSON object), the bit of each verdict site (the
 /// constants write them from `bits::SITES`, whose names are `GateVerdict`'s keys), an explanation's
-/// rule, and the records `foldResults` takes on either path (a direct outcome, whose `name` may be
-/// `null` on the event path: its request was not found).
-const HELPERS: [&str; 6] = [
+/// rule, the records `foldResults` takes on either path (a direct outcome, whose `name` may be `null` on
+/// the event path: its request was not found), and what both readers of a sandbox's answer give.
+const HELPERS: [&str; 7] = [
     "/**\n * Keys the package does not read and passes over (or carries along, as the SDK does): a shape that\n * flattens it is open (`interface X extends OtherKeys`).\n */\nexport type OtherKeys = { [key: string]: unknown };\n",
     "/** A JSON Schema object of a tool's parameters. */\nexport type JsonSchema = OtherKeys;\n",
     "/** The bit of each gate site in `Gate.verdict(name)` (see `verdictBits()`). */\nexport type VerdictBits = { readonly [K in keyof GateVerdict]: number };\n",
     "/** A rule's stable identifier and its sentence (what every explanation's `rule` and `because` are). */\nexport interface RuleDecision<R extends string> {\n  rule: R;\n  because: string;\n}\n",
     "/** What a completed call's ToolMessage tells the fold (besides the tool's name). */\nexport type ToolMessageFields = Omit<DirectOutcomeInput, \"name\">;\n",
     "/** A result folded without a batch: `name: null` = its request was not found. */\nexport interface FoldResultInput extends ToolMessageFields {\n  name: string | null;\n}\n",
+    "/** What a run printed and how it ended, as both readers of a sandbox's answer give it. */\nexport type RunOutput = Omit<SandboxAnswer, \"artifact\">;\n",
 ];
 
 /// The names TypeScript itself defines (lib es2022), which are never imported.
@@ -196,11 +219,15 @@ fn based(name: &str, decl: &str) -> String {
     let Some((_, base, members)) = BASES.iter().find(|(n, _, _)| *n == name) else {
         return decl.to_owned();
     };
-    let mut out = decl.replacen(
-        &format!("export interface {name} {{"),
-        &format!("export interface {name} extends {base} {{"),
-        1,
-    );
+    let mut out = if base.is_empty() {
+        decl.to_owned()
+    } else {
+        decl.replacen(
+            &format!("export interface {name} {{"),
+            &format!("export interface {name} extends {base} {{"),
+            1,
+        )
+    };
     if let Some(end) = out.rfind('}') {
         let added: String = members.iter().map(|m| format!("  {m}\n")).collect();
         out.insert_str(end, &added);

@@ -276,7 +276,10 @@ export function prestartOf(out, shared, handed) {
 
 /// `keys` as a JavaScript list's items.
 fn js_list(keys: &[&str]) -> String {
-    keys.iter().map(|k| js_string(k)).collect::<Vec<_>>().join(", ")
+    keys.iter()
+        .map(|k| js_string(k))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `key`, which must be one of `keys` (the Rust type's, which the layer reads it for).

@@ -45,6 +45,7 @@ pub fn declarations() -> Vec<&'static str> {
     out.extend(files::DECLARATIONS);
     out.extend(sessions::DECLARATIONS);
     out.extend(config::DECLARATIONS);
+    out.extend(sandbox::DECLARATIONS);
     out.extend(calls::DECLARATIONS);
     out.extend(calls::options::DECLARATIONS);
     out

@@ -3,38 +3,6 @@
 
 use super::{CodeEnvFile, FileRef, OtherKeys};
 
-/// A planned request; rejected calls are included with `args: {}`.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct PlannedToolRequest {
-    id: String,
-    name: String,
-    args: OtherKeys,
-    #[tsify(optional, type = "unknown")]
-    code_session_context: Option<()>,
-    #[tsify(optional)]
-    runtime_session_hint: Option<String>,
-}
-
-/// The planner's answer: `aborted` when it gave up (the SDK returns undefined).
-#[derive(tsify::Tsify)]
-#[serde(untagged, rename_all_fields = "camelCase")]
-pub(crate) enum ToolRequestPlan {
-    Aborted {
-        #[tsify(type = "true")]
-        aborted: bool,
-    },
-    Planned {
-        #[tsify(type = "false")]
-        aborted: bool,
-        /// Every call in order, rejected ones included.
-        all_requests: Vec<PlannedToolRequest>,
-        /// Ids of the calls whose args were not a JSON object (answered with an error, never
-        /// dispatched).
-        rejected_ids: Vec<String>,
-    },
-}
-
 /// The tool factory params as plain data. `execute_code` and `bash_tool` spread every key they do
 /// not consume into the request body, as the SDK does. `authHeaders` is stripped and never reported:
 /// the host adds its own auth headers (functions cannot be passed). `baseUrl` is stripped too; the
@@ -126,18 +94,6 @@ pub(crate) struct ExecToolCallContext {
     request_id: Option<String>,
     #[serde(flatten)]
     other: OtherKeys,
-}
-
-/// The first request: `POST <baseUrl>/<endpoint>` with these headers (plus the host's auth) and `body`
-/// as JSON.
-#[derive(tsify::Tsify)]
-pub(crate) struct ExecRequest {
-    #[tsify(type = "ExecEndpoint")]
-    endpoint: String,
-    /// The SDK's own headers, by name (auth headers are the host's).
-    #[tsify(type = "{ [name: string]: string }")]
-    headers: (),
-    body: OtherKeys,
 }
 
 /// A normalised `artifact_delivery` failure report (3.9).

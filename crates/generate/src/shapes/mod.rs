@@ -20,30 +20,16 @@ mod tests;
 use tsify::Tsify;
 
 /// The declarations of the shapes, in the order a reader meets them.
-pub(crate) const DECLARATIONS: [&str; 26] = [
+pub(crate) const DECLARATIONS: [&str; 12] = [
     sandbox::SandboxTarget::DECL,
     sandbox::SandboxRun::DECL,
     sandbox::SandboxRequestOptions::DECL,
     sandbox::CallContext::DECL,
-    sandbox::RefNote::DECL,
-    sandbox::SandboxRequest::DECL,
-    sandbox::SandboxRunReport::DECL,
-    sandbox::SandboxAnswer::DECL,
-    sandbox::RunOutput::DECL,
     sandbox::ForwardRequestOptions::DECL,
-    sandbox::SandboxFileRef::DECL,
-    sandbox::ForwardedRequest::DECL,
-    sandbox::ForwardedCallRequest::DECL,
-    sandbox::RefusedCall::DECL,
-    sandbox::ForwardedBatch::DECL,
-    sandbox::ForwardedAnswer::DECL,
-    exec::PlannedToolRequest::DECL,
-    exec::ToolRequestPlan::DECL,
     exec::ExecToolFactoryParams::DECL,
     exec::ProgrammaticToolDefinition::DECL,
     exec::NamedToolDefinition::DECL,
     exec::ExecToolCallContext::DECL,
-    exec::ExecRequest::DECL,
     exec::ArtifactDeliveryFailure::DECL,
     exec::ExecArtifact::DECL,
     exec::ExecResponseOutcome::DECL,
@@ -53,22 +39,12 @@ pub(crate) const DECLARATIONS: [&str; 26] = [
 /// generator's vocabulary), named here only to be referenced by the shapes that remain.
 pub(crate) struct OtherKeys;
 /// See [`OtherKeys`].
-pub(crate) struct CodeSessionGateError;
-/// See [`OtherKeys`].
-pub(crate) struct RequestCodeSessionContext;
-/// See [`OtherKeys`].
 pub(crate) struct CodeEnvFile;
 /// See [`OtherKeys`].
 pub(crate) struct FileRef;
-/// See [`OtherKeys`].
-pub(crate) struct SessionArtifact;
 /// See [`OtherKeys`].
 pub(crate) struct DirectInjection;
 /// See [`OtherKeys`].
 pub(crate) struct RequestSessionFields;
 /// See [`OtherKeys`].
 pub(crate) struct ToolCallRequest;
-/// See [`OtherKeys`].
-pub(crate) struct RejectedCall;
-/// See [`OtherKeys`].
-pub(crate) struct EagerAnswered;

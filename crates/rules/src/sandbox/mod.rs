@@ -36,6 +36,19 @@ pub use response::{
     SandboxAnswer,
 };
 
+/// The TypeScript declarations of the sandbox requests and answers, derived from the types that write
+/// them.
+#[cfg(feature = "typescript")]
+pub const DECLARATIONS: [&str; 4] = {
+    use tsify::Tsify;
+    [
+        SandboxRequest::DECL,
+        refs::RefNote::DECL,
+        refs::SentRef::DECL,
+        RunReport::DECL,
+    ]
+};
+
 use super::error::{ErrorCode, GateError, GateResult, Path};
 
 crate::names::named! {

@@ -39,17 +39,27 @@ pub const OPTION_KEYS: [&str; 11] = [
 /// The option that asks for the request id header.
 const REQUEST_ID_KEY: &str = "requestId";
 
-/// A request for the host to send: `POST <baseUrl>/<endpoint>` with `headers` and `body` as JSON.
+/// A request to POST to `<baseUrl>/<endpoint>` with `headers` and `JSON.stringify(body)`.
+// Written by the operations (`buildSandboxRequest`'s answer); its TypeScript declaration is derived
+// from the fields.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct SandboxRequest<'v> {
-    /// Always [`EXEC_ENDPOINT`].
+    /// Always `exec` (`EXEC_ENDPOINT`).
+    #[cfg_attr(feature = "typescript", tsify(type = "\"exec\""))]
     pub endpoint: &'static str,
     /// `Content-Type`, `User-Agent`, the dialect's auth header when a credential was given, the
     /// expected profile (codeapi) and the request id when asked for.
+    #[cfg_attr(feature = "typescript", tsify(type = "Record<string, string>"))]
     pub headers: Vec<(&'static str, String)>,
     /// The body.
+    #[cfg_attr(feature = "typescript", tsify(type = "Record<string, unknown>"))]
     pub body: ExecBody<'v>,
-    /// The trusted fields dropped from the model's arguments.
+    /// Trusted fields dropped from the model's arguments.
     pub dropped_fields: Vec<String>,
     /// What was changed in the refs.
     pub refs: Vec<RefNote>,
