@@ -16,10 +16,8 @@ use code_session_gate_rules::calls::batch::{Disposition, EventCall, PlannedEvent
 use code_session_gate_rules::calls::gate::Gate;
 use code_session_gate_rules::calls::options::BatchOptions;
 use code_session_gate_rules::error::{GateError, GateResult, Path};
-use code_session_gate_rules::json::{self, Json, Str};
-use code_session_gate_rules::sandbox::{
-    check_forwarded_options, ArtifactOut, Dialect, SandboxRequest,
-};
+use code_session_gate_rules::json::{self, Str};
+use code_session_gate_rules::sandbox::{ArtifactOut, Dialect, SandboxRequest, Target};
 use code_session_gate_rules::sessions::merge::Artifact;
 
 /// The TypeScript declarations of the inputs read here.
@@ -37,7 +35,7 @@ pub(super) fn sandbox_request(
     options: Option<&str>,
 ) -> GateResult<String> {
     let options = request_options(s, options)?;
-    let answer = answer_request(&s.gate, batch, &id, &options.tree);
+    let answer = answer_request(&s.gate, batch, &id, &options.target);
     s.request_options = Some(options);
     answer
 }
@@ -51,8 +49,7 @@ fn request_options(s: &mut GateSession, text: Option<&str>) -> GateResult<Reques
         Some(last) if *last.text == *text => last,
         _ => RequestOptions {
             text: text.into(),
-            tree: json::parse(text, &Path::root(""))?,
-            checked: false,
+            target: Target::read_forwarded(text)?,
         },
     })
 }
@@ -72,17 +69,10 @@ pub(super) fn forward_event_batch(
     batch_options: BatchOptions<'_>,
     request: Option<&str>,
 ) -> GateResult<String> {
-    let mut options = request_options(s, request)?;
-    // Options that passed once pass again (the same text is the same tree).
-    let checked = if options.checked {
-        Ok(())
-    } else {
-        check_forwarded_options(&options.tree)
-    };
-    options.checked = checked.is_ok();
-    let answer = checked
-        .and_then(|()| gate_ops::plan_event_batch(s, &calls, &batch_options))
-        .map(|(batch, planned)| answer_forwarded_batch(&s.gate, batch, &planned, &options.tree));
+    // Options no request could be built with are refused by their reading, before anything is planned.
+    let options = request_options(s, request)?;
+    let answer = gate_ops::plan_event_batch(s, &calls, &batch_options)
+        .map(|(batch, planned)| answer_forwarded_batch(&s.gate, batch, &planned, &options.target));
     s.request_options = Some(options);
     answer
 }
@@ -92,7 +82,7 @@ fn answer_forwarded_batch(
     gate: &Gate,
     batch: u32,
     planned: &[PlannedEventRequest],
-    options: &Json,
+    options: &Target<'_>,
 ) -> String {
     let built: Vec<(&PlannedEventRequest, GateResult<SandboxRequest<'_>>)> = planned
         .iter()
@@ -118,7 +108,7 @@ fn answer_forwarded_batch(
 }
 
 /// `sandboxRequest`'s answer for `options`: the head, a line break, the body.
-fn answer_request(gate: &Gate, batch: u32, id: &str, options: &Json) -> GateResult<String> {
+fn answer_request(gate: &Gate, batch: u32, id: &str, options: &Target<'_>) -> GateResult<String> {
     let request = gate.forward_request(batch, id, options)?;
     let head = RequestHead::of(&request, true);
     // The body written in place: at 200 files it is most of the answer.
@@ -208,7 +198,7 @@ pub(super) fn forwarded_artifact(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use code_session_gate_rules::sandbox::build_sandbox_request;
+    use code_session_gate_rules::sandbox::{build_sandbox_request, SandboxInput};
     use serde_json::json;
 
     /// The hand-written head is the JSON of its members, in order, escapes included.
@@ -229,7 +219,9 @@ mod tests {
             "executionProfile": "py",
             "requestId": "r\u{e9}q",
         });
-        let request = build_sandbox_request(&options).unwrap();
+        let text = options.to_string();
+        let input = SandboxInput::read(&text).unwrap();
+        let request = build_sandbox_request(&input).unwrap();
         assert!(!request.refs.is_empty() && !request.dropped_fields.is_empty());
         let headers: serde_json::Map<String, serde_json::Value> = request
             .headers
@@ -260,7 +252,9 @@ mod tests {
             "modelArgs": { "command": "ls" },
             "context": { "codeSessionContext": { "session_id": "e\n1" } },
         });
-        let request = build_sandbox_request(&lci).unwrap();
+        let text = lci.to_string();
+        let input = SandboxInput::read(&text).unwrap();
+        let request = build_sandbox_request(&input).unwrap();
         let expected = json!({
             "endpoint": "exec",
             "headers": { "Content-Type": "application/json", "User-Agent": "LibreChat/1.0" },

@@ -158,6 +158,34 @@ impl<'a, T: FromMembers<'a>> Arg<'a> for Options<T> {
     }
 }
 
+/// An options object read as `T` under the key policy by the one reader of options objects
+/// ([`json::read_members`]), which must be given (`undefined` is `missing_field`, `null`
+/// `invalid_type`).
+pub struct Given<T>(PhantomData<T>);
+
+impl<'a, T: FromMembers<'a>> Arg<'a> for Given<T> {
+    type Out = T;
+    fn read(text: Option<&'a str>, name: &'static str) -> GateResult<T> {
+        match text {
+            None => Err(GateError::missing(&Path::root(name))),
+            Some("null") => Err(GateError::expected(&Path::root(name), "a value", "null")),
+            Some(_) => json::read_members(text, name),
+        }
+    }
+}
+
+/// A member of an options object read by [`Given`], which must be given: decoded as `T` (`null`
+/// as `T` reads it), refusals at its key.
+pub fn member<'a, T: Deserialize<'a>>(
+    raw: Option<json::Raw<'a>>,
+    key: &'static str,
+) -> GateResult<T> {
+    match raw {
+        None => Err(GateError::missing(&Path::root(key))),
+        Some(r) => decode(r.get(), key),
+    }
+}
+
 /// An options object read as `T` under the key policy, which must be given (`undefined` is
 /// `missing_field`, `null` `invalid_type`).
 pub struct Object<T>(PhantomData<T>);

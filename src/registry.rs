@@ -21,7 +21,9 @@
 
 use super::forward_ops;
 use super::gate_ops;
-use super::params::{Id, Maybe, Object, Opt, Options, Params, Present, Records, Required, Text};
+use super::params::{
+    Given, Id, Maybe, Object, Opt, Options, Params, Present, Records, Required, Text,
+};
 use super::static_ops;
 use code_session_gate_rules::calls::batch::EventCall;
 use code_session_gate_rules::calls::fold::DirectOutcome;
@@ -572,15 +574,15 @@ $callback! {
     sandbox {
         /// `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: the first sandbox request
         /// the tool makes.
-        buildExecRequest(#[unrooted] options: Object<static_ops::ExecRequestOptions<'_>> as "ExecRequestOptions") -> "ExecRequest" => static_ops::exec_request;
+        buildExecRequest(#[unrooted] options: Given<static_ops::ExecRequestOptions<'_>> as "ExecRequestOptions") -> "ExecRequest" => static_ops::exec_request;
         /// `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: what the tool makes of the
         /// sandbox's answer.
-        readExecResponse(#[unrooted] options: Object<static_ops::ExecResponseOptions<'_>> as "ExecResponseOptions") -> "ExecResponseOutcome" => static_ops::exec_response;
+        readExecResponse(#[unrooted] options: Given<static_ops::ExecResponseOptions<'_>> as "ExecResponseOptions") -> "ExecResponseOutcome" => static_ops::exec_response;
         /// The `/exec` request of one call in a sandbox dialect, with the gate's session, files and hint.
         buildSandboxRequest(#[unrooted] options: Text as "SandboxRequestOptions") -> "SandboxRequest" => static_ops::sandbox_request;
         /// A sandbox's answer as an artifact to fold; a failed call throws a `CodeSessionGateError` with
         /// `status`.
-        readSandboxResponse(#[unrooted] options: Object<static_ops::SandboxResponseOptions<'_>> as "SandboxResponseOptions") -> "SandboxAnswer" => static_ops::sandbox_response;
+        readSandboxResponse(#[unrooted] options: Given<static_ops::SandboxResponseOptions<'_>> as "SandboxResponseOptions") -> "SandboxAnswer" => static_ops::sandbox_response;
         /// The model's arguments without the fields only the gate may set, and the keys dropped.
         stripTrustedFields(modelArgs: Present<Obj<JsonMap>> as "Record<string, unknown>") -> "{ args: Record<string, unknown>; dropped: string[] }"
         => static_ops::strip_model_args;

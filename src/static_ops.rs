@@ -5,16 +5,17 @@ use serde::Deserialize;
 
 use super::answers;
 use super::forwarded::RequestHead;
+use super::params::member;
 use code_session_gate_rules::config::Profile;
 use code_session_gate_rules::error::{ErrorCode, GateError, GateResult, Path};
 use code_session_gate_rules::files::narrow::{self, to_injected_file_ref};
-use code_session_gate_rules::files::{Field, FileRef};
+use code_session_gate_rules::files::FileRef;
 use code_session_gate_rules::json::write::append_member;
-use code_session_gate_rules::json::{self, Json, JsonMap, Obj, Opts, RawJson, RawText, Str};
+use code_session_gate_rules::json::{self, Json, JsonMap, Obj, Opts, Raw, RawJson, RawText, Str};
 use code_session_gate_rules::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
 use code_session_gate_rules::sandbox::trusted::strip_trusted;
 use code_session_gate_rules::sandbox::{
-    build_sandbox_request, read_sandbox_response, ArtifactOut, Dialect, RunReport,
+    build_sandbox_request, read_sandbox_response, ArtifactOut, Dialect, RunReport, SandboxInput,
 };
 use code_session_gate_rules::sessions::changes::session_changes;
 use code_session_gate_rules::sessions::CodeSession;
@@ -245,92 +246,118 @@ pub struct ExecRequest<'a> {
 }
 
 /// `buildExecRequest`'s options.
-// `null` members count as absent; read under the key policy (`Opts`: a misspelt key would otherwise
-// silently drop, e.g., the whole factory).
-#[derive(Deserialize)]
+// Read by the one reader of options objects (`params::Given`: a misspelt key would otherwise silently
+// drop, e.g., the whole factory), `null` members kept: `null` is absent but for `tool` (refused) and
+// `modelArgs` (which the rules refuse with their own words).
+#[derive(Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct ExecRequestOptions<'a> {
-    #[serde(borrow, deserialize_with = "Field::required")]
+    #[serde(borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "CodeExecutionToolName"))]
-    tool: Field<Str<'a>>,
+    tool: Option<Raw<'a>>,
     /// The SDK release to reproduce (default "3.9").
-    #[serde(default)]
+    #[serde(default, borrow)]
     #[cfg_attr(feature = "typescript", tsify(optional, type = "SdkProfile"))]
-    profile: Option<Profile>,
+    profile: Option<Raw<'a>>,
     #[serde(default, borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "ExecToolFactoryParams | null"))]
-    factory: Option<RawText<'a>>,
+    factory: Option<Raw<'a>>,
     #[serde(default, borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "ExecToolCallContext | null"))]
-    tool_call: Option<RawText<'a>>,
+    tool_call: Option<Raw<'a>>,
     /// The model's arguments, checked against the tool's JSON schema.
-    #[serde(borrow, deserialize_with = "Field::required")]
+    #[serde(borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
-    model_args: Field<RawText<'a>>,
+    model_args: Option<Raw<'a>>,
 }
+
+code_session_gate_rules::from_members!(ExecRequestOptions {
+    tool,
+    profile,
+    factory,
+    tool_call,
+    model_args,
+} keeping null);
 
 /// `readExecResponse`'s options.
 // Read as `ExecRequestOptions` are.
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct ExecResponseOptions<'a> {
-    #[serde(borrow, deserialize_with = "Field::required")]
+    #[serde(borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "CodeExecutionToolName"))]
-    tool: Field<Str<'a>>,
-    #[serde(default)]
+    tool: Option<Raw<'a>>,
+    #[serde(default, borrow)]
     #[cfg_attr(feature = "typescript", tsify(optional, type = "SdkProfile"))]
-    profile: Option<Profile>,
+    profile: Option<Raw<'a>>,
     #[serde(default, borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "ExecToolFactoryParams | null"))]
-    factory: Option<RawText<'a>>,
+    factory: Option<Raw<'a>>,
     /// The route the request went to (`ExecRequest.endpoint`); default: the tool's usual route.
     #[serde(default, borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "ExecEndpoint | null"))]
-    endpoint: Option<Str<'a>>,
+    endpoint: Option<Raw<'a>>,
     /// The sandbox's JSON answer to the first request.
-    #[serde(borrow, deserialize_with = "Field::required")]
+    #[serde(borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
-    response: Field<RawText<'a>>,
+    response: Option<Raw<'a>>,
 }
 
+code_session_gate_rules::from_members!(ExecResponseOptions {
+    tool,
+    profile,
+    factory,
+    endpoint,
+    response,
+} keeping null);
+
 /// The tool of the exec wire's options: a string (`null` is `invalid_type`).
-fn wire_tool<'a>(tool: &'a Field<Str<'_>>) -> GateResult<&'a str> {
+fn wire_tool(tool: Option<Raw<'_>>) -> GateResult<Str<'_>> {
     match tool {
-        Field::Set(t) => Ok(t),
-        Field::Absent => Err(GateError::missing(&Path::root("tool"))),
-        Field::Null => Err(GateError::expected(&Path::root("tool"), "a string", "null")),
+        Some(t) if json::is_null(t) => {
+            Err(GateError::expected(&Path::root("tool"), "a string", "null"))
+        }
+        t => member(t, "tool"),
+    }
+}
+
+/// The profile of the exec wire's options (absent or `null`: the default).
+fn wire_profile(profile: Option<Raw<'_>>) -> GateResult<Profile> {
+    match profile {
+        Some(p) => Ok(member::<Option<Profile>>(Some(p), "profile")?.unwrap_or_default()),
+        None => Ok(Profile::default()),
     }
 }
 
 /// An object member of the exec wire's options as a tree (`null` or absent: `{}`).
-fn wire_tree(raw: Option<&RawText<'_>>, name: &str) -> GateResult<Json> {
+fn wire_tree(raw: Option<Raw<'_>>, name: &str) -> GateResult<Json> {
     match raw {
-        Some(r) if !json::is_null(r.raw()) => json::parse_raw(r.raw(), &Path::root(name)),
+        Some(r) if !json::is_null(r) => json::parse_raw(r, &Path::root(name)),
         _ => Ok(Json::Object(JsonMap::new())),
     }
 }
 
 /// A member of the exec wire's options that must be given, as a tree (`null` kept: the rules refuse
 /// it with their own words).
-fn wire_present(field: &Field<RawText<'_>>, name: &str) -> GateResult<Json> {
-    match field {
-        Field::Absent => Err(GateError::missing(&Path::root(name))),
-        Field::Null => Ok(Json::Null),
-        Field::Set(r) => json::parse_raw(r.raw(), &Path::root(name)),
+fn wire_present(raw: Option<Raw<'_>>, name: &str) -> GateResult<Json> {
+    match raw {
+        None => Err(GateError::missing(&Path::root(name))),
+        Some(r) => json::parse_raw(r, &Path::root(name)),
     }
 }
 
 /// `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: `{ endpoint, headers, body }`.
 pub(super) fn exec_request(o: ExecRequestOptions<'_>) -> GateResult<String> {
-    let tool = wire_tool(&o.tool)?;
-    let model_args = wire_present(&o.model_args, "modelArgs")?;
+    let tool = wire_tool(o.tool)?;
+    let profile = wire_profile(o.profile)?;
+    let model_args = wire_present(o.model_args, "modelArgs")?;
     let request = build_exec_request(
-        o.profile.unwrap_or_default(),
-        tool,
-        &wire_tree(o.factory.as_ref(), "factory")?,
-        &wire_tree(o.tool_call.as_ref(), "toolCall")?,
+        profile,
+        &tool,
+        &wire_tree(o.factory, "factory")?,
+        &wire_tree(o.tool_call, "toolCall")?,
         &model_args,
     )?;
     Ok(json::to_text(&ExecRequest {
@@ -347,13 +374,18 @@ pub(super) fn exec_request(o: ExecRequestOptions<'_>) -> GateResult<String> {
 /// `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: `{ status: "completed",
 /// artifact }` or `{ status: "tool_call_required" }`.
 pub(super) fn exec_response(o: ExecResponseOptions<'_>) -> GateResult<String> {
-    let tool = wire_tool(&o.tool)?;
-    let response = wire_present(&o.response, "response")?;
+    let tool = wire_tool(o.tool)?;
+    let profile = wire_profile(o.profile)?;
+    let endpoint: Option<Str<'_>> = match o.endpoint {
+        Some(e) => member(Some(e), "endpoint")?,
+        None => None,
+    };
+    let response = wire_present(o.response, "response")?;
     let outcome = read_exec_response(
-        o.profile.unwrap_or_default(),
-        tool,
-        &wire_tree(o.factory.as_ref(), "factory")?,
-        o.endpoint.as_deref(),
+        profile,
+        &tool,
+        &wire_tree(o.factory, "factory")?,
+        endpoint.as_deref(),
         &response,
     )?;
     let mut out = JsonMap::new();
@@ -373,7 +405,7 @@ pub(super) fn exec_response(o: ExecResponseOptions<'_>) -> GateResult<String> {
 pub(super) fn sandbox_request(text: Option<&str>) -> GateResult<String> {
     let text =
         text.ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
-    let options = json::parse(text, &Path::root(""))?;
+    let options = SandboxInput::read(text)?;
     let request = build_sandbox_request(&options)?;
     // The body is written by hand (it is hot on the forwarding path): the rest, then it, last.
     let mut out = RequestHead::of(&request, false).text(0);
@@ -382,31 +414,48 @@ pub(super) fn sandbox_request(text: Option<&str>) -> GateResult<String> {
 }
 
 /// `readSandboxResponse`'s options: what came back.
-// Read under the key policy (`Opts`), as every options object is.
-#[derive(Deserialize)]
+// Read by the one reader of options objects (`params::Given`), `null` members kept: each is decoded as
+// its type says (`sandbox_response`), as a field of that type would be.
+#[derive(Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct SandboxResponseOptions<'a> {
     #[serde(borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "SandboxDialect"))]
-    dialect: Str<'a>,
+    dialect: Option<Raw<'a>>,
     /// The HTTP status.
-    status: u16,
+    #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    status: Option<Raw<'a>>,
     /// The body text (keep-alive whitespace and all).
     #[serde(borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "string"))]
-    body: Str<'a>,
+    body: Option<Raw<'a>>,
     /// The `Retry-After` header, if any.
     #[serde(default, borrow)]
     #[cfg_attr(feature = "typescript", tsify(type = "string | null"))]
-    retry_after: Option<Str<'a>>,
+    retry_after: Option<Raw<'a>>,
 }
+
+code_session_gate_rules::from_members!(SandboxResponseOptions {
+    dialect,
+    status,
+    body,
+    retry_after,
+} keeping null);
 
 /// `readSandboxResponse({ dialect, status, body, retryAfter? })`: `{ artifact, stdout, stderr,
 /// exitCode? }`, or the sandbox's refusal.
 pub(super) fn sandbox_response(o: SandboxResponseOptions<'_>) -> GateResult<String> {
-    Dialect::parse(&o.dialect, &Path::root("dialect"))?;
-    let answer = read_sandbox_response(o.status, &o.body, o.retry_after.as_deref())?;
+    let dialect: Str<'_> = member(o.dialect, "dialect")?;
+    let status: u16 = member(o.status, "status")?;
+    let body: Str<'_> = member(o.body, "body")?;
+    let retry_after: Option<Str<'_>> = match o.retry_after {
+        Some(r) => member(Some(r), "retryAfter")?,
+        None => None,
+    };
+    Dialect::parse(&dialect, &Path::root("dialect"))?;
+    let answer = read_sandbox_response(status, &body, retry_after.as_deref())?;
     Ok(json::to_text(&SandboxAnswer {
         artifact: answer.artifact_out(),
         stdout: &answer.stdout,

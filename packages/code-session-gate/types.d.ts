@@ -31,6 +31,9 @@ export interface FoldResultInput extends ToolMessageFields {
 /** What a run printed and how it ended, as both readers of a sandbox's answer give it. */
 export type RunOutput = Omit<SandboxAnswer, "artifact">;
 
+/** Where and how a request is sent: the options of every request but the call's own. */
+export type SandboxTarget = Omit<SandboxRequestOptions, "tool" | "modelArgs" | "context">;
+
 /** What every error the package throws looks like. */
 export interface CodeSessionGateError extends Error {
   /**
@@ -153,6 +156,84 @@ export interface SandboxExecutionConfig {
 /** `eagerEventToolExecution` as the gates read it (other keys are the host's). */
 export interface EagerExecutionConfig extends OtherKeys {
   excludeToolNames?: string[] | null;
+}
+
+/**
+ * `buildSandboxRequest`'s options. Unknown keys are ignored, a misspelt known key is refused (README,
+ * *Errors*).
+ */
+export interface SandboxRequestOptions {
+  dialect: SandboxDialect;
+  /** The tool the model called (a built-in code tool or a host-declared one). */
+  tool: string;
+  /**
+   * What runs; optional for `execute_code` (`{lang, code, args?}`) and `bash_tool` (`{command,
+   * args?}`), read from `modelArgs`.
+   */
+  run?: SandboxRun | null;
+  /** The model's arguments; trusted fields are dropped and named in `droppedFields`. */
+  modelArgs?: Record<string, unknown> | null;
+  /** The gate's context for the call: a direct injection or an event request (other keys ignored). */
+  context?: CallContext | null;
+  /** codeapi / LibreCodeInterpreter `user_id`. */
+  userId?: string | null;
+  /** LibreCodeInterpreter `entity_id`. */
+  entityId?: string | null;
+  /** Run timeout in ms (LibreCodeInterpreter: clamped to 1000–300000). */
+  timeoutMs?: number | null;
+  /** codeapi: the Bearer token; LibreCodeInterpreter: the API key. Absent: add your own auth header. */
+  credential?: string | null;
+  /** codeapi `X-CodeAPI-Expected-Profile`. */
+  executionProfile?: string | null;
+  /** `X-LibreChat-Code-Request-ID`. */
+  requestId?: string | null;
+}
+
+/** What a call runs in the sandbox. */
+export interface SandboxRun {
+  /** codeapi: one of `execute_code`'s languages ("py", "bash", …). */
+  lang: string;
+  code: string;
+  args?: string[];
+}
+
+/** The gate's context for a call, as `buildSandboxRequest` reads it: its session part. */
+export type CallContext = DirectInjection | RequestSessionFields | ToolCallRequest;
+
+/**
+ * `Gate.sandboxRequest`'s options: `buildSandboxRequest`'s but what the batch planned (the tool, its
+ * arguments and its context). Unknown keys are ignored, a misspelt known key is refused (README,
+ * *Errors*).
+ */
+export interface ForwardRequestOptions {
+  dialect: SandboxDialect;
+  /**
+   * What runs; optional for `execute_code` (`{lang, code, args?}`) and `bash_tool` (`{command,
+   * args?}`), read from the planned call's arguments.
+   */
+  run?: SandboxRun | null;
+  /** codeapi / LibreCodeInterpreter `user_id`. */
+  userId?: string | null;
+  /** LibreCodeInterpreter `entity_id`. */
+  entityId?: string | null;
+  /** Run timeout in ms (LibreCodeInterpreter: clamped to 1000–300000). */
+  timeoutMs?: number | null;
+  /** codeapi: the Bearer token; LibreCodeInterpreter: the API key. Absent: add your own auth header. */
+  credential?: string | null;
+  /** codeapi `X-CodeAPI-Expected-Profile`. */
+  executionProfile?: string | null;
+  /** `X-LibreChat-Code-Request-ID`. */
+  requestId?: string | null;
+  /** Also return the refs sent, as objects (`files`). */
+  withFiles?: boolean | null;
+  /** Return `body` as its UTF-8 bytes (a `Uint8Array`, what `fetch` sends as it is) instead of text. */
+  bodyBytes?: boolean | null;
+  /** The planned call's own: never given. */
+  tool?: never;
+  /** The planned call's own: never given. */
+  modelArgs?: never;
+  /** The planned call's own: never given. */
+  context?: never;
 }
 
 /** A request to POST to `<baseUrl>/<endpoint>` with `headers` and `JSON.stringify(body)`. */
@@ -714,64 +795,6 @@ export interface SessionFileChange {
   change: FileChange;
   file?: FileRef;
   previous?: FileRef;
-}
-
-/** Where and how a request is sent, as `buildSandboxRequest` and `Gate.sandboxRequest` both take it. */
-export interface SandboxTarget {
-  dialect: SandboxDialect;
-  /**
-   * What runs; optional for `execute_code` (`{lang, code, args?}`) and `bash_tool` (`{command,
-   * args?}`), read from `modelArgs`.
-   */
-  run?: SandboxRun | null;
-  /** codeapi / LibreCodeInterpreter `user_id`. */
-  userId?: string | null;
-  /** LibreCodeInterpreter `entity_id`. */
-  entityId?: string | null;
-  /** Run timeout in ms (LibreCodeInterpreter: clamped to 1000–300000). */
-  timeoutMs?: number | null;
-  /** codeapi: the Bearer token; LibreCodeInterpreter: the API key. Absent: add your own auth header. */
-  credential?: string | null;
-  /** codeapi `X-CodeAPI-Expected-Profile`. */
-  executionProfile?: string | null;
-  /** `X-LibreChat-Code-Request-ID`. */
-  requestId?: string | null;
-}
-
-/** What a call runs in the sandbox. */
-export interface SandboxRun {
-  /** codeapi: one of `execute_code`'s languages ("py", "bash", …). */
-  lang: string;
-  code: string;
-  args?: string[];
-}
-
-/**
- * `buildSandboxRequest`'s options. Unknown keys are ignored, a misspelt known key is refused (README,
- * *Errors*).
- */
-export interface SandboxRequestOptions extends SandboxTarget {
-  /** The tool the model called (a built-in code tool or a host-declared one). */
-  tool: string;
-  /** The model's arguments; trusted fields are dropped and named in `droppedFields`. */
-  modelArgs?: Record<string, unknown> | null;
-  /** The gate's context for the call: a direct injection or an event request (other keys ignored). */
-  context?: CallContext | null;
-}
-
-/** The gate's context for a call, as `buildSandboxRequest` reads it. */
-export type CallContext = DirectInjection | RequestSessionFields | ToolCallRequest;
-
-/**
- * `Gate.sandboxRequest`'s options: `buildSandboxRequest`'s but what the batch planned (the tool, its
- * arguments and its context). Unknown keys are ignored, a misspelt known key is refused (README,
- * *Errors*).
- */
-export interface ForwardRequestOptions extends SandboxTarget {
-  /** Also return the refs sent, as objects (`files`). */
-  withFiles?: boolean | null;
-  /** Return `body` as its UTF-8 bytes (a `Uint8Array`, what `fetch` sends as it is) instead of text. */
-  bodyBytes?: boolean | null;
 }
 
 /**

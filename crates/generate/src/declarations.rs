@@ -72,7 +72,7 @@ const BASES: [(&str, &str, &[&str]); 10] = [
 /// constants write them from `bits::SITES`, whose names are `GateVerdict`'s keys), an explanation's
 /// rule, the records `foldResults` takes on either path (a direct outcome, whose `name` may be `null` on
 /// the event path: its request was not found), and what both readers of a sandbox's answer give.
-const HELPERS: [&str; 7] = [
+const HELPERS: [&str; 8] = [
     "/**\n * Keys the package does not read and passes over (or carries along, as the SDK does): a shape that\n * flattens it is open (`interface X extends OtherKeys`).\n */\nexport type OtherKeys = { [key: string]: unknown };\n",
     "/** A JSON Schema object of a tool's parameters. */\nexport type JsonSchema = OtherKeys;\n",
     "/** The bit of each gate site in `Gate.verdict(name)` (see `verdictBits()`). */\nexport type VerdictBits = { readonly [K in keyof GateVerdict]: number };\n",
@@ -80,6 +80,7 @@ const HELPERS: [&str; 7] = [
     "/** What a completed call's ToolMessage tells the fold (besides the tool's name). */\nexport type ToolMessageFields = Omit<DirectOutcomeInput, \"name\">;\n",
     "/** A result folded without a batch: `name: null` = its request was not found. */\nexport interface FoldResultInput extends ToolMessageFields {\n  name: string | null;\n}\n",
     "/** What a run printed and how it ended, as both readers of a sandbox's answer give it. */\nexport type RunOutput = Omit<SandboxAnswer, \"artifact\">;\n",
+    "/** Where and how a request is sent: the options of every request but the call's own. */\nexport type SandboxTarget = Omit<SandboxRequestOptions, \"tool\" | \"modelArgs\" | \"context\">;\n",
 ];
 
 /// The names TypeScript itself defines (lib es2022), which are never imported.

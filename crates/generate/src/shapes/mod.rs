@@ -1,6 +1,6 @@
-//! The shapes not yet declared on the types that read or write them: the sandbox wire's and the exec
-//! wire's options and answers, whose readers walk JSON trees (no struct holds their keys) and whose
-//! answers are written as trees or by hand. Each is a struct deriving `tsify::Tsify` alone, built only
+//! The shapes not yet declared on the types that read or write them: the exec wire's options and
+//! answers, whose readers walk JSON trees (no struct holds their keys) and whose answers are written
+//! as trees. Each is a struct deriving `tsify::Tsify` alone, built only
 //! with the `typescript` feature (the crate's own tests): no module carries them. Every other
 //! declaration is derived from the type that reads or writes what it declares
 //! (`code_session_gate::declarations()`).
@@ -13,19 +13,13 @@
 #![allow(dead_code)]
 
 pub(crate) mod exec;
-pub(crate) mod sandbox;
 #[cfg(test)]
 mod tests;
 
 use tsify::Tsify;
 
 /// The declarations of the shapes, in the order a reader meets them.
-pub(crate) const DECLARATIONS: [&str; 12] = [
-    sandbox::SandboxTarget::DECL,
-    sandbox::SandboxRun::DECL,
-    sandbox::SandboxRequestOptions::DECL,
-    sandbox::CallContext::DECL,
-    sandbox::ForwardRequestOptions::DECL,
+pub(crate) const DECLARATIONS: [&str; 7] = [
     exec::ExecToolFactoryParams::DECL,
     exec::ProgrammaticToolDefinition::DECL,
     exec::NamedToolDefinition::DECL,
@@ -42,9 +36,3 @@ pub(crate) struct OtherKeys;
 pub(crate) struct CodeEnvFile;
 /// See [`OtherKeys`].
 pub(crate) struct FileRef;
-/// See [`OtherKeys`].
-pub(crate) struct DirectInjection;
-/// See [`OtherKeys`].
-pub(crate) struct RequestSessionFields;
-/// See [`OtherKeys`].
-pub(crate) struct ToolCallRequest;

@@ -5,9 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use code_session_gate::core::sandbox::{
-    ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS, OPTION_KEYS, PLANNED_KEYS,
-};
+use code_session_gate::core::sandbox::{ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS};
 
 /// The declaration of `name` among those the generator writes.
 fn decl(name: &str) -> &'static str {
@@ -61,14 +59,12 @@ fn the_key_reader_reads_members_and_bases() {
 
 #[test]
 fn the_sandbox_options_declare_what_the_request_builder_reads() {
-    assert_eq!(keys("SandboxRequestOptions"), set(&OPTION_KEYS));
-    let forwarded: BTreeSet<String> = OPTION_KEYS
-        .iter()
-        .filter(|k| !PLANNED_KEYS.contains(k))
-        .chain(ANSWER_FLAGS.iter())
-        .map(|k| (*k).to_owned())
-        .collect();
+    // A forwarded request's options are a built one's, its planned keys declared `never`, and the
+    // flags the layer reads (`wire.js` reads them by these names).
+    let mut forwarded = keys("SandboxRequestOptions");
+    forwarded.extend(set(&ANSWER_FLAGS));
     assert_eq!(keys("ForwardRequestOptions"), forwarded);
+    // The context's keys the builder reads are those the gate's answers declare.
     assert_eq!(keys("DirectInjection"), set(&DIRECT_KEYS));
     assert_eq!(keys("RequestSessionFields"), set(&EVENT_KEYS));
 }

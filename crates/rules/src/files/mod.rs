@@ -80,19 +80,6 @@ impl Field<Str<'_>> {
     }
 }
 
-impl<T> Field<T> {
-    /// A key that must be there, `null` or a value: for `#[serde(deserialize_with = "Field::required")]`
-    /// without a default, where serde refuses an absent key as a missing field (a plain `Field` would
-    /// read an absent key as `null`) and the TypeScript declarations derived from the struct declare
-    /// the key required.
-    pub fn required<'de, D: Deserializer<'de>>(d: D) -> Result<Field<T>, D::Error>
-    where
-        T: Deserialize<'de>,
-    {
-        Field::deserialize(d)
-    }
-}
-
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Field<T> {
     /// A present key: `null` or a value. (Absence is the `#[serde(default)]` of the containing struct.)
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

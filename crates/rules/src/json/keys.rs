@@ -136,16 +136,27 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Opts<T> {
 /// declaration) names its keys, and [`read_members`] reads every options object of this kind with one
 /// reader, not one per struct.
 pub trait FromMembers<'a>: Deserialize<'a> + Default {
-    /// The struct from the JSON text of each of its keys, in the order of its fields (absent or
-    /// `null`: `None`).
+    /// The struct from the JSON text of each of its keys, in the order of its fields (absent: `None`;
+    /// `null` is given as its text, which [`from_members!`] reads as `None`).
     fn from_members(members: &mut dyn Iterator<Item = Option<&'a RawJson>>) -> Self;
 }
 
 /// Writes the [`FromMembers`] of an options struct whose fields are all `Option<Raw<'a>>`, listed in
-/// their order: `from_members!(CallOptions { code_session_key, thread_id })`.
+/// their order: `from_members!(CallOptions { code_session_key, thread_id })` (`null` is none), or
+/// `from_members!(SandboxResponseOptions { dialect, status, body, retry_after } keeping null)`.
 #[macro_export]
 macro_rules! from_members {
     ($name:ident { $($field:ident),* $(,)? }) => {
+        impl<'a> $crate::json::FromMembers<'a> for $name<'a> {
+            fn from_members(
+                m: &mut dyn Iterator<Item = Option<$crate::json::Raw<'a>>>,
+            ) -> Self {
+                $name { $($field: $crate::json::given(m.next().flatten())),* }
+            }
+        }
+    };
+    // Each `null` kept as its text, for members whose reader tells `null` from absent.
+    ($name:ident { $($field:ident),* $(,)? } keeping null) => {
         impl<'a> $crate::json::FromMembers<'a> for $name<'a> {
             fn from_members(
                 m: &mut dyn Iterator<Item = Option<$crate::json::Raw<'a>>>,
@@ -164,28 +175,68 @@ pub fn read_members<'a, T: FromMembers<'a>>(text: Option<&'a str>, root: &str) -
     };
     let fields = fields_of::<T>();
     let mut members = [None; MAX_MEMBERS];
-    if !members_of(text, root, fields, &mut members)? {
+    if !members_of(text, root, fields, &mut members, false)? {
         return Ok(T::default());
     }
     Ok(T::from_members(&mut members.into_iter().take(fields.len())))
 }
 
+/// [`read_members`] of an options object whose members are JSON trees of their own (a sandbox
+/// request's), the text read as [`super::parse`] reads one: nesting up to [`super::MAX_DEPTH`], what
+/// `JSON.parse` refuses as [`ErrorCode::InvalidJson`] and an escaped unpaired surrogate anywhere as
+/// [`ErrorCode::LoneSurrogate`], all at `root`; `null` is not an options object.
+pub fn read_members_deep<'a, T: FromMembers<'a>>(text: &'a str, root: &str) -> GateResult<T> {
+    let fields = fields_of::<T>();
+    let mut members = [None; MAX_MEMBERS];
+    if !members_of(text, root, fields, &mut members, true)? {
+        return Err(GateError::expected(
+            &Path::root(root),
+            "an options object",
+            "null",
+        ));
+    }
+    Ok(T::from_members(&mut members.into_iter().take(fields.len())))
+}
+
+/// A member as [`from_members!`] gives it: `null` is none.
+pub fn given(raw: Option<&RawJson>) -> Option<&RawJson> {
+    raw.filter(|r| !super::is_null(r))
+}
+
 /// The most keys an options object read by [`read_members`] has.
-const MAX_MEMBERS: usize = 8;
+const MAX_MEMBERS: usize = 16;
 
 /// Reads `text`'s members named in `fields` into `out` (by the place of their key); `false` for
-/// `null`. Not generic: every options object of [`FromMembers`] is read by this one function.
+/// `null`. Not generic: every options object of [`FromMembers`] is read by this one function. `deep`:
+/// as [`read_members_deep`] reads it.
 fn members_of<'a>(
     text: &'a str,
     root: &str,
     fields: &'static [&'static str],
     out: &mut [Option<&'a RawJson>; MAX_MEMBERS],
+    deep: bool,
 ) -> GateResult<bool> {
+    let at = Path::root(root);
+    if deep {
+        super::check_deep(text, &at)?;
+    }
     let mut de = serde_json::Deserializer::from_str(text);
+    if deep {
+        // Bounded by the scan above; serde_json's own limit (128) is lower than the gate's.
+        de.disable_recursion_limit();
+    }
     let read = MembersSeed { fields, out }
         .deserialize(&mut de)
         .and_then(|some| de.end().map(|()| some));
-    read.map_err(|e| super::refusal::decode_error(text, root, &e))
+    read.map_err(|e| match super::text_type_name(text) {
+        _ if deep && (e.is_syntax() || e.is_eof()) => {
+            GateError::new(ErrorCode::InvalidJson, &at, super::bare_message(&e))
+        }
+        got @ ("array" | "string" | "boolean" | "number") if deep => {
+            GateError::expected(&at, "an options object", got)
+        }
+        _ => super::refusal::decode_error(text, root, &e),
+    })
 }
 
 /// The members of an options object, read into `out`.
@@ -241,7 +292,7 @@ impl<'de, 'o> Visitor<'de> for MembersSeed<'o, 'de> {
             // As every captured value is (`RawText`): an escaped unpaired surrogate is refused here.
             super::check_surrogates::<A::Error>(raw)?;
             if let Some(slot) = self.out.get_mut(at) {
-                *slot = (!super::is_null(raw)).then_some(raw);
+                *slot = Some(raw);
             }
         }
         Ok(true)
