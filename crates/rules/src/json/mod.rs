@@ -236,6 +236,14 @@ fn check_deep(text: &str, root: &Path<'_>) -> GateResult<()> {
     Ok(())
 }
 
+/// [`parse`] of a member the reader of options objects captured ([`read_members_deep`]): its text
+/// is JSON, bounded in depth and free of unpaired surrogates already (the reader checked the whole
+/// text), so nothing is scanned again: a sandbox request's context is read in one pass.
+pub fn parse_captured(raw: &RawJson, path: &Path<'_>) -> GateResult<Json> {
+    parse_unchecked(raw.get())
+        .map_err(|e| GateError::new(ErrorCode::InvalidJson, path, bare_message(&e)))
+}
+
 /// [`parse`] of a raw value.
 pub fn parse_raw(raw: &RawJson, path: &Path<'_>) -> GateResult<Json> {
     parse(raw.get(), path)

@@ -204,7 +204,7 @@ fn string<'a>(raw: Option<Raw<'a>>, key: &'static str) -> GateResult<Option<Str<
 
 /// The member `key` of options kept as `raw`, as a tree (`null`: none).
 fn tree(raw: Option<Raw<'_>>, key: &'static str) -> GateResult<Option<Json>> {
-    raw.map(|r| json::parse_raw(r, &Path::root(key)))
+    raw.map(|r| json::parse_captured(r, &Path::root(key)))
         .transpose()
 }
 
