@@ -127,7 +127,7 @@ function packageReadme() {
 
 // 3a. The API as one module: pkg/api.js is packages/code-session-gate/api.js bundled by esbuild with the modules only it
 // imports (modules.js, guard.js, read-once.js, json-text.js, call.js, wire.js, gate-base.js, gate.js,
-// forward.js, functions.js and both modules' glue), the modules the entries share with it (engine.js,
+// functions.js and both modules' glue), the modules the entries share with it (engine.js,
 // errors.js) kept as imports. Node's ESM loader costs
 // about 1 ms per module on a cold import: as eight more files, the split API and the glue made the
 // cold start 1.25x as slow.

@@ -11,6 +11,25 @@ use code_session_gate_rules::sessions::CodeSession;
 use code_session_gate_rules::tools::explain::site_label;
 use code_session_gate_rules::tools::{bits, Verdict};
 
+/// The TypeScript declarations of the answers written here from their own types, in the order a
+/// reader meets them.
+#[cfg(feature = "typescript")]
+pub(crate) const DECLARATIONS: [&str; 10] = {
+    use tsify::Tsify;
+    [
+        GateVerdict::DECL,
+        GateExplanation::DECL,
+        SiteExplanation::DECL,
+        EagerExplanation::DECL,
+        HintExplanation::DECL,
+        NarrowingExplanation::DECL,
+        KindExplanation::DECL,
+        SessionChanges::DECL,
+        ExecSessionMove::DECL,
+        SessionFileChange::DECL,
+    ]
+};
+
 /// `null` as an answer.
 pub(crate) const NULL: &str = "null";
 
@@ -38,13 +57,39 @@ pub fn verdict_table(gate: &Gate) -> String {
     json::to_text(&verdict_pairs(gate))
 }
 
+/// Every gate site's verdict for one tool name.
+// Its keys are the sites of `bits::SITES` (a test holds the two to each other).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct GateVerdict {
+    participates: bool,
+    direct_inject: bool,
+    direct_fold: bool,
+    event_context: bool,
+    event_fold: bool,
+    event_runtime_hint: bool,
+    eager_context: bool,
+}
+
+impl GateVerdict {
+    /// The verdict `v` site by site.
+    pub fn of(v: Verdict) -> Self {
+        GateVerdict {
+            participates: v.has(bits::PARTICIPATES),
+            direct_inject: v.has(bits::DIRECT_INJECT),
+            direct_fold: v.has(bits::DIRECT_FOLD),
+            event_context: v.has(bits::EVENT_CONTEXT),
+            event_fold: v.has(bits::EVENT_FOLD),
+            event_runtime_hint: v.has(bits::EVENT_RUNTIME_HINT),
+            eager_context: v.has(bits::EAGER_CONTEXT),
+        }
+    }
+}
+
 /// Every gate site's verdict as an object of booleans.
 pub fn verdict_object(v: Verdict) -> String {
-    let m: JsonMap = bits::SITES
-        .iter()
-        .map(|(key, bit)| ((*key).to_owned(), Json::Bool(v.has(*bit))))
-        .collect();
-    json::to_text(&m)
+    json::to_text(&GateVerdict::of(v))
 }
 
 /// One gate site's decision for a name.
@@ -263,4 +308,27 @@ pub fn session_changes(
             })
             .collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A verdict's keys are the sites, in their order, each its own bit.
+    #[test]
+    fn a_verdict_names_every_site_in_order() {
+        for (site, bit) in bits::SITES {
+            let v: serde_json::Map<String, Json> =
+                serde_json::from_str(&verdict_object(Verdict(bit))).unwrap();
+            let keys: Vec<&str> = v.keys().map(String::as_str).collect();
+            let sites: Vec<&str> = bits::SITES.iter().map(|(s, _)| *s).collect();
+            assert_eq!(keys, sites);
+            let set: Vec<&str> = v
+                .iter()
+                .filter(|(_, b)| **b == Json::Bool(true))
+                .map(|(k, _)| k.as_str())
+                .collect();
+            assert_eq!(set, [site]);
+        }
+    }
 }

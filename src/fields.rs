@@ -5,7 +5,10 @@
 //! ([`super::lists`]). A request says which context it carries by its place in the answer's `contexts`.
 //!
 //! These answers are written by hand (every batch and every uncached context writes one): their keys
-//! are literals, their strings copied unless they need an escape ([`json::write`]).
+//! are literals, their strings copied unless they need an escape ([`json::write`]). Each is a struct
+//! whose fields are its keys, from which its TypeScript declaration is derived: what the host receives
+//! once the JavaScript layer has resolved the lists and contexts by reference (the `tsify` types say
+//! so).
 
 use hashbrown::HashMap;
 
@@ -13,7 +16,23 @@ use super::lists::{ListOut, Lists};
 use code_session_gate_rules::calls::batch::{Disposition, PlannedEventRequest};
 use code_session_gate_rules::calls::context::{BuiltContext, DirectFields, RequestFields};
 use code_session_gate_rules::json::write::{push_json, push_key, push_str, push_u64};
-use code_session_gate_rules::json::Str;
+use code_session_gate_rules::json::{JsonMap, Str};
+
+/// The TypeScript declarations of the answers written here, in the order a reader meets them.
+#[cfg(feature = "typescript")]
+pub(crate) const DECLARATIONS: [&str; 8] = {
+    use tsify::Tsify;
+    [
+        DirectInjection::DECL,
+        RequestSessionFields::DECL,
+        DirectBatch::DECL,
+        ToolCallRequest::DECL,
+        EventBatch::DECL,
+        RejectedCall::DECL,
+        EagerAnswered::DECL,
+        EagerPrestart::DECL,
+    ]
+};
 
 /// How many contexts one answer looks up in place (beyond, by an index).
 const FEW_CONTEXTS: usize = 8;
@@ -89,35 +108,47 @@ impl<'l> Writer<'l> {
     }
 }
 
-/// What one in-process call receives: `{session_id?, _injected_files?, _runtime_session_hint?}`.
-struct DirectOut<'a> {
-    fields: &'a DirectFields,
-    files: Option<ListOut>,
+/// What an in-process call receives in its invoke params.
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+struct DirectInjection<'a> {
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
+    session_id: Option<&'a str>,
+    // A list by reference, which the layer resolves.
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(optional, type = "readonly CodeEnvFile[]")
+    )]
+    _injected_files: Option<ListOut>,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
+    _runtime_session_hint: Option<&'a str>,
 }
 
-impl<'a> DirectOut<'a> {
+impl<'a> DirectInjection<'a> {
     fn new(fields: &'a DirectFields, w: &mut Writer<'_>) -> Self {
-        let files = fields
-            .injected_files
-            .as_ref()
-            .map(|f| w.list((fields.generation, f.clone())));
-        DirectOut { fields, files }
+        DirectInjection {
+            session_id: fields.session_id.as_deref(),
+            _injected_files: fields
+                .injected_files
+                .as_ref()
+                .map(|f| w.list((fields.generation, f.clone()))),
+            _runtime_session_hint: fields.runtime_session_hint.as_deref(),
+        }
     }
 
     fn write(&self, out: &mut String) {
         out.push('{');
         let mut first = true;
-        if let Some(id) = &self.fields.session_id {
+        if let Some(id) = self.session_id {
             push_key(out, "session_id", first);
             push_str(out, id);
             first = false;
         }
-        if let Some(files) = &self.files {
+        if let Some(files) = &self._injected_files {
             push_key(out, "_injected_files", first);
             files.write(out);
             first = false;
         }
-        if let Some(h) = &self.fields.runtime_session_hint {
+        if let Some(h) = self._runtime_session_hint {
             push_key(out, "_runtime_session_hint", first);
             push_str(out, h);
         }
@@ -125,30 +156,42 @@ impl<'a> DirectOut<'a> {
     }
 }
 
-/// A dispatched request's session fields: `{codeSessionContext?, runtimeSessionHint?,
-/// codeSessionBaselineId?}`.
-fn write_request_fields(
-    fields: &RequestFields,
-    context: Option<&ContextOut<'_>>,
-    out: &mut String,
-) {
-    out.push('{');
-    let mut first = true;
-    if let Some(c) = context {
-        push_key(out, "codeSessionContext", first);
-        c.write(out);
-        first = false;
+/// The session fields of a dispatched (event or eager) request.
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", serde(rename_all = "camelCase"))]
+struct RequestSessionFields<'a> {
+    // Written by reference to the answer's context, which the layer shares.
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(optional, type = "Readonly<RequestCodeSessionContext>")
+    )]
+    code_session_context: Option<&'a ContextOut<'a>>,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
+    runtime_session_hint: Option<&'a str>,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
+    code_session_baseline_id: Option<&'a str>,
+}
+
+impl RequestSessionFields<'_> {
+    fn write(&self, out: &mut String) {
+        out.push('{');
+        let mut first = true;
+        if let Some(c) = self.code_session_context {
+            push_key(out, "codeSessionContext", first);
+            c.write(out);
+            first = false;
+        }
+        if let Some(h) = self.runtime_session_hint {
+            push_key(out, "runtimeSessionHint", first);
+            push_str(out, h);
+            first = false;
+        }
+        if let Some(b) = self.code_session_baseline_id {
+            push_key(out, "codeSessionBaselineId", first);
+            push_str(out, b);
+        }
+        out.push('}');
     }
-    if let Some(h) = &fields.runtime_session_hint {
-        push_key(out, "runtimeSessionHint", first);
-        push_str(out, h);
-        first = false;
-    }
-    if let Some(b) = &fields.code_session_baseline_id {
-        push_key(out, "codeSessionBaselineId", first);
-        push_str(out, b);
-    }
-    out.push('}');
 }
 
 /// The fields one call receives, by path.
@@ -171,143 +214,213 @@ pub fn context(answer: &ContextAnswer, dep: Option<u64>, list: u64, lists: &mut 
     }
     out.push_str(",\"fields\":");
     match answer {
-        ContextAnswer::Direct(f) => DirectOut::new(f, &mut w).write(&mut out),
+        ContextAnswer::Direct(f) => DirectInjection::new(f, &mut w).write(&mut out),
         ContextAnswer::Request(f) => {
             let context = f.code_session_context.as_ref().map(|c| w.context(c));
-            write_request_fields(f, context.as_ref(), &mut out);
+            RequestSessionFields {
+                code_session_context: context.as_ref(),
+                runtime_session_hint: f.runtime_session_hint.as_deref(),
+                code_session_baseline_id: f.code_session_baseline_id.as_deref(),
+            }
+            .write(&mut out);
         }
     }
     out.push('}');
     out
+}
+
+/// `beginDirectBatch`'s answer.
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+struct DirectBatch<'a> {
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    id: u32,
+    /// One per call, in call order.
+    #[cfg_attr(feature = "typescript", tsify(type = "DirectInjection[]"))]
+    injections: Vec<DirectInjection<'a>>,
 }
 
 /// `beginDirectBatch`'s answer: `{id, injections}`.
 pub fn direct_batch(id: u32, fields: &[DirectFields], list: u64, lists: &mut Lists) -> String {
     let mut w = Writer::new(lists, list);
+    let batch = DirectBatch {
+        id,
+        injections: fields
+            .iter()
+            .map(|f| DirectInjection::new(f, &mut w))
+            .collect(),
+    };
     let mut out = String::with_capacity(64 + 128 * fields.len());
     out.push_str("{\"id\":");
-    push_u64(&mut out, id.into());
+    push_u64(&mut out, batch.id.into());
     out.push_str(",\"injections\":[");
-    for (i, f) in fields.iter().enumerate() {
+    for (i, f) in batch.injections.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        DirectOut::new(f, &mut w).write(&mut out);
+        f.write(&mut out);
     }
     out.push_str("]}");
     out
 }
 
-/// A planned request: `{id, name, args, runtimeSessionHint?, codeSessionBaselineId?,
-/// retainCodeSessionInputs?, ctx?}`, where `ctx` is the place of its context in the answer's `contexts`.
-fn write_planned(r: &PlannedEventRequest, ctx: Option<usize>, out: &mut String) {
-    out.push_str("{\"id\":");
-    push_str(out, &r.id);
-    push_key(out, "name", false);
-    push_str(out, &r.name);
-    push_key(out, "args", false);
-    push_json(out, &*r.args);
-    if let Some(h) = &r.runtime_session_hint {
-        push_key(out, "runtimeSessionHint", false);
-        push_str(out, h);
-    }
-    if let Some(b) = &r.baseline_id {
-        push_key(out, "codeSessionBaselineId", false);
-        push_str(out, b);
-    }
-    if r.retain_inputs {
-        out.push_str(",\"retainCodeSessionInputs\":true");
-    }
-    // Last: the JavaScript layer deletes it, and deleting an object's last key keeps its fast shape.
-    if let Some(ctx) = ctx {
-        push_key(out, crate::wire::CONTEXT_INDEX, false);
-        push_u64(out, ctx as u64);
-    }
-    out.push('}');
+/// A request dispatched to the host (`ToolCallRequest`, session fields included).
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", serde(rename_all = "camelCase"))]
+struct ToolCallRequest<'a> {
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
+    id: &'a str,
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
+    name: &'a str,
+    #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
+    args: &'a JsonMap,
+    // Written as the place of its context in the answer's `contexts` (last, see `write`), which the
+    // layer resolves.
+    #[cfg_attr(
+        feature = "typescript",
+        serde(default, rename = "codeSessionContext"),
+        tsify(type = "RequestCodeSessionContext | null")
+    )]
+    ctx: Option<usize>,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
+    runtime_session_hint: Option<&'a str>,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
+    code_session_baseline_id: Option<&'a str>,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "true"))]
+    retain_code_session_inputs: bool,
 }
 
-/// `"contexts":[…],"<key>":[…]`: the requests of a batch with their contexts, each distinct context
-/// written once.
-fn write_requests<'r>(
-    key: &'static str,
-    requests: impl Iterator<Item = &'r PlannedEventRequest>,
-    w: &mut Writer<'_>,
-    out: &mut String,
-) {
-    let mut contexts: Vec<ContextOut<'r>> = Vec::new();
-    // A batch's calls share a few contexts (one per partition state): looked up in place while they
-    // are few, by an index beyond.
-    let mut index: HashMap<(u64, bool), usize> = HashMap::new();
-    let mut planned = Vec::new();
-    let mut size = 0;
-    for request in requests {
-        let ctx = request.context.as_ref().map(|c| {
-            let key = (c.generation, c.files.is_some());
-            let known = if contexts.len() <= FEW_CONTEXTS {
-                contexts.iter().position(|o| o.key() == key)
-            } else {
-                if index.is_empty() {
-                    index.extend(contexts.iter().enumerate().map(|(i, o)| (o.key(), i)));
-                }
-                index.get(&key).copied()
-            };
-            known.unwrap_or_else(|| {
-                let made = w.context(c);
-                size += made.size_hint();
-                contexts.push(made);
-                if !index.is_empty() {
-                    index.insert(key, contexts.len() - 1);
-                }
-                contexts.len() - 1
-            })
-        });
-        size += 128 + request.args.len() * 32;
-        planned.push((request, ctx));
-    }
-    out.reserve(size);
-    out.push_str("\"contexts\":[");
-    for (i, c) in contexts.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+impl<'a> ToolCallRequest<'a> {
+    fn new(r: &'a PlannedEventRequest, ctx: Option<usize>) -> Self {
+        ToolCallRequest {
+            id: &r.id,
+            name: &r.name,
+            args: &r.args,
+            ctx,
+            runtime_session_hint: r.runtime_session_hint.as_deref(),
+            code_session_baseline_id: r.baseline_id.as_deref(),
+            retain_code_session_inputs: r.retain_inputs,
         }
-        c.write(out);
     }
-    out.push(']');
-    push_key(out, key, false);
-    out.push('[');
-    for (i, (r, ctx)) in planned.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+
+    fn write(&self, out: &mut String) {
+        out.push_str("{\"id\":");
+        push_str(out, self.id);
+        push_key(out, "name", false);
+        push_str(out, self.name);
+        push_key(out, "args", false);
+        push_json(out, self.args);
+        if let Some(h) = self.runtime_session_hint {
+            push_key(out, "runtimeSessionHint", false);
+            push_str(out, h);
         }
-        write_planned(r, ctx, out);
+        if let Some(b) = self.code_session_baseline_id {
+            push_key(out, "codeSessionBaselineId", false);
+            push_str(out, b);
+        }
+        if self.retain_code_session_inputs {
+            out.push_str(",\"retainCodeSessionInputs\":true");
+        }
+        // Last: the JavaScript layer deletes it, and deleting an object's last key keeps its fast shape.
+        if let Some(ctx) = self.ctx {
+            push_key(out, crate::wire::CONTEXT_INDEX, false);
+            push_u64(out, ctx as u64);
+        }
+        out.push('}');
     }
-    out.push(']');
 }
 
-/// A call the gate answers itself: `{id, errorMessage?, matched?}`, one of `calls` whose disposition
-/// `which` picks.
-fn write_answered(
-    key: &'static str,
-    calls: &[PlannedEventRequest],
-    which: impl Fn(&Disposition) -> Option<Option<bool>>,
-    out: &mut String,
-) {
-    push_key(out, key, false);
-    out.push('[');
-    let mut first = true;
-    for r in calls {
-        let Some(matched) = which(&r.disposition) else {
-            continue;
-        };
-        if !first {
-            out.push(',');
-        }
-        first = false;
-        write_answer_of(&r.id, r.disposition.error_message(), matched, out);
-    }
-    out.push(']');
+/// The requests of a batch with their contexts, each distinct context once: what
+/// `"contexts":[…],"<key>":[…]` says.
+struct Requests<'r> {
+    contexts: Vec<ContextOut<'r>>,
+    requests: Vec<ToolCallRequest<'r>>,
+    size: usize,
 }
 
+impl<'r> Requests<'r> {
+    fn new(planned: impl Iterator<Item = &'r PlannedEventRequest>, w: &mut Writer<'_>) -> Self {
+        let mut contexts: Vec<ContextOut<'r>> = Vec::new();
+        // A batch's calls share a few contexts (one per partition state): looked up in place while they
+        // are few, by an index beyond.
+        let mut index: HashMap<(u64, bool), usize> = HashMap::new();
+        let mut requests = Vec::new();
+        let mut size = 0;
+        for request in planned {
+            let ctx = request.context.as_ref().map(|c| {
+                let key = (c.generation, c.files.is_some());
+                let known = if contexts.len() <= FEW_CONTEXTS {
+                    contexts.iter().position(|o| o.key() == key)
+                } else {
+                    if index.is_empty() {
+                        index.extend(contexts.iter().enumerate().map(|(i, o)| (o.key(), i)));
+                    }
+                    index.get(&key).copied()
+                };
+                known.unwrap_or_else(|| {
+                    let made = w.context(c);
+                    size += made.size_hint();
+                    contexts.push(made);
+                    if !index.is_empty() {
+                        index.insert(key, contexts.len() - 1);
+                    }
+                    contexts.len() - 1
+                })
+            });
+            size += 128 + request.args.len() * 32;
+            requests.push(ToolCallRequest::new(request, ctx));
+        }
+        Requests {
+            contexts,
+            requests,
+            size,
+        }
+    }
+
+    /// `"contexts":[…],"<key>":[…]`.
+    fn write(&self, key: &'static str, out: &mut String) {
+        out.reserve(self.size);
+        out.push_str("\"contexts\":[");
+        for (i, c) in self.contexts.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            c.write(out);
+        }
+        out.push(']');
+        push_key(out, key, false);
+        out.push('[');
+        for (i, r) in self.requests.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            r.write(out);
+        }
+        out.push(']');
+    }
+}
+
+/// A call the planner refused (answered with an error, never dispatched).
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", serde(rename_all = "camelCase"))]
+pub(crate) struct RejectedCall<'a> {
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
+    id: &'a Str<'static>,
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
+    error_message: Option<&'a str>,
+}
+
+/// A call an eager prestart answered; `matched: false` ends in an error.
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+#[cfg_attr(feature = "typescript", serde(rename_all = "camelCase"))]
+pub(crate) struct EagerAnswered<'a> {
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
+    id: &'a Str<'static>,
+    matched: bool,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
+    error_message: Option<&'a str>,
+}
+
+/// `{id, errorMessage?, matched?}`: a call the gate answers itself.
 fn write_answer_of(id: &Str<'_>, error: Option<&str>, matched: Option<bool>, out: &mut String) {
     out.push_str("{\"id\":");
     push_str(out, id);
@@ -325,6 +438,80 @@ fn write_answer_of(id: &Str<'_>, error: Option<&str>, matched: Option<bool>, out
     out.push('}');
 }
 
+/// `,"<key>":[…]`: the answered calls `items` writes.
+fn write_answered<T>(key: &'static str, items: &[T], write: fn(&T, &mut String), out: &mut String) {
+    push_key(out, key, false);
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write(item, out);
+    }
+    out.push(']');
+}
+
+/// The calls of a batch the gate answered itself: those the planner refused and those an eager
+/// prestart answered.
+pub(crate) fn not_dispatched(
+    planned: &[PlannedEventRequest],
+) -> (Vec<RejectedCall<'_>>, Vec<EagerAnswered<'_>>) {
+    let (mut rejected, mut eager) = (Vec::new(), Vec::new());
+    for r in planned {
+        let error_message = r.disposition.error_message();
+        match r.disposition {
+            Disposition::Dispatch => {}
+            Disposition::Rejected => rejected.push(RejectedCall {
+                id: &r.id,
+                error_message,
+            }),
+            Disposition::Eager { matched } => eager.push(EagerAnswered {
+                id: &r.id,
+                matched,
+                error_message,
+            }),
+        }
+    }
+    (rejected, eager)
+}
+
+/// `,"rejected":[…],"eager":[…]`.
+pub(crate) fn write_rejected_and_eager(
+    rejected: &[RejectedCall<'_>],
+    eager: &[EagerAnswered<'_>],
+    out: &mut String,
+) {
+    write_answered(
+        "rejected",
+        rejected,
+        |r, out| write_answer_of(r.id, r.error_message, None, out),
+        out,
+    );
+    write_answered(
+        "eager",
+        eager,
+        |e, out| write_answer_of(e.id, e.error_message, Some(e.matched), out),
+        out,
+    );
+}
+
+/// `beginEventBatch`'s answer.
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+struct EventBatch<'r> {
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    id: u32,
+    /// The requests to send to the host.
+    // Written with the contexts they carry, by reference.
+    #[cfg_attr(feature = "typescript", tsify(type = "ToolCallRequest[]"))]
+    dispatch: Requests<'r>,
+    /// Calls the planner refused (answered with an error, never dispatched).
+    #[cfg_attr(feature = "typescript", tsify(type = "RejectedCall[]"))]
+    rejected: Vec<RejectedCall<'r>>,
+    /// Calls answered by an eager prestart; `matched: false` ends in an error.
+    #[cfg_attr(feature = "typescript", tsify(type = "EagerAnswered[]"))]
+    eager: Vec<EagerAnswered<'r>>,
+}
+
 /// `beginEventBatch`'s answer: `{id, contexts, dispatch, rejected, eager}`.
 pub fn event_batch(
     id: u32,
@@ -333,51 +520,50 @@ pub fn event_batch(
     lists: &mut Lists,
 ) -> String {
     let mut w = Writer::new(lists, list);
+    let (rejected, eager) = not_dispatched(planned);
+    let batch = EventBatch {
+        id,
+        dispatch: Requests::new(
+            planned
+                .iter()
+                .filter(|r| r.disposition == Disposition::Dispatch),
+            &mut w,
+        ),
+        rejected,
+        eager,
+    };
     let mut out = String::with_capacity(512);
     out.push_str("{\"id\":");
-    push_u64(&mut out, id.into());
+    push_u64(&mut out, batch.id.into());
     out.push(',');
-    write_requests(
-        "dispatch",
-        planned
-            .iter()
-            .filter(|r| r.disposition == Disposition::Dispatch),
-        &mut w,
-        &mut out,
-    );
-    write_not_dispatched(planned, &mut out);
+    batch.dispatch.write("dispatch", &mut out);
+    write_rejected_and_eager(&batch.rejected, &batch.eager, &mut out);
     out.push('}');
     out
 }
 
-/// A batch answer's `rejected` and `eager` members: the calls the planner refused and those an eager
-/// prestart answered.
-pub fn write_not_dispatched(planned: &[PlannedEventRequest], out: &mut String) {
-    write_answered(
-        "rejected",
-        planned,
-        |d| (*d == Disposition::Rejected).then_some(None),
-        out,
-    );
-    write_answered(
-        "eager",
-        planned,
-        |d| match d {
-            Disposition::Eager { matched } => Some(Some(*matched)),
-            _ => None,
-        },
-        out,
-    );
+/// `prestartEager`'s answer.
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+struct EagerPrestart<'r> {
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    id: u32,
+    // Written with the contexts they carry, by reference.
+    #[cfg_attr(feature = "typescript", tsify(type = "ToolCallRequest[]"))]
+    requests: Requests<'r>,
 }
 
 /// `prestartEager`'s answer: `{id, contexts, requests}`.
 pub fn prestart(id: u32, planned: &[PlannedEventRequest], list: u64, lists: &mut Lists) -> String {
     let mut w = Writer::new(lists, list);
+    let prestart = EagerPrestart {
+        id,
+        requests: Requests::new(planned.iter(), &mut w),
+    };
     let mut out = String::with_capacity(512);
     out.push_str("{\"id\":");
-    push_u64(&mut out, id.into());
+    push_u64(&mut out, prestart.id.into());
     out.push(',');
-    write_requests("requests", planned.iter(), &mut w, &mut out);
+    prestart.requests.write("requests", &mut out);
     out.push('}');
     out
 }

@@ -8,93 +8,48 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 
 use super::fields;
+use super::forwarded::{ForwardedAnswer, ForwardedBatch, RefusedCall, RequestHead};
 use super::gate_ops;
-use super::params::Params;
 use crate::session::{GateSession, RequestOptions};
-use code_session_gate_rules::calls::batch::{Disposition, PlannedEventRequest};
+use crate::Refusal;
+use code_session_gate_rules::calls::batch::{Disposition, EventCall, PlannedEventRequest};
 use code_session_gate_rules::calls::gate::Gate;
+use code_session_gate_rules::calls::options::BatchOptions;
 use code_session_gate_rules::error::{GateError, GateResult, Path};
-use code_session_gate_rules::json::write::{push_json, push_key, push_str, push_u64};
-use code_session_gate_rules::json::{self, Json, Opts, Str};
-use code_session_gate_rules::sandbox::{
-    check_forwarded_options, ArtifactOut, Dialect, SandboxRequest,
-};
+use code_session_gate_rules::json::{self, Str};
+use code_session_gate_rules::sandbox::{ArtifactOut, Dialect, SandboxRequest, Target};
 use code_session_gate_rules::sessions::merge::Artifact;
 
-/// The JSON text of a sandbox request's answer without its body: `{ endpoint, headers, droppedFields,
-/// refs }`, and for the forwarding path (`forwarded`) `sessionId` and `runtimeSessionHint` when set.
-/// What `buildSandboxRequest` and `sandboxRequest` answer besides the body, written by hand: it is on
-/// every forwarded call, and serde's writer costs several times as much for these few members.
-/// The text has room for `more` bytes after it (a body to follow).
-pub(super) fn request_head(request: &SandboxRequest<'_>, forwarded: bool, more: usize) -> String {
-    let mut out = String::with_capacity(160 + request.headers.len() * 48 + more);
-    out.push('{');
-    write_head_members(&mut out, request, forwarded);
-    out.push('}');
-    out
-}
-
-/// The members of [`request_head`], without its braces.
-fn write_head_members(out: &mut String, request: &SandboxRequest<'_>, forwarded: bool) {
-    push_key(out, "endpoint", true);
-    push_str(out, request.endpoint);
-    push_key(out, "headers", false);
-    out.push('{');
-    for (i, (name, value)) in request.headers.iter().enumerate() {
-        push_key(out, name, i == 0);
-        push_str(out, value);
-    }
-    out.push('}');
-    push_key(out, "droppedFields", false);
-    out.push('[');
-    for (i, field) in request.dropped_fields.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_str(out, field);
-    }
-    out.push(']');
-    push_key(out, "refs", false);
-    // A note is rare (a ref the dialect refused or changed): serde writes the list when there is one.
-    if request.refs.is_empty() {
-        out.push_str("[]");
-    } else {
-        push_json(out, &request.refs);
-    }
-    if forwarded {
-        if let Some(s) = request.body.session_id {
-            push_key(out, "sessionId", false);
-            push_str(out, s);
-        }
-        if let Some(h) = request.body.runtime_session_hint {
-            push_key(out, "runtimeSessionHint", false);
-            push_str(out, h);
-        }
-    }
-}
+/// The TypeScript declarations of the inputs read here.
+#[cfg(feature = "typescript")]
+pub(crate) const DECLARATIONS: [&str; 1] = {
+    use tsify::Tsify;
+    [ForwardedAnswerInput::DECL]
+};
 
 /// `sandboxRequest(batch, id, options)`.
-pub(super) fn sandbox_request(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
-    let batch = p.id(0)?;
-    let id = p.string(1)?;
-    let options = request_options(s, p, 2)?;
-    let answer = answer_request(&s.gate, batch, &id, &options.tree);
+pub(super) fn sandbox_request(
+    s: &mut GateSession,
+    batch: u32,
+    id: Str<'_>,
+    options: Option<&str>,
+) -> GateResult<String> {
+    let options = request_options(s, options)?;
+    let answer = answer_request(&s.gate, batch, &id, &options.target);
     s.request_options = Some(options);
     answer
 }
 
-/// The request options of argument `at`: those of the same text as last time are the same (the
-/// caller puts them back in `s.request_options`).
-fn request_options(s: &mut GateSession, p: &Params<'_>, at: usize) -> GateResult<RequestOptions> {
-    let text = p
-        .text(at)
-        .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
+/// The request options of text `text`: those of the same text as last time are the same (the caller
+/// puts them back in `s.request_options`).
+fn request_options(s: &mut GateSession, text: Option<&str>) -> GateResult<RequestOptions> {
+    let text =
+        text.ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
     Ok(match s.request_options.take() {
         Some(last) if *last.text == *text => last,
         _ => RequestOptions {
             text: text.into(),
-            tree: json::parse(text, &Path::root(""))?,
-            checked: false,
+            target: Target::read_forwarded(text)?,
         },
     })
 }
@@ -108,18 +63,16 @@ fn request_options(s: &mut GateSession, p: &Params<'_>, at: usize) -> GateResult
 /// The answer is the JSON of `{ id, requests, refused, rejected, eager }`, each request without its
 /// body, then each body on a line of its own, in the order of `requests` (JSON text holds no raw line
 /// break).
-pub(super) fn forward_event_batch(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
-    let mut options = request_options(s, p, 2)?;
-    // Options that passed once pass again (the same text is the same tree).
-    let checked = if options.checked {
-        Ok(())
-    } else {
-        check_forwarded_options(&options.tree)
-    };
-    options.checked = checked.is_ok();
-    let answer = checked
-        .and_then(|()| gate_ops::plan_event_batch(s, p))
-        .map(|(batch, planned)| answer_forwarded_batch(&s.gate, batch, &planned, &options.tree));
+pub(super) fn forward_event_batch(
+    s: &mut GateSession,
+    calls: Vec<EventCall<'_>>,
+    batch_options: BatchOptions<'_>,
+    request: Option<&str>,
+) -> GateResult<String> {
+    // Options no request could be built with are refused by their reading, before anything is planned.
+    let options = request_options(s, request)?;
+    let answer = gate_ops::plan_event_batch(s, &calls, &batch_options)
+        .map(|(batch, planned)| answer_forwarded_batch(&s.gate, batch, &planned, &options.target));
     s.request_options = Some(options);
     answer
 }
@@ -129,108 +82,88 @@ fn answer_forwarded_batch(
     gate: &Gate,
     batch: u32,
     planned: &[PlannedEventRequest],
-    options: &Json,
+    options: &Target<'_>,
 ) -> String {
-    let mut head = String::with_capacity(256);
-    let mut bodies = String::new();
-    let mut refused = String::new();
-    head.push_str("{\"id\":");
-    push_u64(&mut head, batch.into());
-    push_key(&mut head, "requests", false);
-    head.push('[');
-    let mut first = true;
-    for call in planned
+    let built: Vec<(&PlannedEventRequest, GateResult<SandboxRequest<'_>>)> = planned
         .iter()
         .filter(|r| r.disposition == Disposition::Dispatch)
-    {
-        match gate.forward_request(batch, &call.id, options) {
-            Ok(request) => {
-                if !first {
-                    head.push(',');
-                }
-                first = false;
-                head.push('{');
-                push_key(&mut head, "id", true);
-                push_str(&mut head, &call.id);
-                push_key(&mut head, "name", false);
-                push_str(&mut head, &call.name);
-                head.push(',');
-                write_head_members(&mut head, &request, true);
-                head.push('}');
-                bodies.reserve(1 + request.body.size_hint());
-                bodies.push(crate::wire::BODY_SEPARATOR);
-                request.body.write_json(&mut bodies);
-            }
-            Err(e) => {
-                refused.push(if refused.is_empty() { '[' } else { ',' });
-                refused.push('{');
-                push_key(&mut refused, "id", true);
-                push_str(&mut refused, &call.id);
-                push_key(&mut refused, "name", false);
-                push_str(&mut refused, &call.name);
-                push_key(&mut refused, "code", false);
-                push_str(&mut refused, e.code.as_str());
-                push_key(&mut refused, "path", false);
-                push_str(&mut refused, &e.path);
-                push_key(&mut refused, "message", false);
-                push_str(&mut refused, &e.to_string());
-                refused.push('}');
-            }
+        .map(|call| (call, gate.forward_request(batch, &call.id, options)))
+        .collect();
+    let (mut requests, mut refused) = (Vec::new(), Vec::new());
+    for (call, request) in &built {
+        match request {
+            Ok(r) => requests.push((call.id.as_str(), call.name.as_str(), r)),
+            Err(e) => refused.push(RefusedCall::new(&call.id, &call.name, Refusal::of(e))),
         }
     }
-    head.push(']');
-    push_key(&mut head, "refused", false);
-    if refused.is_empty() {
-        head.push_str("[]");
-    } else {
-        head.push_str(&refused);
-        head.push(']');
+    let (rejected, eager) = fields::not_dispatched(planned);
+    ForwardedBatch {
+        id: batch,
+        requests,
+        refused,
+        rejected,
+        eager,
     }
-    fields::write_not_dispatched(planned, &mut head);
-    head.push('}');
-    head.push_str(&bodies);
-    head
+    .text()
 }
 
 /// `sandboxRequest`'s answer for `options`: the head, a line break, the body.
-fn answer_request(gate: &Gate, batch: u32, id: &str, options: &Json) -> GateResult<String> {
+fn answer_request(gate: &Gate, batch: u32, id: &str, options: &Target<'_>) -> GateResult<String> {
     let request = gate.forward_request(batch, id, options)?;
+    let head = RequestHead::of(&request, true);
     // The body written in place: at 200 files it is most of the answer.
-    let mut out = request_head(&request, true, 1 + request.body.size_hint());
-    out.push(crate::wire::BODY_SEPARATOR);
-    request.body.write_json(&mut out);
+    let mut out = head.text(1 + request.body.size_hint());
+    head.write_body(&mut out);
     Ok(out)
 }
 
-/// The answer object of `sandboxAnswer` (the body itself comes as its own text when it is a string or
-/// bytes, which is how the JavaScript layer passes it), read under the key policy ([`Opts`]).
+/// `Gate.sandboxAnswer`'s answer: what came back. Unknown keys are ignored, a misspelt known key is
+/// refused (README, *Errors*).
+// Read under the key policy (`Opts`); the body itself comes as its own text when it is a string or
+// bytes, which is how the JavaScript layer passes it.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct AnswerInput<'a> {
-    #[serde(default, borrow)]
-    dialect: Option<Str<'a>>,
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct ForwardedAnswerInput<'a> {
+    /// The HTTP status.
     status: u16,
-    #[serde(default, borrow)]
+    /// The body: its text, or its bytes (`await response.arrayBuffer()`, read as UTF-8 like
+    /// `response.text()`).
+    #[serde(borrow)]
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(type = "string | ArrayBuffer | ArrayBufferView")
+    )]
     body: Option<Str<'a>>,
+    /// The `Retry-After` header, if any.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string | null"))]
     retry_after: Option<Str<'a>>,
-    /// `withArtifact`, which the JavaScript layer reads and never passes (it asks
-    /// [`forwarded_artifact`] for the artifact): named here so that a misspelling of it is refused.
+    /// Checked when given; the answer is read the same in both dialects.
+    #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "SandboxDialect | null"))]
+    dialect: Option<Str<'a>>,
+    /// Also return the artifact kept for the fold, as an object (`artifact`).
+    // The JavaScript layer reads it and never passes it (it asks `forwarded_artifact` for the
+    // artifact): named here so that a misspelling of it is refused.
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", tsify(type = "boolean | null"))]
     #[allow(dead_code)]
     with_artifact: IgnoredAny,
 }
 
 /// `sandboxAnswer(batch, id, answer)`: `{ stdout, stderr, exitCode?, run?, sessionId, files }`.
-pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
-    let batch = p.id(0)?;
-    let id = p.string(1)?;
-    let input: Opts<AnswerInput<'_>> = p.present(2)?;
-    let input = input.0;
+pub(super) fn sandbox_answer(
+    s: &mut GateSession,
+    batch: u32,
+    id: Str<'_>,
+    input: ForwardedAnswerInput<'_>,
+    raw_body: Option<&str>,
+) -> GateResult<String> {
     if let Some(d) = &input.dialect {
         Dialect::parse(d, &Path::root("dialect"))?;
     }
-    let body: &str = match (p.text(3), &input.body) {
+    let body: &str = match (raw_body, &input.body) {
         // The body as the host gave it (its text, or its bytes read as UTF-8).
         (Some(raw), _) => raw,
         (None, Some(b)) => b,
@@ -239,36 +172,25 @@ pub(super) fn sandbox_answer(s: &mut GateSession, p: &Params<'_>) -> GateResult<
     let read =
         s.gate
             .forward_answer(batch, &id, input.status, body, input.retry_after.as_deref())?;
-    // Written by hand (every forwarded call has one): `{ stdout, stderr, exitCode?, run?, sessionId,
-    // files }`, `run` by serde when the sandbox reported one.
     let artifact: &Artifact<'_> = &read.artifact;
-    let mut out = String::with_capacity(64 + read.stdout.len() + read.stderr.len());
-    out.push('{');
-    push_key(&mut out, "stdout", true);
-    push_str(&mut out, &read.stdout);
-    push_key(&mut out, "stderr", false);
-    push_str(&mut out, &read.stderr);
-    if let Some(code) = &read.exit_code {
-        push_key(&mut out, "exitCode", false);
-        out.push_str(code.get());
+    Ok(ForwardedAnswer {
+        stdout: &read.stdout,
+        stderr: &read.stderr,
+        exit_code: read.exit_code.as_ref(),
+        run: (!read.run.is_empty()).then_some(&read.run),
+        session_id: &artifact.exec_session_id,
+        files: artifact.files.len(),
     }
-    if !read.run.is_empty() {
-        push_key(&mut out, "run", false);
-        push_json(&mut out, &read.run);
-    }
-    push_key(&mut out, "sessionId", false);
-    push_str(&mut out, &artifact.exec_session_id);
-    push_key(&mut out, "files", false);
-    push_u64(&mut out, artifact.files.len() as u64);
-    out.push('}');
-    Ok(out)
+    .text())
 }
 
 /// `forwardedArtifact(batch, id)`: the artifact kept for the fold from the answer `sandboxAnswer` read
 /// for the call (what `withArtifact: true` adds to that answer).
-pub(super) fn forwarded_artifact(s: &mut GateSession, p: &Params<'_>) -> GateResult<String> {
-    let batch = p.id(0)?;
-    let id = p.string(1)?;
+pub(super) fn forwarded_artifact(
+    s: &mut GateSession,
+    batch: u32,
+    id: Str<'_>,
+) -> GateResult<String> {
     let artifact = s.gate.forwarded_artifact(batch, &id)?;
     Ok(json::to_text(&ArtifactOut::of(&artifact)))
 }
@@ -276,7 +198,7 @@ pub(super) fn forwarded_artifact(s: &mut GateSession, p: &Params<'_>) -> GateRes
 #[cfg(test)]
 mod tests {
     use super::*;
-    use code_session_gate_rules::sandbox::build_sandbox_request;
+    use code_session_gate_rules::sandbox::{build_sandbox_request, SandboxInput};
     use serde_json::json;
 
     /// The hand-written head is the JSON of its members, in order, escapes included.
@@ -297,7 +219,9 @@ mod tests {
             "executionProfile": "py",
             "requestId": "r\u{e9}q",
         });
-        let request = build_sandbox_request(&options).unwrap();
+        let text = options.to_string();
+        let input = SandboxInput::read(&text).unwrap();
+        let request = build_sandbox_request(&input).unwrap();
         assert!(!request.refs.is_empty() && !request.dropped_fields.is_empty());
         let headers: serde_json::Map<String, serde_json::Value> = request
             .headers
@@ -310,10 +234,16 @@ mod tests {
             "droppedFields": request.dropped_fields,
             "refs": request.refs,
         });
-        assert_eq!(request_head(&request, false, 0), members.to_string());
+        assert_eq!(
+            RequestHead::of(&request, false).text(0),
+            members.to_string()
+        );
         let mut forwarded = members;
         forwarded["runtimeSessionHint"] = json!("hint-1");
-        assert_eq!(request_head(&request, true, 0), forwarded.to_string());
+        assert_eq!(
+            RequestHead::of(&request, true).text(0),
+            forwarded.to_string()
+        );
         assert!(request.body.session_id.is_none());
 
         let lci = json!({
@@ -322,7 +252,9 @@ mod tests {
             "modelArgs": { "command": "ls" },
             "context": { "codeSessionContext": { "session_id": "e\n1" } },
         });
-        let request = build_sandbox_request(&lci).unwrap();
+        let text = lci.to_string();
+        let input = SandboxInput::read(&text).unwrap();
+        let request = build_sandbox_request(&input).unwrap();
         let expected = json!({
             "endpoint": "exec",
             "headers": { "Content-Type": "application/json", "User-Agent": "LibreChat/1.0" },
@@ -330,6 +262,9 @@ mod tests {
             "refs": [],
             "sessionId": "e\n1",
         });
-        assert_eq!(request_head(&request, true, 0), expected.to_string());
+        assert_eq!(
+            RequestHead::of(&request, true).text(0),
+            expected.to_string()
+        );
     }
 }

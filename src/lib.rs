@@ -31,9 +31,10 @@ pub use code_session_gate_rules as core;
 pub mod answers;
 mod fields;
 mod forward_ops;
+mod forwarded;
 mod gate_ops;
 pub mod lists;
-mod params;
+pub mod params;
 pub mod registry;
 mod session;
 mod static_ops;
@@ -48,13 +49,30 @@ pub use gate_ops::new_gate;
 pub use registry::Module;
 pub use session::GateSession;
 
-/// The structs that read the option objects of some operations, named for the declarations'
-/// generator (`crates/generate`), which holds each declared shape to its reader's keys.
+/// The readers of the options whose keys the JavaScript layer reads itself (for the generator, which
+/// writes those readings from them).
 #[doc(hidden)]
 pub mod readers {
-    pub use crate::forward_ops::AnswerInput;
-    pub use crate::static_ops::{PlanOptions, ResponseOptions, WireOptions};
+    pub use crate::forward_ops::ForwardedAnswerInput;
 }
+
+/// The TypeScript declarations of the host-facing types the operations and the rules read and write,
+/// derived by tsify from the types themselves (the `typescript` feature, which only the dev-only
+/// generator, `crates/generate`, turns on): each module that declares some lists them beside them.
+#[cfg(feature = "typescript")]
+pub fn declarations() -> Vec<&'static str> {
+    use tsify::Tsify;
+    let mut out = vec![Refusal::DECL];
+    out.extend(code_session_gate_rules::declarations());
+    out.extend(gate_ops::DECLARATIONS);
+    out.extend(static_ops::DECLARATIONS);
+    out.extend(forward_ops::DECLARATIONS);
+    out.extend(fields::DECLARATIONS);
+    out.extend(forwarded::DECLARATIONS);
+    out.extend(answers::DECLARATIONS);
+    out
+}
+
 use registry::{flag, GATE_PARAM_FLAGS, STATIC_PARAM_FLAGS};
 pub use registry::{
     gate_op, served_by, static_op, GATE_OPS, GATE_PARAMS, GATE_WRITES, STATIC_OPS, STATIC_PARAMS,
@@ -186,27 +204,51 @@ pub fn sandbox_constants() -> String {
     include_str!("registry/sandbox-constants.json").to_owned()
 }
 
+/// What every error the package throws looks like.
+// The members of a refusal as it reaches a host: the boundary's `thrown` sets them on the JavaScript
+// error it makes (whose `name` is `wire::ERROR_NAME`, an `Error`: the generator declares both), and
+// `error_text` writes them as JSON for the native clients.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "CodeSessionGateError")
+)]
+pub struct Refusal<'a> {
+    /// Stable machine-readable kind, e.g. "invalid_type", "missing_field", "lone_surrogate",
+    /// "poisoned".
+    #[cfg_attr(feature = "typescript", tsify(type = "CodeSessionGateErrorCode"))]
+    pub code: &'a str,
+    /// Where in the input, e.g. "sessions[0][1].files[2].id" ("" for the call as a whole).
+    pub path: &'a str,
+    /// The refusal in words, its path first.
+    pub message: String,
+    /// For a sandbox's refusal (`readSandboxResponse`): the HTTP status it answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// For code "rate_limited": whole seconds the sandbox asked to wait, when it said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retry_after_seconds: Option<u64>,
+}
+
+impl<'a> Refusal<'a> {
+    /// Refusal `e` as it reaches a host.
+    pub fn of(e: &'a GateError) -> Self {
+        Refusal {
+            code: e.code.as_str(),
+            path: &e.path,
+            message: e.to_string(),
+            status: e.sandbox.map(|s| s.status),
+            retry_after_seconds: e.sandbox.and_then(|s| s.retry_after_seconds),
+        }
+    }
+}
+
 /// A refusal as JSON: `{"code","path","message"}`, plus `"status"` and `"retryAfterSeconds"` for a
 /// sandbox's refusal.
 pub fn error_text(e: &GateError) -> String {
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Out<'a> {
-        code: &'a str,
-        path: &'a str,
-        message: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        status: Option<u16>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        retry_after_seconds: Option<u64>,
-    }
-    json::to_text(&Out {
-        code: e.code.as_str(),
-        path: &e.path,
-        message: e.to_string(),
-        status: e.sandbox.map(|s| s.status),
-        retry_after_seconds: e.sandbox.and_then(|s| s.retry_after_seconds),
-    })
+    json::to_text(&Refusal::of(e))
 }
 
 /// The refusal for an operation number that does not exist.

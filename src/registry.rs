@@ -5,8 +5,10 @@
 //! come.
 //!
 //! An entry is the operation's rustdoc (which becomes its TSDoc), its flags, its parameters (each with
-//! its TypeScript type and flags), its TypeScript answer type and the function that runs it. Adding an
-//! operation is one entry here plus that function.
+//! its reader, [`Arg`]: the Rust type it is decoded into, and its TypeScript type and flags), its
+//! TypeScript answer type and the function that runs it, which takes the parameters typed, in order
+//! (the reading of each is written here from the entry). Adding an operation is one entry here plus
+//! that function.
 //!
 //! Operation flags, in brackets before its name: `writes` (it may change the session map, so the
 //! JavaScript layer drops its cached `contextForCall` answers), `internal` (run by the JavaScript layer
@@ -19,10 +21,21 @@
 
 use super::forward_ops;
 use super::gate_ops;
-use super::params::Params;
+use super::params::{
+    Given, Id, Maybe, Object, Opt, Options, Params, Present, Records, Required, Text,
+};
 use super::static_ops;
-use crate::session::GateSession;
+use code_session_gate_rules::calls::batch::EventCall;
+use code_session_gate_rules::calls::fold::DirectOutcome;
+use code_session_gate_rules::calls::input::{DirectCall, SeedAgentInput};
+use code_session_gate_rules::calls::options::{
+    BatchOptions, CallOptions, FoldOptions, UpdateSessionOptions, WriteOptions,
+};
+use code_session_gate_rules::config::ConfigInput;
 use code_session_gate_rules::error::{ErrorCode, GateError, GateResult};
+use code_session_gate_rules::files::FileRef;
+use code_session_gate_rules::json::{JsonMap, Obj, Opts, RawText, Str};
+use code_session_gate_rules::sessions::{CodeSession, SessionPairs};
 
 /// The two wasm modules the package ships: the core (every gate operation, the narrowing and the
 /// planner: what every host loads) and the sandbox module (the exec wire, the sandbox dialects and the
@@ -198,95 +211,115 @@ pub fn served_by(op: u32) -> Option<Module> {
     }
 }
 
-macro_rules! params {
-    ($( $(#[$pflag:ident])* $param:ident : $ty:literal ),*) => {
-        &[$(Param { name: stringify!($param), ts: $ty, flags: 0 $(| flag::$pflag)* }),*]
-    };
+/// The root of the paths of refusals about a parameter named `name` with flags `flags`: its name, or
+/// `""` when it is [`flag::unrooted`].
+pub const fn root(name: &'static str, flags: u8) -> &'static str {
+    if flags & flag::unrooted != 0 {
+        ""
+    } else {
+        name
+    }
 }
 
-/// The flags of each parameter.
-macro_rules! param_flags {
-    ($( $(#[$pflag:ident])* $param:ident : $ty:literal ),*) => {
-        &[$(0 $(| flag::$pflag)*),*]
-    };
+/// A written-out signature (`signature = "…"`: one item), or none.
+pub const fn written(signature: &[&'static str]) -> Option<&'static str> {
+    match signature {
+        [s] => Some(*s),
+        _ => None,
+    }
 }
 
-/// The root of the paths of refusals about one parameter: its name, or `""` when it is unrooted.
-macro_rules! root {
-    (#[unrooted] $($rest:tt)*) => { "" };
-    (#[$f:ident] $($rest:tt)*) => { root!($($rest)*) };
-    ($param:ident : $ty:literal) => { stringify!($param) };
-}
-
-macro_rules! roots {
-    ($( $(#[$pflag:ident])* $param:ident : $ty:literal ),*) => {
-        &[$(root!($(#[$pflag])* $param : $ty)),*]
-    };
-}
-
-/// `Some` of a written-out signature, or `None`.
-macro_rules! written {
-    () => {
-        None
-    };
-    ($sig:literal) => {
-        Some($sig)
-    };
-}
-
-macro_rules! operations {
+/// Writes a registry from an operation list (what [`with_operations!`](crate::with_operations) hands
+/// it): the tables, the reading of each operation's arguments and the dispatch, in the module that
+/// invokes it. The package's registry is this module's (`with_operations!(crate::registry)`); a test
+/// may write one of its own (`crates/generate`'s recipe test does, for an operation not in the list).
+#[macro_export]
+macro_rules! registry {
     (
         gate {$(
             $(#[doc = $gdoc:literal])* $([$($gflag:ident),*])?
-            $gname:ident ( $($gparams:tt)* ) -> $gret:literal $(, signature = $gsig:literal)? => $ghandler:path;
+            $gname:ident ( $( $(#[$gpflag:ident])* $gparam:ident : $gpty:ty as $gts:literal ),* )
+            -> $gret:literal $(, signature = $gsig:literal)? => $ghandler:path;
         )*}
         core {$(
             $(#[doc = $cdoc:literal])*
-            $cname:ident ( $($cparams:tt)* ) -> $cret:literal => $chandler:path;
+            $cname:ident ( $( $(#[$cpflag:ident])* $cparam:ident : $cpty:ty as $cts:literal ),* )
+            -> $cret:literal => $chandler:path;
         )*}
         sandbox {$(
             $(#[doc = $sdoc:literal])*
-            $sname:ident ( $($sparams:tt)* ) -> $sret:literal => $shandler:path;
+            $sname:ident ( $( $(#[$spflag:ident])* $sparam:ident : $spty:ty as $sts:literal ),* )
+            -> $sret:literal => $shandler:path;
         )*}
     ) => {
         /// The gate operations, numbered by their place.
-        pub const GATE: &[Operation] = &[$(Operation {
+        pub const GATE: &[$crate::registry::Operation] = &[$($crate::registry::Operation {
             name: stringify!($gname),
-            params: params!($($gparams)*),
-            flags: 0 $($(| op_flag::$gflag)*)?,
-            module: Module::Core,
+            params: &[$($crate::registry::Param {
+                name: stringify!($gparam), ts: $gts, flags: 0 $(| $crate::registry::flag::$gpflag)*
+            }),*],
+            flags: 0 $($(| $crate::registry::op_flag::$gflag)*)?,
+            module: $crate::registry::Module::Core,
             doc: &[$($gdoc),*],
             returns: $gret,
-            signature: written!($($gsig)?),
+            signature: $crate::registry::written(&[$($gsig)?]),
         }),*];
 
         /// The names of the gate operations, in the order of [`GATE`].
         pub const GATE_OPS: &[&str] = &[$(stringify!($gname)),*];
 
         /// The roots of the refusal paths of each gate operation's parameters, in the order of [`GATE`].
-        pub const GATE_PARAMS: &[&[&str]] = &[$(roots!($($gparams)*)),*];
+        pub const GATE_PARAMS: &[&[&str]] = &[$(&[$(
+            $crate::registry::root(stringify!($gparam), 0 $(| $crate::registry::flag::$gpflag)*)
+        ),*]),*];
 
         /// The [`flag`]s of each gate operation's parameters, in the order of [`GATE`].
-        pub const GATE_PARAM_FLAGS: &[&[u8]] = &[$(param_flags!($($gparams)*)),*];
+        pub const GATE_PARAM_FLAGS: &[&[u8]] = &[$(&[$(0 $(| $crate::registry::flag::$gpflag)*),*]),*];
+
+        /// Each gate operation's arguments read as its entry says, in order, and handed to its function.
+        mod read_gate {
+            #![allow(non_snake_case, unused_mut, unused_variables, unused_imports)]
+            use super::*;
+            $(pub(super) fn $gname(
+                s: &mut $crate::GateSession,
+                p: &$crate::params::Params<'_>,
+            ) -> $crate::core::error::GateResult<String> {
+                let mut at = 0;
+                $ghandler(s, $(p.next::<$gpty>(&mut at)?),*)
+            })*
+        }
 
         /// Runs gate operation `op` (`None` for an unknown number). Each operation is its own
         /// function, called through a table (not inlined into one dispatch): an engine that compiles
         /// a module's functions on first call then compiles just the operations a host calls.
-        pub fn run_gate(op: u32, s: &mut GateSession, p: &Params<'_>) -> Option<GateResult<String>> {
-            const RUN: &[fn(&mut GateSession, &Params<'_>) -> GateResult<String>] = &[$($ghandler),*];
+        pub fn run_gate(
+            op: u32,
+            s: &mut $crate::GateSession,
+            p: &$crate::params::Params<'_>,
+        ) -> Option<$crate::core::error::GateResult<String>> {
+            const RUN: &[fn(
+                &mut $crate::GateSession,
+                &$crate::params::Params<'_>,
+            ) -> $crate::core::error::GateResult<String>] = &[$(read_gate::$gname),*];
             Some(RUN.get(op as usize)?(s, p))
         }
 
         /// The operations without a gate, numbered by their place: the core module's, then the sandbox
         /// module's.
-        pub const STATIC: &[Operation] = &[
-            $(Operation {
-                name: stringify!($cname), params: params!($($cparams)*), flags: 0, module: Module::Core,
-                doc: &[$($cdoc),*], returns: $cret, signature: None,
+        pub const STATIC: &[$crate::registry::Operation] = &[
+            $($crate::registry::Operation {
+                name: stringify!($cname),
+                params: &[$($crate::registry::Param {
+                    name: stringify!($cparam), ts: $cts, flags: 0 $(| $crate::registry::flag::$cpflag)*
+                }),*],
+                flags: 0, module: $crate::registry::Module::Core, doc: &[$($cdoc),*], returns: $cret, signature: None,
             },)*
-            $(Operation {
-                name: stringify!($sname), params: params!($($sparams)*), flags: 0, module: Module::Sandbox,
-                doc: &[$($sdoc),*], returns: $sret, signature: None,
+            $($crate::registry::Operation {
+                name: stringify!($sname),
+                params: &[$($crate::registry::Param {
+                    name: stringify!($sparam), ts: $sts, flags: 0 $(| $crate::registry::flag::$spflag)*
+                }),*],
+                flags: 0, module: $crate::registry::Module::Sandbox, doc: &[$($sdoc),*], returns: $sret, signature: None,
             },)*
         ];
 
@@ -294,26 +327,58 @@ macro_rules! operations {
         pub const STATIC_OPS: &[&str] = &[$(stringify!($cname),)* $(stringify!($sname),)*];
 
         /// How many static operations the core module serves (the first ones).
-        pub const CORE_STATIC: usize = [$(stringify!($cname)),*].len();
+        pub const CORE_STATIC: usize = {
+            let core: &[&str] = &[$(stringify!($cname)),*];
+            core.len()
+        };
 
         /// The roots of the refusal paths of each static operation's parameters, in the order of
         /// [`STATIC`].
-        pub const STATIC_PARAMS: &[&[&str]] = &[$(roots!($($cparams)*),)* $(roots!($($sparams)*),)*];
+        pub const STATIC_PARAMS: &[&[&str]] = &[
+            $(&[$($crate::registry::root(stringify!($cparam), 0 $(| $crate::registry::flag::$cpflag)*)),*],)*
+            $(&[$($crate::registry::root(stringify!($sparam), 0 $(| $crate::registry::flag::$spflag)*)),*],)*
+        ];
 
         /// The [`flag`]s of each static operation's parameters, in the order of [`STATIC`].
-        pub const STATIC_PARAM_FLAGS: &[&[u8]] = &[$(param_flags!($($cparams)*),)* $(param_flags!($($sparams)*),)*];
+        pub const STATIC_PARAM_FLAGS: &[&[u8]] = &[
+            $(&[$(0 $(| $crate::registry::flag::$cpflag)*),*],)*
+            $(&[$(0 $(| $crate::registry::flag::$spflag)*),*],)*
+        ];
+
+        /// Each static operation's arguments read as its entry says, in order, and handed to its
+        /// function.
+        mod read_static {
+            #![allow(non_snake_case, unused_mut, unused_variables, unused_imports)]
+            use super::*;
+            $(pub(super) fn $cname(p: &$crate::params::Params<'_>) -> $crate::core::error::GateResult<String> {
+                let mut at = 0;
+                $chandler($(p.next::<$cpty>(&mut at)?),*)
+            })*
+            $(pub(super) fn $sname(p: &$crate::params::Params<'_>) -> $crate::core::error::GateResult<String> {
+                let mut at = 0;
+                $shandler($(p.next::<$spty>(&mut at)?),*)
+            })*
+        }
 
         /// Runs static operation `op` if the core module serves it (`None` otherwise), through a table
         /// as [`run_gate`] does.
-        pub fn run_core(op: u32, p: &Params<'_>) -> Option<GateResult<String>> {
-            const RUN: &[fn(&Params<'_>) -> GateResult<String>] = &[$($chandler),*];
+        pub fn run_core(
+            op: u32,
+            p: &$crate::params::Params<'_>,
+        ) -> Option<$crate::core::error::GateResult<String>> {
+            const RUN: &[fn(&$crate::params::Params<'_>) -> $crate::core::error::GateResult<String>] =
+                &[$(read_static::$cname),*];
             Some(RUN.get(op as usize)?(p))
         }
 
         /// Runs static operation `op` if the sandbox module serves it (`None` otherwise; its numbers
         /// follow the core module's).
-        pub fn run_sandbox(op: u32, p: &Params<'_>) -> Option<GateResult<String>> {
-            const RUN: &[fn(&Params<'_>) -> GateResult<String>] = &[$($shandler),*];
+        pub fn run_sandbox(
+            op: u32,
+            p: &$crate::params::Params<'_>,
+        ) -> Option<$crate::core::error::GateResult<String>> {
+            const RUN: &[fn(&$crate::params::Params<'_>) -> $crate::core::error::GateResult<String>] =
+                &[$(read_static::$sname),*];
             Some(RUN.get((op as usize).checked_sub(CORE_STATIC)?)?(p))
         }
     };
@@ -329,24 +394,25 @@ macro_rules! with_operations {
 $callback! {
     gate {
         /// Every gate site's verdict for `name`, packed in bits (decode with `verdictBits()`).
-        verdict(name: "string") -> "number" => gate_ops::verdict;
+        verdict(name: Str<'_> as "string") -> "number" => gate_ops::verdict;
         /// Every gate site's verdict for `name`, as an object.
         [plain]
-        classify(name: "string") -> "GateVerdict" => gate_ops::classify;
+        classify(name: Str<'_> as "string") -> "GateVerdict" => gate_ops::classify;
         /// Whether the stream layer would never prestart `name` for an agent with `options.codeSessionKey`
         /// (absent = the gate's default; `""` is a custom partition).
         [plain]
-        isEagerExcluded(name: "string", #[optional] options: "CallOptions") -> "boolean" => gate_ops::is_eager_excluded;
+        isEagerExcluded(name: Str<'_> as "string", #[optional] options: Options<CallOptions<'_>> as "CallOptions") -> "boolean" => gate_ops::is_eager_excluded;
         /// Adds `name` to this run's eager suppressions (what an eager mismatch does by itself).
         [plain]
-        suppressEagerTool(name: "string") -> "void" => gate_ops::suppress_eager_tool;
+        suppressEagerTool(name: Str<'_> as "string") -> "void" => gate_ops::suppress_eager_tool;
         /// What one call on `path` receives from the session: the invoke params (`session_id`,
         /// `_injected_files`, `_runtime_session_hint`) or the request fields (`codeSessionContext`,
         /// `runtimeSessionHint`, 3.9 `codeSessionBaselineId`). Answers, contexts and file lists are frozen
         /// and shared until the partition changes: replace them, never mutate them.
         contextForCall(
-            path: "ExecPath", name: "string", #[optional] options: "CallOptions",
-            #[internal] have: "number", #[internal] list: "number"
+            path: Str<'_> as "ExecPath", name: Str<'_> as "string",
+            #[optional] options: Options<CallOptions<'_>> as "CallOptions",
+            #[internal] have: Maybe<u64> as "number", #[internal] list: Maybe<u64> as "number"
         ) -> "DirectInjection | RequestSessionFields",
         signature = "contextForCall(path: \"direct\", name: string, options?: CallOptions): DirectInjection;\n\
                      contextForCall(path: \"event\" | \"eager\", name: string, options?: CallOptions): RequestSessionFields;\n\
@@ -357,28 +423,43 @@ $callback! {
         /// storage and resurrection); `options.now` stamps `lastUpdated`. `artifact` may be its JSON text as
         /// a `JsonText`.
         [writes, plain]
-        updateSession(key: "string", #[host_text] artifact: "SessionArtifact | JsonText", options: "UpdateSessionOptions") -> "void"
+        updateSession(
+            key: Str<'_> as "string", #[host_text] artifact: Required<RawText<'_>> as "SessionArtifact | JsonText",
+            options: Options<UpdateSessionOptions<'_>> as "UpdateSessionOptions"
+        ) -> "void"
         => gate_ops::update_session;
         /// Folds results without request bookkeeping, as the SDK's fold methods do when called directly:
         /// `path` "event" (`[{ name, status, artifact? }]`, `name: null` = request not found) or "direct"
         /// (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`). `results` may be their JSON
         /// text as a `JsonText` (the fast path for text the host already holds).
         [writes, plain]
-        foldResults(path: "\"event\" | \"direct\"", #[host_text] results: "FoldResultInput[] | JsonText", options: "FoldOptions") -> "void"
+        foldResults(
+            path: Str<'_> as "\"event\" | \"direct\"", #[host_text] results: Text as "FoldResultInput[] | JsonText",
+            options: Options<FoldOptions<'_>> as "FoldOptions"
+        ) -> "void"
         => gate_ops::fold_results;
         /// Starts an in-process batch: returns `{ id, injections }`, one invoke-params object per call, all
         /// read from the pre-batch partition.
-        beginDirectBatch(calls: "DirectCallInput[]", #[optional] options: "CallOptions", #[internal] list: "number") -> "DirectBatch"
+        beginDirectBatch(
+            calls: Records<DirectCall<'_>> as "DirectCallInput[]", #[optional] options: Options<CallOptions<'_>> as "CallOptions",
+            #[internal] list: Maybe<u64> as "number"
+        ) -> "DirectBatch"
         => gate_ops::begin_direct_batch;
         /// Folds a direct batch's outcomes (`[{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }]`,
         /// in call order) with what each call was given.
         [writes, plain]
-        completeDirectBatch(batch: "number", outcomes: "DirectOutcomeInput[]", options: "WriteOptions") -> "void"
+        completeDirectBatch(
+            batch: Id as "number", outcomes: Records<DirectOutcome<'_>> as "DirectOutcomeInput[]",
+            options: Options<WriteOptions<'_>> as "WriteOptions"
+        ) -> "void"
         => gate_ops::complete_direct_batch;
         /// Plans an event batch: returns `{ id, dispatch, rejected, eager }` — the `ToolCallRequest`s to send
         /// to the host (with `codeSessionContext`, `runtimeSessionHint`, 3.9 `codeSessionBaselineId`), the
         /// calls the planner refused, and the calls answered by eager prestarts.
-        beginEventBatch(calls: "ToolCallInput[]", #[optional] options: "BatchOptions", #[internal] list: "number") -> "EventBatch"
+        beginEventBatch(
+            calls: Records<EventCall<'_>> as "ToolCallInput[]", #[optional] options: Options<BatchOptions<'_>> as "BatchOptions",
+            #[internal] list: Maybe<u64> as "number"
+        ) -> "EventBatch"
         => gate_ops::begin_event_batch;
         /// Completes an event batch: `options.requests` are the dispatched requests as the host left them (a
         /// replaced or deleted `codeSessionContext` is what 3.9 retains), `options.results` the host's
@@ -386,35 +467,41 @@ $callback! {
         /// "folded", or "failed" when the dispatch or a consumed prestart was rejected (then only the
         /// host-provided inputs were retained).
         [writes]
-        completeEventBatch(batch: "number", options: "CompleteEventBatchOptions") -> "\"folded\" | \"failed\""
+        completeEventBatch(batch: Id as "number", options: Text as "CompleteEventBatchOptions") -> "\"folded\" | \"failed\""
         => gate_ops::complete_event_batch;
         /// The stream layer's eager prestart of a final tool-call chunk: returns `{ id, requests }` (the
         /// requests to dispatch now; excluded calls are left out) or `null` when the planner refused the set.
-        prestartEager(calls: "ToolCallInput[]", #[optional] options: "BatchOptions", #[internal] list: "number") -> "EagerPrestart | null"
+        prestartEager(
+            calls: Records<EventCall<'_>> as "ToolCallInput[]", #[optional] options: Options<BatchOptions<'_>> as "BatchOptions",
+            #[internal] list: Maybe<u64> as "number"
+        ) -> "EagerPrestart | null"
         => gate_ops::prestart_eager;
         /// Records the host's handling of a prestart: `options.requests` as it left them, and
         /// `options.results` or `options.rejected: true`.
-        settleEager(prestart: "number", options: "SettleEagerOptions") -> "void" => gate_ops::settle_eager;
+        settleEager(prestart: Id as "number", options: Text as "SettleEagerOptions") -> "void" => gate_ops::settle_eager;
         /// `seedRunInitialSessions`: merges `initialSessions` (`[[key, entry], …]`) and copies a legacy
         /// `execute_code` seed into each agent's custom partition that has none.
         [writes, plain]
-        seedRun(initialSessions: "SessionPairs", #[optional] agents: "SeedAgentInput[]") -> "void" => gate_ops::seed_run;
+        seedRun(
+            initialSessions: Present<SessionPairs<'_>> as "SessionPairs",
+            #[optional] agents: Maybe<Vec<Obj<SeedAgentInput<'_>>>> as "SeedAgentInput[]"
+        ) -> "void" => gate_ops::seed_run;
         /// `seedAgentInitialSessions`: seeds a subagent child from its agents' `initialSessions`.
         [writes, plain]
-        seedAgents(agents: "SeedAgentInput[]") -> "void" => gate_ops::seed_agents;
+        seedAgents(agents: Present<Vec<Obj<SeedAgentInput<'_>>>> as "SeedAgentInput[]") -> "void" => gate_ops::seed_agents;
         /// The session map as `[[key, entry], …]` (a copy), or `null` for a gate without one.
         [plain]
         sessions() -> "SessionPairs | null" => gate_ops::sessions;
         /// The entry of partition `key` (a copy), or `undefined`.
         [plain]
-        session(key: "string") -> "CodeSessionContext | undefined" => gate_ops::session;
+        session(key: Str<'_> as "string") -> "CodeSessionContext | undefined" => gate_ops::session;
         /// Replaces the session map (`[[key, entry], …]`, or `null` for none), e.g. restored from a store.
         [writes]
-        setSessions(sessions: "SessionPairs | null") -> "void" => gate_ops::set_sessions;
+        setSessions(sessions: Required<Option<SessionPairs<'_>>> as "SessionPairs | null") -> "void" => gate_ops::set_sessions;
         /// Ends the run: forgets eager prestarts, eager suppressions and pending batches (sessions stay).
         resetRun() -> "void" => gate_ops::reset_run;
         /// Forgets a pending batch or prestart without folding anything; `true` if there was one.
-        abandon(batch: "number") -> "boolean" => gate_ops::abandon;
+        abandon(batch: Id as "number") -> "boolean" => gate_ops::abandon;
         /// Every name with a non-zero verdict, mapped to its bits (as `verdict(name)` returns them): any
         /// name not in the map has verdict 0.
         verdictTable() -> "ReadonlyMap<string, number>" => gate_ops::verdict_table;
@@ -428,24 +515,29 @@ $callback! {
         /// The gate becomes the snapshot's (validated first; nothing changes on a refusal): what
         /// `Gate.fromSnapshot` runs.
         [writes, internal]
-        restore(snapshot: "string | object", #[optional] config: "Omit<GateConfig, \"sessions\"> | null") -> "void"
+        restore(
+            snapshot: Text as "string | object",
+            #[optional] config: Opt<Object<ConfigInput<'_, SessionPairs<'_>>>> as "Omit<GateConfig, \"sessions\"> | null"
+        ) -> "void"
         => gate_ops::restore;
         /// Why `name` passes or fails every gate site for a call with `options`, with the rule of each.
         [plain]
-        explain(name: "string", #[optional] options: "CallOptions") -> "GateExplanation" => gate_ops::explain;
+        explain(name: Str<'_> as "string", #[optional] options: Options<CallOptions<'_>> as "CallOptions") -> "GateExplanation" => gate_ops::explain;
         /// The forwarding path (beyond the SDK): the `/exec` request of dispatched call `id` of event batch
         /// `batch` in a sandbox dialect, built from what the batch planned for the call (tool, arguments,
         /// session, files, runtime hint) and `options` (`{ dialect, run?, userId?, entityId?, timeoutMs?,
         /// credential?, executionProfile?, requestId?, withFiles? }`), as `buildSandboxRequest` builds it,
         /// with `body` as the JSON text to send. Changes nothing.
-        sandboxRequest(batch: "number", id: "string", #[unrooted] options: "ForwardRequestOptions") -> "ForwardedRequest"
+        sandboxRequest(batch: Id as "number", id: Str<'_> as "string", #[unrooted] options: Text as "ForwardRequestOptions") -> "ForwardedRequest"
         => forward_ops::sandbox_request;
         /// The forwarding path: reads the sandbox's answer to dispatched call `id` of event batch `batch`
         /// (`{ status, body, retryAfter? }`, `body` a string or the response's bytes) and keeps its
         /// artifact for `completeEventBatch`, which folds it. Returns what the host and the model need;
         /// a failed call throws the sandbox's `CodeSessionGateError` (with `status`) and keeps nothing.
         sandboxAnswer(
-            batch: "number", id: "string", #[unrooted] answer: "ForwardedAnswerInput", #[internal] body: "string"
+            batch: Id as "number", id: Str<'_> as "string",
+            #[unrooted] answer: Object<forward_ops::ForwardedAnswerInput<'_>> as "ForwardedAnswerInput",
+            #[internal] body: Text as "string"
         ) -> "ForwardedAnswer"
         => forward_ops::sandbox_answer;
         /// The forwarding path in one call: plans an event batch as `beginEventBatch` does and builds the
@@ -456,52 +548,59 @@ $callback! {
         /// dispatched call whose own request cannot be built is listed under `refused`. Then, per call,
         /// `sandboxAnswer`, and `completeEventBatch(id, { now })`.
         forwardEventBatch(
-            calls: "ToolCallInput[]", options: "BatchOptions | undefined", #[unrooted] request: "ForwardRequestOptions"
+            calls: Records<EventCall<'_>> as "ToolCallInput[]", options: Options<BatchOptions<'_>> as "BatchOptions | undefined",
+            #[unrooted] request: Text as "ForwardRequestOptions"
         ) -> "ForwardedBatch"
         => forward_ops::forward_event_batch;
         /// The artifact kept for the fold from the answer `sandboxAnswer` read for dispatched call `id` of
         /// event batch `batch`: what the JavaScript layer adds to that answer for `withArtifact: true`.
         [internal]
-        forwardedArtifact(batch: "number", id: "string") -> "SessionArtifact" => forward_ops::forwarded_artifact;
+        forwardedArtifact(batch: Id as "number", id: Str<'_> as "string") -> "SessionArtifact" => forward_ops::forwarded_artifact;
     }
     core {
         /// `toInjectedFileRef(file, execSessionId)`: narrows a stored file to the wire shape the sandbox
         /// receives (`resource_id ?? id`, `storage_session_id ?? execSessionId`, `kind`
         /// skill-with-version / agent / user; other keys dropped).
-        toInjectedFileRef(file: "FileRef", execSessionId: "string") -> "CodeEnvFile" => static_ops::narrow;
+        toInjectedFileRef(file: Required<FileRef<'_>> as "FileRef", execSessionId: Str<'_> as "string") -> "CodeEnvFile" => static_ops::narrow;
         /// `buildToolExecutionRequestPlan(calls)`: which calls become requests (with their parsed and, under
         /// profile 3.9, schema-coerced args and their session fields), which are rejected for their args,
         /// or `{ aborted: true }` when the planner gives up on the batch.
-        planToolRequests(calls: "PlanToolCallInput[]", #[optional] options: "PlanToolRequestsOptions | null") -> "ToolRequestPlan"
+        planToolRequests(
+            calls: Present<Vec<Obj<static_ops::PlanToolCallInput<'_>>>> as "PlanToolCallInput[]",
+            #[optional] options: Maybe<Opts<static_ops::PlanToolRequestsOptions>> as "PlanToolRequestsOptions | null"
+        ) -> "ToolRequestPlan"
         => static_ops::plan;
     }
     sandbox {
         /// `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: the first sandbox request
         /// the tool makes.
-        buildExecRequest(#[unrooted] options: "ExecRequestOptions") -> "ExecRequest" => static_ops::exec_request;
+        buildExecRequest(#[unrooted] options: Given<static_ops::ExecRequestOptions<'_>> as "ExecRequestOptions") -> "ExecRequest" => static_ops::exec_request;
         /// `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: what the tool makes of the
         /// sandbox's answer.
-        readExecResponse(#[unrooted] options: "ExecResponseOptions") -> "ExecResponseOutcome" => static_ops::exec_response;
+        readExecResponse(#[unrooted] options: Given<static_ops::ExecResponseOptions<'_>> as "ExecResponseOptions") -> "ExecResponseOutcome" => static_ops::exec_response;
         /// The `/exec` request of one call in a sandbox dialect, with the gate's session, files and hint.
-        buildSandboxRequest(#[unrooted] options: "SandboxRequestOptions") -> "SandboxRequest" => static_ops::sandbox_request;
+        buildSandboxRequest(#[unrooted] options: Text as "SandboxRequestOptions") -> "SandboxRequest" => static_ops::sandbox_request;
         /// A sandbox's answer as an artifact to fold; a failed call throws a `CodeSessionGateError` with
         /// `status`.
-        readSandboxResponse(#[unrooted] options: "SandboxResponseOptions") -> "SandboxAnswer" => static_ops::sandbox_response;
+        readSandboxResponse(#[unrooted] options: Given<static_ops::SandboxResponseOptions<'_>> as "SandboxResponseOptions") -> "SandboxAnswer" => static_ops::sandbox_response;
         /// The model's arguments without the fields only the gate may set, and the keys dropped.
-        stripTrustedFields(modelArgs: "Record<string, unknown>") -> "{ args: Record<string, unknown>; dropped: string[] }"
+        stripTrustedFields(modelArgs: Present<Obj<JsonMap>> as "Record<string, unknown>") -> "{ args: Record<string, unknown>; dropped: string[] }"
         => static_ops::strip_model_args;
         /// `toInjectedFileRef` with its reasons (see {@link NarrowingExplanation}).
-        explainInjectedFileRef(file: "FileRef", execSessionId: "string") -> "NarrowingExplanation" => static_ops::explain_narrowing;
+        explainInjectedFileRef(file: Required<FileRef<'_>> as "FileRef", execSessionId: Str<'_> as "string") -> "NarrowingExplanation" => static_ops::explain_narrowing;
         /// What a write did to one partition: each file matched by name to the one before it, `kept` when
         /// its identity (`storage_session_id`, `id`) and narrowed kind are unchanged, `replaced` otherwise.
-        diffSessions(before: "CodeSessionContext | null | undefined", after: "CodeSessionContext | null | undefined") -> "SessionChanges"
+        diffSessions(
+            before: Maybe<CodeSession<'_>> as "CodeSessionContext | null | undefined",
+            after: Maybe<CodeSession<'_>> as "CodeSessionContext | null | undefined"
+        ) -> "SessionChanges"
         => static_ops::diff_sessions;
     }
 }
     };
 }
 
-with_operations!(operations);
+with_operations!(crate::registry);
 
 /// Runs static operation `op` (its place in [`STATIC_OPS`]), in whichever module serves it.
 pub fn call(op: u32, p: &Params<'_>) -> GateResult<String> {

@@ -3,7 +3,7 @@
 
 use crate::lists::Lists;
 use code_session_gate_rules::calls::gate::Gate;
-use code_session_gate_rules::json::Json;
+use code_session_gate_rules::sandbox::Target;
 
 /// A gate and what the gate remembers of the answers it gave (the file lists it wrote).
 #[derive(Debug)]
@@ -11,8 +11,8 @@ pub struct GateSession {
     /// The gate.
     pub gate: Gate,
     pub(crate) lists: Lists,
-    /// The options text of the last `sandboxRequest` or `forwardEventBatch` and its tree (a host passes
-    /// the same options call after call: the same text is not read again).
+    /// The options text of the last `sandboxRequest` or `forwardEventBatch` and what was read of it (a
+    /// host passes the same options call after call: the same text is not read again).
     pub(crate) request_options: Option<RequestOptions>,
 }
 
@@ -27,11 +27,10 @@ impl GateSession {
     }
 }
 
-/// The request options of the forwarding path's last call: their text, their tree, and whether the
-/// members every request of a batch shares passed [`check_forwarded_options`](code_session_gate_rules::sandbox::check_forwarded_options).
+/// The request options of the forwarding path's last call: their text, and the target read from it
+/// ([`Target::read_forwarded`], which checks the members every request of a batch shares).
 #[derive(Debug)]
 pub(crate) struct RequestOptions {
     pub(crate) text: Box<str>,
-    pub(crate) tree: Json,
-    pub(crate) checked: bool,
+    pub(crate) target: Target<'static>,
 }

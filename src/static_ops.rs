@@ -4,43 +4,57 @@
 use serde::Deserialize;
 
 use super::answers;
-use super::forward_ops::request_head;
-use super::params::Params;
+use super::forwarded::RequestHead;
+use super::params::member;
 use code_session_gate_rules::config::Profile;
 use code_session_gate_rules::error::{ErrorCode, GateError, GateResult, Path};
 use code_session_gate_rules::files::narrow::{self, to_injected_file_ref};
-use code_session_gate_rules::files::{Field, FileRef};
+use code_session_gate_rules::files::FileRef;
 use code_session_gate_rules::json::write::append_member;
-use code_session_gate_rules::json::{self, Json, JsonMap, Obj, Opts, RawJson, RawText, Str};
+use code_session_gate_rules::json::{self, Json, JsonMap, Obj, Opts, Raw, RawJson, RawText, Str};
 use code_session_gate_rules::plan::{build_request_plan, InvalidArgsBehavior, PlanCall};
 use code_session_gate_rules::sandbox::trusted::strip_trusted;
 use code_session_gate_rules::sandbox::{
-    build_sandbox_request, read_sandbox_response, ArtifactOut, Dialect, RunReport,
+    build_sandbox_request, read_sandbox_response, ArtifactOut, Dialect, RunReport, SandboxInput,
 };
 use code_session_gate_rules::sessions::changes::session_changes;
 use code_session_gate_rules::sessions::CodeSession;
 use code_session_gate_rules::wire::{build_exec_request, read_exec_response, ExecOutcome};
 
+/// The TypeScript declarations of the options read here, in the order a reader meets them.
+#[cfg(feature = "typescript")]
+pub(crate) const DECLARATIONS: [&str; 9] = {
+    use tsify::Tsify;
+    [
+        SandboxResponseOptions::DECL,
+        PlanToolCallInput::DECL,
+        PlanToolRequestsOptions::DECL,
+        ExecRequestOptions::DECL,
+        ExecResponseOptions::DECL,
+        PlannedToolRequest::DECL,
+        ToolRequestPlan::DECL,
+        ExecRequest::DECL,
+        SandboxAnswer::DECL,
+    ]
+};
+
 /// `toInjectedFileRef(file, execSessionId)`.
-pub(super) fn narrow(p: &Params<'_>) -> GateResult<String> {
-    let file: FileRef = p.required(0)?;
-    let exec = p.string(1)?;
+pub(super) fn narrow(file: FileRef<'_>, exec: Str<'_>) -> GateResult<String> {
     Ok(json::to_text(&to_injected_file_ref(&file, Some(&exec))))
 }
 
 /// `explainInjectedFileRef(file, execSessionId)`: the narrowed file and why it narrowed so.
-pub(super) fn explain_narrowing(p: &Params<'_>) -> GateResult<String> {
-    let file: FileRef = p.required(0)?;
-    let exec = p.string(1)?;
+pub(super) fn explain_narrowing(file: FileRef<'_>, exec: Str<'_>) -> GateResult<String> {
     let narrowed = to_injected_file_ref(&file, Some(&exec));
     let why = narrow::explain_narrowing(&file, Some(&exec));
     Ok(answers::narrowing(&narrowed, &why))
 }
 
 /// `diffSessions(before, after)`: what a write did to one partition (`null`/`undefined`: no entry).
-pub(super) fn diff_sessions(p: &Params<'_>) -> GateResult<String> {
-    let before: Option<CodeSession> = p.get::<Option<CodeSession>>(0)?.flatten();
-    let after: Option<CodeSession> = p.get::<Option<CodeSession>>(1)?.flatten();
+pub(super) fn diff_sessions(
+    before: Option<CodeSession<'_>>,
+    after: Option<CodeSession<'_>>,
+) -> GateResult<String> {
     let fates = session_changes(before.as_ref(), after.as_ref());
     Ok(answers::session_changes(
         before.as_ref(),
@@ -49,33 +63,56 @@ pub(super) fn diff_sessions(p: &Params<'_>) -> GateResult<String> {
     ))
 }
 
-/// A model tool call for the planner; other keys (`type`, `stepId`, …) are ignored.
+/// A model tool call for `planToolRequests`. Other keys (`type`, `stepId`, …) are ignored.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct PlanCallInput<'a> {
-    /// `null` or absent: the planner gives up on the batch.
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct PlanToolCallInput<'a> {
+    /// A missing, null or empty id makes the planner give up on the batch.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string | null"))]
     id: Option<Str<'a>>,
+    /// An empty name makes the planner give up on the batch.
     #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     name: Str<'a>,
+    /// A JSON object, or a JSON text of one (parsed again while it yields a string); anything else is
+    /// invalid.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "unknown"))]
     args: Option<&'a RawJson>,
-    /// Carried onto the request verbatim when not null.
+    /// Carried onto the request verbatim when not null/undefined.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "unknown"))]
     code_session_context: Option<&'a RawJson>,
+    /// Carried onto the request when non-empty.
     #[serde(default)]
     runtime_session_hint: Option<String>,
 }
 
-/// `{ profile?, invalidArgsBehavior?, toolSchemas? }`, read under the key policy ([`Opts`]).
+/// `planToolRequests`' options.
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
-pub struct PlanOptions {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct PlanToolRequestsOptions {
+    /// The SDK release family to reproduce (default "3.9"); "3.6" does not coerce args.
     #[serde(default, deserialize_with = "json::present")]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "SdkProfile"))]
     profile: Option<Profile>,
+    /// "abort" (default, the eager path) gives up on invalid args; "error-result" (the ToolNode)
+    /// rejects the call.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(type = "\"abort\" | \"error-result\" | null")
+    )]
     invalid_args_behavior: Option<Behavior>,
+    /// The declared parameter schema per tool name (own keys only), for 3.9's string coercion.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(type = "Record<string, JsonSchema> | null")
+    )]
     tool_schemas: Option<Obj<JsonMap>>,
 }
 
@@ -95,10 +132,11 @@ impl<'de> Deserialize<'de> for Behavior {
 }
 
 /// `planToolRequests(calls, options?)`: `{aborted: true}` or `{aborted: false, allRequests, rejectedIds}`.
-pub(super) fn plan(p: &Params<'_>) -> GateResult<String> {
-    let options: Option<Opts<PlanOptions>> = p.get::<Option<Opts<PlanOptions>>>(1)?.flatten();
+pub(super) fn plan(
+    calls: Vec<Obj<PlanToolCallInput<'_>>>,
+    options: Option<Opts<PlanToolRequestsOptions>>,
+) -> GateResult<String> {
     let options = options.map(|o| o.0).unwrap_or_default();
-    let calls: Vec<Obj<PlanCallInput>> = p.present(0)?;
     // A context is carried verbatim into the answer: the text rules hold for it as for any string.
     for (i, Obj(c)) in calls.iter().enumerate() {
         if let Some(r) = c.code_session_context {
@@ -132,31 +170,13 @@ pub(super) fn plan(p: &Params<'_>) -> GateResult<String> {
         &lookup,
     )?;
     let Some(requests) = plan else {
-        return Ok(r#"{"aborted":true}"#.to_owned());
+        return Ok(json::to_text(&ToolRequestPlan::Aborted { aborted: true }));
     };
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Request<'a> {
-        id: &'a str,
-        name: &'a str,
-        args: &'a JsonMap,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        code_session_context: Option<&'a RawJson>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        runtime_session_hint: Option<&'a str>,
-    }
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Plan<'a> {
-        aborted: bool,
-        all_requests: Vec<Request<'a>>,
-        rejected_ids: Vec<&'a str>,
-    }
-    Ok(json::to_text(&Plan {
+    Ok(json::to_text(&ToolRequestPlan::Planned {
         aborted: false,
         all_requests: requests
             .iter()
-            .map(|r| Request {
+            .map(|r| PlannedToolRequest {
                 id: &r.id,
                 name: &r.name,
                 args: &r.args,
@@ -172,93 +192,200 @@ pub(super) fn plan(p: &Params<'_>) -> GateResult<String> {
     }))
 }
 
-/// The options of the exec-wire functions (`null` members count as absent), read under the key
-/// policy ([`Opts`]: a misspelt key would otherwise silently drop, e.g., the whole factory).
-#[derive(Deserialize)]
+/// A planned request; rejected calls are included with `args: {}`.
+#[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct WireOptions<'a> {
-    #[serde(default, borrow)]
-    tool: Field<Str<'a>>,
-    #[serde(default)]
-    profile: Option<Profile>,
-    #[serde(default, borrow)]
-    factory: Option<RawText<'a>>,
-    #[serde(default, borrow)]
-    tool_call: Option<RawText<'a>>,
-    /// Present-but-null is the core's `invalid_type`, not a missing key.
-    #[serde(default, borrow)]
-    model_args: Field<RawText<'a>>,
-    #[serde(default, borrow)]
-    endpoint: Option<Str<'a>>,
-    #[serde(default, borrow)]
-    response: Field<RawText<'a>>,
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct PlannedToolRequest<'a> {
+    id: &'a str,
+    name: &'a str,
+    #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
+    args: &'a JsonMap,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(type = "unknown"))]
+    code_session_context: Option<&'a RawJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
+    runtime_session_hint: Option<&'a str>,
 }
 
-impl WireOptions<'_> {
-    fn read<'a>(p: &Params<'a>) -> GateResult<WireOptions<'a>> {
-        let o: Opts<WireOptions<'a>> = p.present(0)?;
-        Ok(o.0)
-    }
+/// The planner's answer: `aborted` when it gave up (the SDK returns undefined).
+#[derive(serde::Serialize)]
+#[serde(untagged, rename_all_fields = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub enum ToolRequestPlan<'a> {
+    /// The planner gave up on the batch.
+    Aborted {
+        #[cfg_attr(feature = "typescript", tsify(type = "true"))]
+        aborted: bool,
+    },
+    /// Every call planned.
+    Planned {
+        #[cfg_attr(feature = "typescript", tsify(type = "false"))]
+        aborted: bool,
+        /// Every call in order, rejected ones included.
+        all_requests: Vec<PlannedToolRequest<'a>>,
+        /// Ids of the calls whose args were not a JSON object (answered with an error, never
+        /// dispatched).
+        rejected_ids: Vec<&'a str>,
+    },
+}
 
-    fn tool(&self) -> GateResult<&str> {
-        match &self.tool {
-            Field::Set(t) => Ok(t),
-            Field::Absent => Err(GateError::missing(&Path::root("tool"))),
-            Field::Null => Err(GateError::expected(&Path::root("tool"), "a string", "null")),
-        }
-    }
+/// The first request: `POST <baseUrl>/<endpoint>` with these headers (plus the host's auth) and `body`
+/// as JSON.
+#[derive(serde::Serialize)]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct ExecRequest<'a> {
+    #[cfg_attr(feature = "typescript", tsify(type = "ExecEndpoint"))]
+    endpoint: &'a str,
+    /// The SDK's own headers, by name (auth headers are the host's).
+    #[cfg_attr(feature = "typescript", tsify(type = "{ [name: string]: string }"))]
+    headers: JsonMap,
+    #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
+    body: &'a JsonMap,
+}
 
-    fn tree(raw: Option<&RawText<'_>>, name: &str) -> GateResult<Json> {
-        match raw {
-            Some(r) if !json::is_null(r.raw()) => json::parse_raw(r.raw(), &Path::root(name)),
-            _ => Ok(Json::Object(JsonMap::new())),
-        }
-    }
+/// `buildExecRequest`'s options.
+// Read by the one reader of options objects (`params::Given`: a misspelt key would otherwise silently
+// drop, e.g., the whole factory), `null` members kept: `null` is absent but for `tool` (refused) and
+// `modelArgs` (which the rules refuse with their own words).
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct ExecRequestOptions<'a> {
+    #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "CodeExecutionToolName"))]
+    tool: Option<Raw<'a>>,
+    /// The SDK release to reproduce (default "3.9").
+    #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "SdkProfile"))]
+    profile: Option<Raw<'a>>,
+    #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "ExecToolFactoryParams | null"))]
+    factory: Option<Raw<'a>>,
+    #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "ExecToolCallContext | null"))]
+    tool_call: Option<Raw<'a>>,
+    /// The model's arguments, checked against the tool's JSON schema.
+    #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
+    model_args: Option<Raw<'a>>,
+}
 
-    fn present(field: &Field<RawText<'_>>, name: &str) -> GateResult<Json> {
-        match field {
-            Field::Absent => Err(GateError::missing(&Path::root(name))),
-            Field::Null => Ok(Json::Null),
-            Field::Set(r) => json::parse_raw(r.raw(), &Path::root(name)),
+code_session_gate_rules::from_members!(ExecRequestOptions {
+    tool,
+    profile,
+    factory,
+    tool_call,
+    model_args,
+} keeping null);
+
+/// `readExecResponse`'s options.
+// Read as `ExecRequestOptions` are.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct ExecResponseOptions<'a> {
+    #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "CodeExecutionToolName"))]
+    tool: Option<Raw<'a>>,
+    #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "SdkProfile"))]
+    profile: Option<Raw<'a>>,
+    #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "ExecToolFactoryParams | null"))]
+    factory: Option<Raw<'a>>,
+    /// The route the request went to (`ExecRequest.endpoint`); default: the tool's usual route.
+    #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "ExecEndpoint | null"))]
+    endpoint: Option<Raw<'a>>,
+    /// The sandbox's JSON answer to the first request.
+    #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "OtherKeys"))]
+    response: Option<Raw<'a>>,
+}
+
+code_session_gate_rules::from_members!(ExecResponseOptions {
+    tool,
+    profile,
+    factory,
+    endpoint,
+    response,
+} keeping null);
+
+/// The tool of the exec wire's options: a string (`null` is `invalid_type`).
+fn wire_tool(tool: Option<Raw<'_>>) -> GateResult<Str<'_>> {
+    match tool {
+        Some(t) if json::is_null(t) => {
+            Err(GateError::expected(&Path::root("tool"), "a string", "null"))
         }
+        t => member(t, "tool"),
+    }
+}
+
+/// The profile of the exec wire's options (absent or `null`: the default).
+fn wire_profile(profile: Option<Raw<'_>>) -> GateResult<Profile> {
+    match profile {
+        Some(p) => Ok(member::<Option<Profile>>(Some(p), "profile")?.unwrap_or_default()),
+        None => Ok(Profile::default()),
+    }
+}
+
+/// An object member of the exec wire's options as a tree (`null` or absent: `{}`).
+fn wire_tree(raw: Option<Raw<'_>>, name: &str) -> GateResult<Json> {
+    match raw {
+        Some(r) if !json::is_null(r) => json::parse_raw(r, &Path::root(name)),
+        _ => Ok(Json::Object(JsonMap::new())),
+    }
+}
+
+/// A member of the exec wire's options that must be given, as a tree (`null` kept: the rules refuse
+/// it with their own words).
+fn wire_present(raw: Option<Raw<'_>>, name: &str) -> GateResult<Json> {
+    match raw {
+        None => Err(GateError::missing(&Path::root(name))),
+        Some(r) => json::parse_raw(r, &Path::root(name)),
     }
 }
 
 /// `buildExecRequest({ tool, profile?, factory?, toolCall?, modelArgs })`: `{ endpoint, headers, body }`.
-pub(super) fn exec_request(p: &Params<'_>) -> GateResult<String> {
-    let o = WireOptions::read(p)?;
-    let tool = o.tool()?;
-    let model_args = WireOptions::present(&o.model_args, "modelArgs")?;
+pub(super) fn exec_request(o: ExecRequestOptions<'_>) -> GateResult<String> {
+    let tool = wire_tool(o.tool)?;
+    let profile = wire_profile(o.profile)?;
+    let model_args = wire_present(o.model_args, "modelArgs")?;
     let request = build_exec_request(
-        o.profile.unwrap_or_default(),
-        tool,
-        &WireOptions::tree(o.factory.as_ref(), "factory")?,
-        &WireOptions::tree(o.tool_call.as_ref(), "toolCall")?,
+        profile,
+        &tool,
+        &wire_tree(o.factory, "factory")?,
+        &wire_tree(o.tool_call, "toolCall")?,
         &model_args,
     )?;
-    let headers: JsonMap = request
-        .headers
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), Json::String(v.clone())))
-        .collect();
-    let mut out = JsonMap::new();
-    out.insert("endpoint".into(), request.endpoint.into());
-    out.insert("headers".into(), Json::Object(headers));
-    out.insert("body".into(), Json::Object(request.body));
-    Ok(json::to_text(&out))
+    Ok(json::to_text(&ExecRequest {
+        endpoint: request.endpoint,
+        headers: request
+            .headers
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), Json::String(v.clone())))
+            .collect(),
+        body: &request.body,
+    }))
 }
 
 /// `readExecResponse({ tool, profile?, factory?, endpoint?, response })`: `{ status: "completed",
 /// artifact }` or `{ status: "tool_call_required" }`.
-pub(super) fn exec_response(p: &Params<'_>) -> GateResult<String> {
-    let o = WireOptions::read(p)?;
-    let tool = o.tool()?;
-    let response = WireOptions::present(&o.response, "response")?;
+pub(super) fn exec_response(o: ExecResponseOptions<'_>) -> GateResult<String> {
+    let tool = wire_tool(o.tool)?;
+    let profile = wire_profile(o.profile)?;
+    let endpoint: Option<Str<'_>> = match o.endpoint {
+        Some(e) => member(Some(e), "endpoint")?,
+        None => None,
+    };
+    let response = wire_present(o.response, "response")?;
     let outcome = read_exec_response(
-        o.profile.unwrap_or_default(),
-        tool,
-        &WireOptions::tree(o.factory.as_ref(), "factory")?,
-        o.endpoint.as_deref(),
+        profile,
+        &tool,
+        &wire_tree(o.factory, "factory")?,
+        endpoint.as_deref(),
         &response,
     )?;
     let mut out = JsonMap::new();
@@ -275,50 +402,61 @@ pub(super) fn exec_response(p: &Params<'_>) -> GateResult<String> {
 }
 
 /// `buildSandboxRequest(options)`: `{ endpoint, headers, body, droppedFields, refs }`.
-pub(super) fn sandbox_request(p: &Params<'_>) -> GateResult<String> {
-    let text = p
-        .text(0)
-        .ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
-    let options = json::parse(text, &Path::root(""))?;
+pub(super) fn sandbox_request(text: Option<&str>) -> GateResult<String> {
+    let text =
+        text.ok_or_else(|| GateError::expected(&Path::root(""), "an options object", "undefined"))?;
+    let options = SandboxInput::read(text)?;
     let request = build_sandbox_request(&options)?;
     // The body is written by hand (it is hot on the forwarding path): the rest, then it, last.
-    let mut out = request_head(&request, false, 0);
+    let mut out = RequestHead::of(&request, false).text(0);
     append_member(&mut out, "body", &request.body.to_json());
     Ok(out)
 }
 
-/// The options of `readSandboxResponse`, read under the key policy ([`Opts`]).
-#[derive(Deserialize)]
+/// `readSandboxResponse`'s options: what came back.
+// Read by the one reader of options objects (`params::Given`), `null` members kept: each is decoded as
+// its type says (`sandbox_response`), as a field of that type would be.
+#[derive(Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ResponseOptions<'a> {
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct SandboxResponseOptions<'a> {
     #[serde(borrow)]
-    dialect: Str<'a>,
-    status: u16,
+    #[cfg_attr(feature = "typescript", tsify(type = "SandboxDialect"))]
+    dialect: Option<Raw<'a>>,
+    /// The HTTP status.
     #[serde(borrow)]
-    body: Str<'a>,
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    status: Option<Raw<'a>>,
+    /// The body text (keep-alive whitespace and all).
+    #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
+    body: Option<Raw<'a>>,
+    /// The `Retry-After` header, if any.
     #[serde(default, borrow)]
-    retry_after: Option<Str<'a>>,
+    #[cfg_attr(feature = "typescript", tsify(type = "string | null"))]
+    retry_after: Option<Raw<'a>>,
 }
+
+code_session_gate_rules::from_members!(SandboxResponseOptions {
+    dialect,
+    status,
+    body,
+    retry_after,
+} keeping null);
 
 /// `readSandboxResponse({ dialect, status, body, retryAfter? })`: `{ artifact, stdout, stderr,
 /// exitCode? }`, or the sandbox's refusal.
-pub(super) fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
-    let o: Opts<ResponseOptions<'_>> = p.present(0)?;
-    let o = o.0;
-    Dialect::parse(&o.dialect, &Path::root("dialect"))?;
-    let answer = read_sandbox_response(o.status, &o.body, o.retry_after.as_deref())?;
-    #[derive(serde::Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Out<'a> {
-        artifact: ArtifactOut<'a>,
-        stdout: &'a str,
-        stderr: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        exit_code: Option<&'a RawText<'a>>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        run: Option<&'a RunReport<'a>>,
-    }
-    Ok(json::to_text(&Out {
+pub(super) fn sandbox_response(o: SandboxResponseOptions<'_>) -> GateResult<String> {
+    let dialect: Str<'_> = member(o.dialect, "dialect")?;
+    let status: u16 = member(o.status, "status")?;
+    let body: Str<'_> = member(o.body, "body")?;
+    let retry_after: Option<Str<'_>> = match o.retry_after {
+        Some(r) => member(Some(r), "retryAfter")?,
+        None => None,
+    };
+    Dialect::parse(&dialect, &Path::root("dialect"))?;
+    let answer = read_sandbox_response(status, &body, retry_after.as_deref())?;
+    Ok(json::to_text(&SandboxAnswer {
         artifact: answer.artifact_out(),
         stdout: &answer.stdout,
         stderr: &answer.stderr,
@@ -327,9 +465,27 @@ pub(super) fn sandbox_response(p: &Params<'_>) -> GateResult<String> {
     }))
 }
 
+/// A sandbox's successful answer.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct SandboxAnswer<'a> {
+    /// `{ session_id, files? }`: fold it (`foldResults`, a batch result's `artifact`).
+    #[cfg_attr(feature = "typescript", tsify(type = "SessionArtifact"))]
+    artifact: ArtifactOut<'a>,
+    stdout: &'a str,
+    stderr: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    exit_code: Option<&'a RawText<'a>>,
+    /// How the run ended, when the sandbox says (codeapi).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", tsify(type = "SandboxRunReport"))]
+    run: Option<&'a RunReport<'a>>,
+}
+
 /// `stripTrustedFields(modelArgs)`: `{ args, dropped }`.
-pub(super) fn strip_model_args(p: &Params<'_>) -> GateResult<String> {
-    let args: Obj<JsonMap> = p.present(0)?;
+pub(super) fn strip_model_args(args: Obj<JsonMap>) -> GateResult<String> {
     let (args, dropped) = strip_trusted(&args.0);
     #[derive(serde::Serialize)]
     struct Out {

@@ -9,8 +9,10 @@
 //! - A **packed ref**: a narrowed ref as the array of its values in wire-key order ([`PACKED_REF`]).
 //! - A **context by index**: a batch's request names its context by its place in the batch's
 //!   `contexts` ([`CONTEXT_INDEX`], the request's last key).
-//! - **The same answer**: `contextForCall` answers [`SAME`] when the partition state the caller's
-//!   cached answer depends on still holds.
+//! - **Nothing**: an operation that answers nothing (`undefined`: `session` of an unknown partition,
+//!   and `contextForCall` when the partition state the caller's cached answer depends on still holds)
+//!   writes the empty text [`NOTHING`], which the boundary hands over as wasm-bindgen's `undefined`
+//!   (`Option<String>`).
 //! - **An unchanged context**: the layer passes back a dispatched request whose context is still the
 //!   object it handed out as `{id, unchanged: true}` ([`UNCHANGED`]).
 //! - **A body after its head**: `sandboxRequest` answers its head's JSON, [`BODY_SEPARATOR`], then the
@@ -59,8 +61,9 @@ pub const PACKED_REF: [(&str, Packed); 6] = [
 /// keeps the object's fast shape).
 pub const CONTEXT_INDEX: &str = "ctx";
 
-/// `contextForCall`'s answer when the caller's cached answer still holds.
-pub const SAME: &str = r#"{"same":1}"#;
+/// The answer of an operation that answers nothing, which the boundary hands over as `undefined`:
+/// `contextForCall`'s when the caller's cached answer still holds.
+pub const NOTHING: &str = "";
 
 /// The key that marks a request whose context is the one handed out.
 pub const UNCHANGED: &str = "unchanged";
@@ -91,12 +94,5 @@ mod tests {
         let ref_ = unpack(&user).unwrap();
         assert!(ref_.get("storage_session_id").is_none());
         assert!(ref_.get("version").is_none());
-    }
-
-    /// [`SAME`] is the JSON text of `{same: 1}`.
-    #[test]
-    fn the_same_answer_is_json() {
-        let v: serde_json::Value = serde_json::from_str(SAME).unwrap();
-        assert_eq!(v, serde_json::json!({ "same": 1 }));
     }
 }

@@ -14,9 +14,7 @@
 #![no_main]
 
 use code_session_gate as api;
-use code_session_gate::core::error::Path;
-use code_session_gate::core::json;
-use code_session_gate::core::sandbox::build_sandbox_request;
+use code_session_gate::core::sandbox::{build_sandbox_request, SandboxInput};
 use code_session_gate::core::sandbox::trusted::TRUSTED_FIELDS;
 use csg_fuzz::{answer_json, Gen};
 use libfuzzer_sys::fuzz_target;
@@ -46,8 +44,8 @@ fn run(data: &[u8]) {
         assert_eq!((e.code.as_str(), e.path.as_str()), ("invalid_type", param));
         return;
     }
-    let parsed = json::parse(&text, &Path::root(""));
-    let core = parsed
+    let input = SandboxInput::read(&text);
+    let core = input
         .as_ref()
         .map_err(Clone::clone)
         .and_then(build_sandbox_request);

@@ -85,8 +85,8 @@ export function withTexts(texts, call) {
   }
 }
 
-/** An operation's answer: its JSON text parsed (an empty text is `undefined`). */
-export const parsed = (/** @type {string} */ text) => (text === '' ? undefined : JSON.parse(text));
+/** An operation's answer: its JSON text parsed (nothing: `undefined`). */
+export const parsed = (/** @type {string | undefined} */ text) => (text === undefined ? undefined : JSON.parse(text));
 
 /**
  * Runs static operation `name` on its arguments, in the order of its parameters, in the module that

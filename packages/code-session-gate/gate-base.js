@@ -8,10 +8,12 @@
 import { parsed, textsOf, withTexts } from './call.js';
 import { engine } from './engine.js';
 import { gateError } from './errors.js';
-import { answerOptions, forwardedBatch, forwardedRequest, hostHandling, requestOptions } from './forward.js';
 import { guard } from './modules.js';
 import { ReadOptions, isRecord } from './read-once.js';
-import { Shared, fieldsOf, isSame, requestsOf } from './wire.js';
+import {
+  Shared, answerOptions, directBatchOf, eventBatchOf, fieldsOf, forwardedBatch, forwardedRequest, hostHandling, isSame, prestartOf,
+  requestOptions,
+} from './wire.js';
 
 /**
  * Runs gate operation `op` of `gate` on `args` (in the order of its parameters) and answers the parsed
@@ -227,16 +229,12 @@ export class GateBase {
   }
 
   beginDirectBatch(calls, options) {
-    const out = this.#call('beginDirectBatch', [calls, options, this.#shared.last]);
-    for (const f of out.injections) {
-      if (f._injected_files !== undefined) f._injected_files = this.#shared.list(f._injected_files);
-    }
-    return out;
+    return directBatchOf(this.#call('beginDirectBatch', [calls, options, this.#shared.last]), this.#shared);
   }
 
   beginEventBatch(calls, options) {
     const out = this.#call('beginEventBatch', [calls, options, this.#shared.last]);
-    return { id: out.id, dispatch: this.#hand(out, out.dispatch), rejected: out.rejected, eager: out.eager };
+    return eventBatchOf(out, this.#shared, this.#handedIn(out.id));
   }
 
   completeEventBatch(batch, options) {
@@ -270,19 +268,14 @@ export class GateBase {
 
   prestartEager(calls, options) {
     const out = this.#call('prestartEager', [calls, options, this.#shared.last]);
-    if (out === null) return null;
-    return { id: out.id, requests: this.#hand(out, out.requests) };
+    return prestartOf(out, this.#shared, out === null ? undefined : this.#handedIn(out.id));
   }
 
-  /**
-   * The requests of batch or prestart `out` as handed to the host, each context object remembered, so
-   * that the host's handling is matched to what it was given.
-   */
-  #hand(out, requests) {
-    const contexts = out.contexts.map((c) => this.#shared.context(c));
+  /** Where the contexts batch or prestart `id` hands out are remembered (request id → context). */
+  #handedIn(id) {
     const handed = new Map();
-    this.#handed.set(out.id, handed);
-    return requestsOf(requests, contexts, handed);
+    this.#handed.set(id, handed);
+    return handed;
   }
 
   settleEager(prestart, options) {

@@ -1,8 +1,13 @@
-// Generated from the wire's one definition (src/wire.rs): do not edit.
+// Generated from the wire's one definition (src/wire.rs) and the Rust types of the options the
+// layer reads for the module: do not edit.
 // `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.
-// How the layer reads what the module writes by the wire's conventions: the file lists by
-// reference and their packed refs, the contexts of a batch's requests by index, the same
-// answer, an unchanged context, and the sandbox requests' bodies after their heads.
+// How the layer reads what the module writes by the wire's conventions (the file lists by
+// reference and their packed refs, the contexts of a batch's requests by index, an unchanged
+// context, the sandbox requests' bodies after their heads), and, per operation, the arguments it
+// reads for the module and the answers it hands out.
+import { encoder } from './call.js';
+import { gateError } from './errors.js';
+import { ReadOptions, bodyOf, flag, isRecord, lengthOf, member, read } from './read-once.js';
 
 const freeze = Object.freeze;
 
@@ -110,20 +115,118 @@ export function requestsOf(requests, contexts, handed) {
   return requests;
 }
 
-/** Whether `contextForCall`'s answer `out` says the caller's cached answer still holds. */
-export const isSame = (out) => out.same === 1;
+/** Whether `contextForCall`'s answer `out` (nothing: `undefined`) says the caller's cached answer still holds. */
+export const isSame = (out) => out === undefined;
 
-/** A dispatched request whose context is the very object handed out, as the module takes it back. */
-export const unchangedRequest = (id) => ({ id, unchanged: true });
-
-/** `sandboxRequest`'s answer: its head (parsed) and its body (text). */
-export function headAndBody(out) {
-  const cut = out.indexOf("\n");
-  return [JSON.parse(out.slice(0, cut)), out.slice(cut + 1)];
+/**
+ * The options of `completeEventBatch` / `settleEager` for the module: the requests as the host left
+ * them, a context that is still the very object handed out (`handed`: request id → context) marked
+ * unchanged (and not read again); anything else is read as the host's. The members read here are
+ * written as read; the others go to the module as they are (it ignores a key it does not know, and
+ * refuses a misspelt one).
+ * @param {unknown} options @param {Map<string, unknown> | undefined} handed
+ */
+export function hostHandling(options, handed) {
+  if (!isRecord(options)) return options;
+  const given = new Map();
+  for (const key of ["now", "requests", "results", "rejected"]) given.set(key, member(options, key, 'options'));
+  const requests = given.get('requests');
+  if (!Array.isArray(requests)) return new ReadOptions(options, given);
+  const n = lengthOf(requests, 'options.requests');
+  const out = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = `options.requests[${i}]`;
+    const r = read(requests, i, at);
+    if (!isRecord(r)) {
+      out[i] = r;
+      continue;
+    }
+    const id = member(r, 'id', at);
+    const ctx = member(r, 'codeSessionContext', at);
+    out[i] = handed !== undefined && typeof id === 'string' && handed.has(id) && handed.get(id) === ctx
+      ? { id, unchanged: true }
+      : { id, codeSessionContext: ctx };
+  }
+  given.set('requests', out);
+  return new ReadOptions(options, given);
 }
 
-/** `forwardEventBatch`'s answer: the batch (parsed) and each request's body, in the order of `requests`. */
-export function batchAndBodies(out) {
+/** The answer-shaping flags of the forwarding path's request options, read here, never sent. */
+const FLAGS = new Map(["withFiles", "bodyBytes"].map((k) => [k, undefined]));
+
+/**
+ * `sandboxRequest`'s (and `forwardEventBatch`'s) request options for the module, and how its answer
+ * is handed out (`bytes`: the body as bytes; `files`: the refs sent).
+ * @param {unknown} options
+ */
+export function requestOptions(options) {
+  if (!isRecord(options)) return { options, bytes: false, files: false };
+  return { options: new ReadOptions(options, FLAGS), bytes: flag(options, 'bodyBytes'), files: flag(options, 'withFiles') };
+}
+
+/**
+ * `sandboxAnswer`'s answer object for the module: the body as it is, never as a JSON string (its text,
+ * or its bytes as `raw`), and whether the artifact is wanted back.
+ * @param {object} answer
+ */
+export function answerOptions(answer) {
+  const { body, raw } = bodyOf(answer);
+  const artifact = flag(answer, 'withArtifact');
+  const known = new Map([['body', raw === undefined ? body : undefined], ['withArtifact', undefined]]);
+  return { options: new ReadOptions(answer, known), raw, artifact };
+}
+
+/** A request's head with its `body` (text or bytes) and, when asked, the refs it sends (`files`). */
+function withBody(head, body, bytes, files) {
+  // The refs sent are the body's own (which leaves `files` out when there are none).
+  if (files) head.files = JSON.parse(body).files ?? [];
+  head.body = bytes ? encoder.encode(body) : body;
+  return head;
+}
+
+/** `sandboxRequest`'s answer (its head, then its body) as the request handed out. */
+export function forwardedRequest(out, bytes, files) {
+  const cut = out.indexOf("\n");
+  return withBody(JSON.parse(out.slice(0, cut)), out.slice(cut + 1), bytes, files);
+}
+
+/**
+ * `forwardEventBatch`'s answer (the batch, then each request's body, in the order of `requests`) as
+ * the batch handed out, each refused call with its refusal as the error `sandboxRequest` would throw.
+ */
+export function forwardedBatch(out, bytes, files) {
   const bodies = out.split("\n");
-  return [JSON.parse(/** @type {string} */ (bodies.shift())), bodies];
+  const batch = JSON.parse(/** @type {string} */ (bodies.shift()));
+  const requests = batch.requests;
+  for (let i = 0; i < requests.length; i++) withBody(requests[i], bodies[i], bytes, files);
+  batch.refused = batch.refused.map((r) => ({ id: r.id, name: r.name, error: gateError(r.code, r.path, r.message) }));
+  return batch;
+}
+
+/** `beginDirectBatch`'s answer: each injection's files resolved from the lists by reference. */
+export function directBatchOf(out, shared) {
+  for (const f of out.injections) {
+    if (f._injected_files !== undefined) f._injected_files = shared.list(f._injected_files);
+  }
+  return out;
+}
+
+/**
+ * The requests of a batch or prestart answer `out` as the host receives them, with their shared
+ * contexts, each context handed out remembered (`handed`: request id → context), so that the host's
+ * handling is matched to what it was given.
+ */
+export function handOut(out, requests, shared, handed) {
+  const contexts = out.contexts.map((c) => shared.context(c));
+  return requestsOf(requests, contexts, handed);
+}
+
+/** `beginEventBatch`'s answer as the host receives it. */
+export function eventBatchOf(out, shared, handed) {
+  return { id: out.id, dispatch: handOut(out, out.dispatch, shared, handed), rejected: out.rejected, eager: out.eager };
+}
+
+/** `prestartEager`'s answer as the host receives it (`null`: the planner refused the set). */
+export function prestartOf(out, shared, handed) {
+  return out === null ? null : { id: out.id, requests: handOut(out, out.requests, shared, handed) };
 }

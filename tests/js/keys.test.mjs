@@ -55,8 +55,25 @@ describe('gate calls', () => {
     const got = gate.contextForCall('event', 'bash_tool', { codeSessionKey: 'agent_b', agent: 'b', step: 3 });
     assert.deepEqual(got, want);
     assert.equal(got.codeSessionContext.files[0].name, 'b.txt');
-    // Keys of other gate calls are known keys: the cached answer serves them.
+    // A key of another gate call is an unknown key here: the answer is the one without it.
     assert.equal(gate.contextForCall('event', 'bash_tool', { codeSessionKey: 'agent_b', now: 5 }), want);
+  });
+
+  test("each call's options are its own: another call's key is an unknown key there, whatever its value", () => {
+    const gate = new Gate(CONFIG);
+    const artifact = { session_id: 'e9', files: [{ ...FILE, name: 'c.txt' }] };
+    // `threadId` and `toolSchemas` are keys of the calls that read a scope, `baseline` of updateSession's,
+    // `now` of the writers': each ignored, even with a value no call would take, where it is not read.
+    gate.foldResults('event', [{ name: 'bash_tool', status: 'success', artifact }], { now: 5, threadId: 42, baseline: 7 });
+    assert.equal(gate.session('execute_code').session_id, 'e9');
+    assert.deepEqual(gate.contextForCall('event', 'bash_tool', { now: 'soon', toolSchemas: 1 }), gate.contextForCall('event', 'bash_tool'));
+    const batch = gate.beginDirectBatch([{ id: 'd1', name: 'bash_tool' }], { requests: 5 });
+    gate.completeDirectBatch(batch.id, [{ id: 'd1', name: 'bash_tool', status: 'success' }], { now: 6, codeSessionKey: 8 });
+    const prestart = gate.prestartEager([{ id: 'p1', name: 'bash_tool', args: { command: 'ls' } }], { now: null });
+    gate.settleEager(prestart.id, { now: 'soon', rejected: true });
+    // Where a call reads the key, the same value is refused.
+    refuses(() => gate.foldResults('event', [], { now: 5, codeSessionKey: 8 }), 'invalid_type', 'options.codeSessionKey');
+    refuses(() => gate.contextForCall('event', 'bash_tool', { threadId: 42 }), 'invalid_type', 'options.threadId');
   });
 
   test('writers: a misspelt option is refused and the session is unchanged', () => {

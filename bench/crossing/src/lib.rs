@@ -148,3 +148,65 @@ pub fn ctx_swb_json_compatible(n: u32) -> JsValue {
     let ser = serde_wasm_bindgen::Serializer::json_compatible();
     build_context(n).serialize(&ser).unwrap_or(JsValue::NULL)
 }
+
+/// The head and bodies of a forwarded batch as the gate writes them: a small JSON head naming `calls`
+/// requests, and per request an `/exec` body carrying `n` file refs.
+fn head_and_bodies(n: u32, calls: u32) -> (String, Vec<String>) {
+    let head = format!(
+        r#"{{"id":1,"requests":[{}],"refused":[],"rejected":[],"eager":[]}}"#,
+        (0..calls)
+            .map(|i| format!(r#"{{"id":"call-{i}","name":"bash_tool","endpoint":"exec","headers":{{"Content-Type":"application/json","User-Agent":"LibreChat/1.0"}},"droppedFields":[],"refs":[]}}"#))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let files: Vec<String> = POOL.with(|p| {
+        p.iter()
+            .take(n as usize)
+            .map(|f| {
+                format!(
+                    r#"{{"id":"{}","resource_id":"{}","name":"{}","storage_session_id":"{}","kind":"user"}}"#,
+                    f.id, f.resource_id, f.name, f.storage_session_id
+                )
+            })
+            .collect()
+    });
+    let body = format!(
+        r#"{{"lang":"bash","code":"ls -la /mnt/data","user_id":"user-1","files":[{}],"timeout":30000}}"#,
+        files.join(",")
+    );
+    (head, (0..calls).map(|_| body.clone()).collect())
+}
+
+/// The forwarded batch as one text: the head, then each body after a line break (what the package
+/// does today: the bodies written into the head's text).
+#[wasm_bindgen]
+pub fn framed_text(n: u32, calls: u32) -> String {
+    let (mut head, bodies) = head_and_bodies(n, calls);
+    for b in &bodies {
+        head.push('\n');
+        head.push_str(b);
+    }
+    head
+}
+
+/// The same as wasm-bindgen's `Vec<String>`: a JavaScript array of the head and each body.
+#[wasm_bindgen]
+pub fn framed_parts(n: u32, calls: u32) -> Vec<String> {
+    let (head, mut bodies) = head_and_bodies(n, calls);
+    bodies.insert(0, head);
+    bodies
+}
+
+/// One body as its UTF-8 bytes (`Vec<u8>`, a `Uint8Array`), for a host that sends bytes.
+#[wasm_bindgen]
+pub fn body_bytes(n: u32) -> Vec<u8> {
+    let (_, mut bodies) = head_and_bodies(n, 1);
+    bodies.pop().unwrap_or_default().into_bytes()
+}
+
+/// One body as text (which a host that sends bytes encodes).
+#[wasm_bindgen]
+pub fn body_text(n: u32) -> String {
+    let (_, mut bodies) = head_and_bodies(n, 1);
+    bodies.pop().unwrap_or_default()
+}

@@ -6,7 +6,7 @@
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
-use code_session_gate::core::calls::input::Options;
+use code_session_gate::core::calls::options::CallOptions;
 use code_session_gate::core::files::narrow::CODE_ENV_KINDS;
 use code_session_gate::core::json;
 use code_session_gate::core::limits;
@@ -20,8 +20,8 @@ use code_session_gate::{Module, HOST_TEXT, NEW_PARAMS};
 /// What the JavaScript layer reads once: which module this is (`"core"`), the operation tables (with
 /// each operation's parameter names, which root the paths of refusals, the operations that write the
 /// session map, and the static ones the sandbox module serves), `CODE_EXECUTION_TOOLS`,
-/// `CODE_ENV_KINDS`, the verdict bits, the nesting limit, the [`HOST_TEXT`] mark and the keys of gate
-/// calls' options (a `contextForCall` whose options hold any other key is answered by the module, which
+/// `CODE_ENV_KINDS`, the verdict bits, the nesting limit, the [`HOST_TEXT`] mark and the keys of
+/// `contextForCall`'s options (a call whose options hold any other key is answered by the module, which
 /// refuses a misspelt one, never from the layer's cache).
 pub fn core_constants() -> String {
     #[derive(Serialize)]
@@ -41,7 +41,7 @@ pub fn core_constants() -> String {
         max_depth: usize,
         host_text: char,
         trusted_fields: &'static [&'static str],
-        limits: Record<usize>,
+        limits: limits::Limits,
         call_option_keys: &'static [&'static str],
     }
     json::to_text(&Constants {
@@ -59,8 +59,8 @@ pub fn core_constants() -> String {
         max_depth: json::MAX_DEPTH,
         host_text: HOST_TEXT,
         trusted_fields: &TRUSTED_FIELDS,
-        limits: Record(&limits::LIMITS),
-        call_option_keys: json::fields_of::<Options<'_>>(),
+        limits: limits::LIMITS,
+        call_option_keys: json::fields_of::<CallOptions<'_>>(),
     })
 }
 

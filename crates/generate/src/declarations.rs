@@ -1,106 +1,15 @@
-//! `packages/code-session-gate/types.d.ts`: the TypeScript declarations of everything that crosses the boundary, derived
-//! by tsify from the Rust types that declare them: the answers written from their own types
-//! ([`crate::answers`]) and the shapes of every option object, input record and answer
-//! ([`crate::shapes`]). The `typescript` feature, which the crate's own tests build, builds them. A
-//! test compares the file with what [`declarations`] writes and fails when it is stale;
-//! `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it. The tests below hold each shape to
-//! the code that reads it.
+//! `packages/code-session-gate/types.d.ts`: the TypeScript declarations of everything that crosses
+//! the boundary, derived by tsify from the Rust types that read or write it: each module of the
+//! operations and the rules lists the declarations of its types beside them
+//! (`code_session_gate::declarations()`, under the `typescript` feature, which the crate's own tests
+//! build), and the shapes not yet moved onto a reading struct follow ([`crate::shapes`]). A test
+//! compares the file with what [`declarations`] writes and fails when it is stale;
+//! `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.
 
+#[cfg(test)]
+use code_session_gate::answers::{GateExplanation, SessionChanges};
+#[cfg(test)]
 use tsify::Tsify;
-
-use crate::shapes::{
-    calls, exec, files, gate, sandbox, CodeSessionGateError, OtherKeys, RuleDecision,
-};
-use code_session_gate::answers::{
-    EagerExplanation, ExecSessionMove, GateExplanation, HintExplanation, KindExplanation,
-    NarrowingExplanation, SessionChanges, SessionFileChange, SiteExplanation,
-};
-
-/// The declarations, in the order a reader meets them.
-pub(crate) const DECLS: [&str; 82] = [
-    OtherKeys::DECL,
-    CodeSessionGateError::DECL,
-    files::CodeEnvFileBase::DECL,
-    files::CodeEnvFile::DECL,
-    files::FileRef::DECL,
-    files::CodeSessionContext::DECL,
-    files::SessionPairs::DECL,
-    files::RequestCodeSessionContext::DECL,
-    files::SessionArtifact::DECL,
-    gate::GateConfig::DECL,
-    gate::ToolExecutionConfig::DECL,
-    gate::SandboxExecutionConfig::DECL,
-    gate::EagerExecutionConfig::DECL,
-    gate::GateVerdict::DECL,
-    gate::VerdictBits::DECL,
-    gate::GateLimits::DECL,
-    calls::CallOptions::DECL,
-    calls::DirectInjection::DECL,
-    calls::RequestSessionFields::DECL,
-    calls::WriteOptions::DECL,
-    calls::UpdateSessionOptions::DECL,
-    calls::FoldOptions::DECL,
-    calls::FoldResultInput::DECL,
-    calls::ToolMessageFields::DECL,
-    calls::ResultStatus::DECL,
-    calls::DirectCallInput::DECL,
-    calls::DirectBatch::DECL,
-    calls::DirectOutcomeInput::DECL,
-    calls::JsonSchema::DECL,
-    calls::ToolCallInput::DECL,
-    calls::BatchOptions::DECL,
-    calls::ToolCallRequest::DECL,
-    calls::EventBatch::DECL,
-    calls::RejectedCall::DECL,
-    calls::EagerAnswered::DECL,
-    calls::ToolExecuteResult::DECL,
-    calls::CompleteEventBatchOptions::DECL,
-    calls::SettleEagerOptions::DECL,
-    calls::EagerPrestart::DECL,
-    calls::SeedAgentInput::DECL,
-    sandbox::SandboxTarget::DECL,
-    sandbox::SandboxRun::DECL,
-    sandbox::SandboxRequestOptions::DECL,
-    sandbox::CallContext::DECL,
-    sandbox::RefNote::DECL,
-    sandbox::SandboxRequest::DECL,
-    sandbox::SandboxResponseOptions::DECL,
-    sandbox::SandboxRunReport::DECL,
-    sandbox::SandboxAnswer::DECL,
-    sandbox::RunOutput::DECL,
-    sandbox::ForwardRequestOptions::DECL,
-    sandbox::SandboxFileRef::DECL,
-    sandbox::ForwardedRequest::DECL,
-    sandbox::ForwardedCallRequest::DECL,
-    sandbox::RefusedCall::DECL,
-    sandbox::ForwardedBatch::DECL,
-    sandbox::ForwardedAnswerInput::DECL,
-    sandbox::ForwardedAnswer::DECL,
-    exec::PlanToolCallInput::DECL,
-    exec::PlanToolRequestsOptions::DECL,
-    exec::PlannedToolRequest::DECL,
-    exec::ToolRequestPlan::DECL,
-    exec::ExecToolFactoryParams::DECL,
-    exec::ProgrammaticToolDefinition::DECL,
-    exec::NamedToolDefinition::DECL,
-    exec::ExecToolCallContext::DECL,
-    exec::ExecRequestOptions::DECL,
-    exec::ExecRequest::DECL,
-    exec::ExecResponseOptions::DECL,
-    exec::ArtifactDeliveryFailure::DECL,
-    exec::ExecArtifact::DECL,
-    exec::ExecResponseOutcome::DECL,
-    RuleDecision::<()>::DECL,
-    GateExplanation::DECL,
-    SiteExplanation::DECL,
-    EagerExplanation::DECL,
-    HintExplanation::DECL,
-    NarrowingExplanation::DECL,
-    KindExplanation::DECL,
-    SessionChanges::DECL,
-    ExecSessionMove::DECL,
-    SessionFileChange::DECL,
-];
 
 /// Members tsify cannot mark `readonly`: the frozen objects the gate shares between calls (a host that
 /// writes one would write every later call's), and the limits.
@@ -111,6 +20,67 @@ const READONLY: [(&str, &str); 6] = [
     ("GateLimits", "maxArrayItems"),
     ("GateLimits", "maxCallsPerBatch"),
     ("GateLimits", "maxOpenBatches"),
+];
+
+/// Declarations whose base tsify cannot read from the struct (`""`: none), with the members no field of
+/// the struct holds: the records whose readers pass over the keys they do not know or carry
+/// them along (as the SDK does with its own objects), which TypeScript is told are open (`extends
+/// OtherKeys`, with the members among those other keys the SDK itself sets), and the package's error,
+/// an `Error` of its own name (`wire::ERROR_NAME`, which the boundary gives every error it throws).
+const BASES: [(&str, &str, &[&str]); 10] = [
+    (
+        "CodeSessionGateError",
+        "Error",
+        &["name: \"CodeSessionGateError\";"],
+    ),
+    (
+        "FileRef",
+        "OtherKeys",
+        &["path?: string;", "inherited?: true;"],
+    ),
+    ("CodeSessionContext", "OtherKeys", &[]),
+    ("SessionArtifact", "OtherKeys", &[]),
+    ("ToolExecutionConfig", "OtherKeys", &[]),
+    ("EagerExecutionConfig", "OtherKeys", &[]),
+    ("ToolExecuteResult", "OtherKeys", &[]),
+    // Members the layer adds (`withFiles`, `withArtifact`), or the writer computes (`stopped`).
+    (
+        "ForwardedRequest",
+        "",
+        &["/** The refs sent, with `withFiles: true`. */", "files?: SandboxFileRef[];"],
+    ),
+    (
+        "ForwardedAnswer",
+        "",
+        &["/** The artifact kept for the fold, with `withArtifact: true`. */", "artifact?: SessionArtifact;"],
+    ),
+    (
+        "SandboxRunReport",
+        "",
+        &[
+            "/**",
+            " * Why the sandbox stopped the run, when it did: not the tool's success (a non-zero exit is not a",
+            " * stop).",
+            " */",
+            "stopped?: \"output_limit\" | \"timeout\" | \"signal\" | \"sandbox_failure\";",
+        ],
+    ),
+];
+
+/// The vocabulary the derived declarations share, which no one Rust type reads or writes: the open
+/// record, a tool's parameter schema (read as any JSON object), the bit of each verdict site (the
+/// constants write them from `bits::SITES`, whose names are `GateVerdict`'s keys), an explanation's
+/// rule, the records `foldResults` takes on either path (a direct outcome, whose `name` may be `null` on
+/// the event path: its request was not found), and what both readers of a sandbox's answer give.
+const HELPERS: [&str; 8] = [
+    "/**\n * Keys the package does not read and passes over (or carries along, as the SDK does): a shape that\n * flattens it is open (`interface X extends OtherKeys`).\n */\nexport type OtherKeys = { [key: string]: unknown };\n",
+    "/** A JSON Schema object of a tool's parameters. */\nexport type JsonSchema = OtherKeys;\n",
+    "/** The bit of each gate site in `Gate.verdict(name)` (see `verdictBits()`). */\nexport type VerdictBits = { readonly [K in keyof GateVerdict]: number };\n",
+    "/** A rule's stable identifier and its sentence (what every explanation's `rule` and `because` are). */\nexport interface RuleDecision<R extends string> {\n  rule: R;\n  because: string;\n}\n",
+    "/** What a completed call's ToolMessage tells the fold (besides the tool's name). */\nexport type ToolMessageFields = Omit<DirectOutcomeInput, \"name\">;\n",
+    "/** A result folded without a batch: `name: null` = its request was not found. */\nexport interface FoldResultInput extends ToolMessageFields {\n  name: string | null;\n}\n",
+    "/** What a run printed and how it ended, as both readers of a sandbox's answer give it. */\nexport type RunOutput = Omit<SandboxAnswer, \"artifact\">;\n",
+    "/** Where and how a request is sent: the options of every request but the call's own. */\nexport type SandboxTarget = Omit<SandboxRequestOptions, \"tool\" | \"modelArgs\" | \"context\">;\n",
 ];
 
 /// The names TypeScript itself defines (lib es2022), which are never imported.
@@ -125,16 +95,20 @@ const BUILTIN: [&str; 8] = [
     "Uint8Array",
 ];
 
-/// Every declaration, in order.
-fn all() -> impl Iterator<Item = &'static str> {
-    DECLS.into_iter()
+/// Every declaration, in order: the shared vocabulary, those each module of the operations and the
+/// rules lists beside its types, then those not yet derived from a reading struct (the shapes).
+pub(crate) fn all() -> impl Iterator<Item = &'static str> {
+    HELPERS
+        .into_iter()
+        .chain(code_session_gate::declarations())
+        .chain(crate::shapes::DECLARATIONS)
 }
 
 /// The text of `packages/code-session-gate/types.d.ts`.
 pub fn declarations() -> String {
     let mut out = String::from(
-        "// Generated by tsify from the Rust types that declare what crosses the boundary\n\
-         // (crates/generate/src/shapes, src/answers.rs): do not edit. `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.\n",
+        "// Generated by tsify from the Rust types that read and write what crosses the boundary\n\
+         // (code_session_gate::declarations(), crates/generate/src/shapes): do not edit. `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.\n",
     );
     let declared: Vec<&str> = all().filter_map(declared_name).collect();
     let mut used: Vec<&str> = Vec::new();
@@ -153,7 +127,7 @@ pub fn declarations() -> String {
     for decl in all() {
         out.push('\n');
         let name = declared_name(decl).unwrap_or_default();
-        out.push_str(&read_only(name, &split_union(&compact(decl))));
+        out.push_str(&read_only(name, &based(name, &split_union(&compact(decl)))));
     }
     out
 }
@@ -239,6 +213,27 @@ fn top_level_members(line: &str) -> Vec<&str> {
     }
     members.push(body.get(start..).unwrap_or_default());
     members
+}
+
+/// `decl`, an interface [`BASES`] names, extending its base, with the members [`BASES`] names last.
+fn based(name: &str, decl: &str) -> String {
+    let Some((_, base, members)) = BASES.iter().find(|(n, _, _)| *n == name) else {
+        return decl.to_owned();
+    };
+    let mut out = if base.is_empty() {
+        decl.to_owned()
+    } else {
+        decl.replacen(
+            &format!("export interface {name} {{"),
+            &format!("export interface {name} extends {base} {{"),
+            1,
+        )
+    };
+    if let Some(end) = out.rfind('}') {
+        let added: String = members.iter().map(|m| format!("  {m}\n")).collect();
+        out.insert_str(end, &added);
+    }
+    out
 }
 
 /// `decl` with the members [`READONLY`] names for it marked `readonly`.
@@ -328,6 +323,30 @@ mod tests {
         assert!(marked.contains("  readonly _injected_files?: readonly CodeEnvFile[];"));
         assert!(marked.contains("  session_id?: string;"));
         assert_eq!(read_only("Other", decl), decl);
+    }
+
+    #[test]
+    fn records_extend_their_bases() {
+        let decl = "export interface ToolExecuteResult {\n  toolCallId: string;\n}\n";
+        assert!(based("ToolExecuteResult", decl)
+            .starts_with("export interface ToolExecuteResult extends OtherKeys {"));
+        assert_eq!(based("Other", decl), decl);
+        let file = based("FileRef", "export interface FileRef {\n  id: string;\n}\n");
+        assert_eq!(
+            file,
+            "export interface FileRef extends OtherKeys {\n  id: string;\n  path?: string;\n  inherited?: true;\n}\n"
+        );
+        let error = format!("name: \"{}\";", code_session_gate::wire::ERROR_NAME);
+        assert!(BASES
+            .iter()
+            .any(|(_, base, m)| *base == "Error" && m == &[error.as_str()]));
+        let based = BASES.into_iter().map(|(n, _, _)| n);
+        for name in based.chain(READONLY.into_iter().map(|(n, _)| n)) {
+            assert!(
+                all().any(|d| declared_name(d) == Some(name)),
+                "{name} is not declared"
+            );
+        }
     }
 
     #[test]

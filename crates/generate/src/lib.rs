@@ -24,6 +24,8 @@
 
 pub mod constants;
 pub mod declarations;
+#[cfg(test)]
+mod recipe;
 mod shapes;
 pub mod typescript;
 pub mod wire;

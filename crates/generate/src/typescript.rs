@@ -107,26 +107,28 @@ pub fn gate_class() -> String {
          export class Gate extends GateBase {",
     );
     for op in GATE.iter().filter(|op| op.has(op_flag::plain)) {
-        let list = op
-            .params
-            .iter()
-            .filter(|p| !p.has(flag::internal))
-            .map(|p| p.name)
-            .collect::<Vec<_>>()
-            .join(", ");
-        let run = format!("callOp(this, '{}', [{list}]);", op.name);
-        let body = if op.returns == "void" {
-            run
-        } else {
-            format!("return {run}")
-        };
-        out.push_str(&format!(
-            "\n  {name}({list}) {{\n    {body}\n  }}\n",
-            name = op.name
-        ));
+        out.push_str(&plain_method(op));
     }
     out.push_str("}\n");
     out
+}
+
+/// The `Gate` method of a `[plain]` operation: its arguments passed in order, its answer parsed.
+pub(crate) fn plain_method(op: &Operation) -> String {
+    let list = op
+        .params
+        .iter()
+        .filter(|p| !p.has(flag::internal))
+        .map(|p| p.name)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let run = format!("callOp(this, '{}', [{list}]);", op.name);
+    let body = if op.returns == "void" {
+        run
+    } else {
+        format!("return {run}")
+    };
+    format!("\n  {name}({list}) {{\n    {body}\n  }}\n", name = op.name)
 }
 
 /// The text of `packages/code-session-gate/functions.js`: each static operation as the exported function that runs it on
@@ -238,7 +240,7 @@ fn unions() -> Vec<(&'static str, &'static str, Vec<&'static str>)> {
 }
 
 /// `name(params): answer`, or the signature the registry writes out.
-fn signature(op: &Operation) -> String {
+pub(crate) fn signature(op: &Operation) -> String {
     if let Some(written) = op.signature {
         return written.trim_end_matches(';').to_owned();
     }

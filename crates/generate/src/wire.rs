@@ -1,13 +1,17 @@
 //! `packages/code-session-gate/wire.js`: the JavaScript that reads what the module writes by the
 //! wire's conventions, generated from their one definition (`code_session_gate::wire`): the packed
 //! refs' decoder from [`PACKED_REF`], the list references' reader from [`LIST_REF`] and
-//! [`LISTS_KEPT`], the contexts by [`CONTEXT_INDEX`], the same answer from [`SAME`], an unchanged
+//! [`LISTS_KEPT`], the contexts by [`CONTEXT_INDEX`], an unchanged
 //! context by [`UNCHANGED`], and the bodies after their heads by [`BODY_SEPARATOR`]. A test compares
 //! the file with what [`wire_js`] writes; `CSG_WRITE_GENERATED=1 cargo test -p
 //! code-session-gate-generate` rewrites it.
 
+use code_session_gate::core::calls::options::CompleteEventBatchOptions;
+use code_session_gate::core::json::fields_of;
+use code_session_gate::core::sandbox::ANSWER_FLAGS;
+use code_session_gate::readers::ForwardedAnswerInput;
 use code_session_gate::wire::{
-    Packed, BODY_SEPARATOR, CONTEXT_INDEX, LISTS_KEPT, LIST_REF, PACKED_REF, SAME, UNCHANGED,
+    Packed, BODY_SEPARATOR, CONTEXT_INDEX, LISTS_KEPT, LIST_REF, PACKED_REF, UNCHANGED,
 };
 
 /// A JavaScript string literal of `text`.
@@ -145,54 +149,182 @@ export function requestsOf(requests, contexts, handed) {
   return requests;
 }
 
-/** Whether `contextForCall`'s answer `out` says the caller's cached answer still holds. */
-export const isSame = (out) => $same;
+/** Whether `contextForCall`'s answer `out` (nothing: `undefined`) says the caller's cached answer still holds. */
+export const isSame = (out) => out === undefined;
+"#;
 
-/** A dispatched request whose context is the very object handed out, as the module takes it back. */
-export const unchangedRequest = (id) => ({ id, $unchanged: true });
-
-/** `sandboxRequest`'s answer: its head (parsed) and its body (text). */
-export function headAndBody(out) {
-  const cut = out.indexOf($separator);
-  return [JSON.parse(out.slice(0, cut)), out.slice(cut + 1)];
+/// What the layer does with a call's arguments and answer around the wire's conventions, per
+/// operation: the host's handling of a batch (`completeEventBatch`, `settleEager`: their options'
+/// keys, `$handling`, and a context that is still the one handed out marked as unchanged), the
+/// answer-shaping flags the layer reads and keeps out of the module (`$flags`, `$artifactFlag`), a
+/// sandbox answer's body passed as it is (`$body`), and the answers that carry lists and contexts by
+/// reference, or bodies after their heads, as the host receives them.
+const LAYER: &str = r#"
+/**
+ * The options of `completeEventBatch` / `settleEager` for the module: the requests as the host left
+ * them, a context that is still the very object handed out (`handed`: request id → context) marked
+ * unchanged (and not read again); anything else is read as the host's. The members read here are
+ * written as read; the others go to the module as they are (it ignores a key it does not know, and
+ * refuses a misspelt one).
+ * @param {unknown} options @param {Map<string, unknown> | undefined} handed
+ */
+export function hostHandling(options, handed) {
+  if (!isRecord(options)) return options;
+  const given = new Map();
+  for (const key of [$handling]) given.set(key, member(options, key, 'options'));
+  const requests = given.get('$requests');
+  if (!Array.isArray(requests)) return new ReadOptions(options, given);
+  const n = lengthOf(requests, 'options.$requests');
+  const out = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = `options.$requests[${i}]`;
+    const r = read(requests, i, at);
+    if (!isRecord(r)) {
+      out[i] = r;
+      continue;
+    }
+    const id = member(r, 'id', at);
+    const ctx = member(r, 'codeSessionContext', at);
+    out[i] = handed !== undefined && typeof id === 'string' && handed.has(id) && handed.get(id) === ctx
+      ? { id, $unchanged: true }
+      : { id, codeSessionContext: ctx };
+  }
+  given.set('$requests', out);
+  return new ReadOptions(options, given);
 }
 
-/** `forwardEventBatch`'s answer: the batch (parsed) and each request's body, in the order of `requests`. */
-export function batchAndBodies(out) {
+/** The answer-shaping flags of the forwarding path's request options, read here, never sent. */
+const FLAGS = new Map([$flags].map((k) => [k, undefined]));
+
+/**
+ * `sandboxRequest`'s (and `forwardEventBatch`'s) request options for the module, and how its answer
+ * is handed out (`bytes`: the body as bytes; `files`: the refs sent).
+ * @param {unknown} options
+ */
+export function requestOptions(options) {
+  if (!isRecord(options)) return { options, bytes: false, files: false };
+  return { options: new ReadOptions(options, FLAGS), bytes: flag(options, '$bodyBytes'), files: flag(options, '$withFiles') };
+}
+
+/**
+ * `sandboxAnswer`'s answer object for the module: the body as it is, never as a JSON string (its text,
+ * or its bytes as `raw`), and whether the artifact is wanted back.
+ * @param {object} answer
+ */
+export function answerOptions(answer) {
+  const { body, raw } = bodyOf(answer);
+  const artifact = flag(answer, '$artifactFlag');
+  const known = new Map([['$body', raw === undefined ? body : undefined], ['$artifactFlag', undefined]]);
+  return { options: new ReadOptions(answer, known), raw, artifact };
+}
+
+/** A request's head with its `body` (text or bytes) and, when asked, the refs it sends (`files`). */
+function withBody(head, body, bytes, files) {
+  // The refs sent are the body's own (which leaves `files` out when there are none).
+  if (files) head.files = JSON.parse(body).files ?? [];
+  head.body = bytes ? encoder.encode(body) : body;
+  return head;
+}
+
+/** `sandboxRequest`'s answer (its head, then its body) as the request handed out. */
+export function forwardedRequest(out, bytes, files) {
+  const cut = out.indexOf($separator);
+  return withBody(JSON.parse(out.slice(0, cut)), out.slice(cut + 1), bytes, files);
+}
+
+/**
+ * `forwardEventBatch`'s answer (the batch, then each request's body, in the order of `requests`) as
+ * the batch handed out, each refused call with its refusal as the error `sandboxRequest` would throw.
+ */
+export function forwardedBatch(out, bytes, files) {
   const bodies = out.split($separator);
-  return [JSON.parse(/** @type {string} */ (bodies.shift())), bodies];
+  const batch = JSON.parse(/** @type {string} */ (bodies.shift()));
+  const requests = batch.requests;
+  for (let i = 0; i < requests.length; i++) withBody(requests[i], bodies[i], bytes, files);
+  batch.refused = batch.refused.map((r) => ({ id: r.id, name: r.name, error: gateError(r.code, r.path, r.message) }));
+  return batch;
+}
+
+/** `beginDirectBatch`'s answer: each injection's files resolved from the lists by reference. */
+export function directBatchOf(out, shared) {
+  for (const f of out.injections) {
+    if (f._injected_files !== undefined) f._injected_files = shared.list(f._injected_files);
+  }
+  return out;
+}
+
+/**
+ * The requests of a batch or prestart answer `out` as the host receives them, with their shared
+ * contexts, each context handed out remembered (`handed`: request id → context), so that the host's
+ * handling is matched to what it was given.
+ */
+export function handOut(out, requests, shared, handed) {
+  const contexts = out.contexts.map((c) => shared.context(c));
+  return requestsOf(requests, contexts, handed);
+}
+
+/** `beginEventBatch`'s answer as the host receives it. */
+export function eventBatchOf(out, shared, handed) {
+  return { id: out.id, dispatch: handOut(out, out.dispatch, shared, handed), rejected: out.rejected, eager: out.eager };
+}
+
+/** `prestartEager`'s answer as the host receives it (`null`: the planner refused the set). */
+export function prestartOf(out, shared, handed) {
+  return out === null ? null : { id: out.id, requests: handOut(out, out.requests, shared, handed) };
 }
 "#;
+
+/// `keys` as a JavaScript list's items.
+fn js_list(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| js_string(k))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `key`, which must be one of `keys` (the Rust type's, which the layer reads it for).
+fn one_of<'k>(keys: &[&'k str], key: &'k str) -> &'k str {
+    assert!(keys.contains(&key), "{key} is none of {keys:?}");
+    key
+}
 
 /// The text of `packages/code-session-gate/wire.js`.
 pub fn wire_js() -> String {
     let [gen, base, keep, add, pick] = LIST_REF;
-    let same: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(SAME).unwrap_or_default();
-    let same_test = same
-        .iter()
-        .map(|(k, v)| format!("out.{k} === {v}"))
-        .collect::<Vec<_>>()
-        .join(" && ");
+    let separator = js_string(&BODY_SEPARATOR.to_string());
     let reader = READER
         .replace("$gen", gen)
         .replace("$base", base)
         .replace("$keep", keep)
         .replace("$add", add)
         .replace("$pick", pick)
-        .replace("$ctx", CONTEXT_INDEX)
-        .replace("$same", &same_test)
+        .replace("$ctx", CONTEXT_INDEX);
+    let handling = fields_of::<CompleteEventBatchOptions<'_>>();
+    let answer = fields_of::<ForwardedAnswerInput<'_>>();
+    let layer = LAYER
+        .replace("$handling", &js_list(handling))
+        .replace("$requests", one_of(handling, "requests"))
         .replace("$unchanged", UNCHANGED)
-        .replace("$separator", &js_string(&BODY_SEPARATOR.to_string()));
+        .replace("$flags", &js_list(&ANSWER_FLAGS))
+        .replace("$bodyBytes", one_of(&ANSWER_FLAGS, "bodyBytes"))
+        .replace("$withFiles", one_of(&ANSWER_FLAGS, "withFiles"))
+        .replace("$body", one_of(answer, "body"))
+        .replace("$artifactFlag", one_of(answer, "withArtifact"))
+        .replace("$separator", &separator);
     format!(
-        "// Generated from the wire's one definition (src/wire.rs): do not edit.\n\
+        "// Generated from the wire's one definition (src/wire.rs) and the Rust types of the options the\n\
+         // layer reads for the module: do not edit.\n\
          // `CSG_WRITE_GENERATED=1 cargo test -p code-session-gate-generate` rewrites it.\n\
-         // How the layer reads what the module writes by the wire's conventions: the file lists by\n\
-         // reference and their packed refs, the contexts of a batch's requests by index, the same\n\
-         // answer, an unchanged context, and the sandbox requests' bodies after their heads.\n\n\
+         // How the layer reads what the module writes by the wire's conventions (the file lists by\n\
+         // reference and their packed refs, the contexts of a batch's requests by index, an unchanged\n\
+         // context, the sandbox requests' bodies after their heads), and, per operation, the arguments it\n\
+         // reads for the module and the answers it hands out.\n\
+         import {{ encoder }} from './call.js';\n\
+         import {{ gateError }} from './errors.js';\n\
+         import {{ ReadOptions, bodyOf, flag, isRecord, lengthOf, member, read }} from './read-once.js';\n\n\
          const freeze = Object.freeze;\n\n\
          /** How many decoded lists a gate keeps (the module keeps as many written ones to diff against). */\n\
-         const LISTS_KEPT = {LISTS_KEPT};\n\n{}{reader}",
+         const LISTS_KEPT = {LISTS_KEPT};\n\n{}{reader}{layer}",
         unpack()
     )
 }

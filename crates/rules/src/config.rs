@@ -206,50 +206,104 @@ impl serde::Serialize for GateConfig {
     }
 }
 
-/// `toolExecution` as the gates read it: keys other than `sandbox` are the host's and are ignored.
+/// `toolExecution` as the gates read it (other keys are the host's).
+// Keys other than `sandbox` are ignored.
 #[derive(Deserialize)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "ToolExecutionConfig")
+)]
 pub struct ToolExecutionInput<'a> {
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "SandboxExecutionConfig"))]
     sandbox: Option<SandboxInput<'a>>,
 }
 
 /// `toolExecution.sandbox` as the gates read it.
 #[derive(Deserialize)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "SandboxExecutionConfig")
+)]
 pub struct SandboxInput<'a> {
+    /// Only boolean `true` turns stateful sessions on.
     #[serde(default, rename = "statefulSessions", borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "boolean"))]
     stateful_sessions: Option<&'a RawJson>,
     #[serde(default, rename = "runtimeSessionHint")]
+    #[cfg_attr(feature = "typescript", tsify(type = "string | null"))]
     runtime_session_hint: Option<String>,
 }
 
-/// `eagerEventToolExecution` as the gates read it: keys other than `excludeToolNames` are the
-/// host's and are ignored.
+/// `eagerEventToolExecution` as the gates read it (other keys are the host's).
+// Keys other than `excludeToolNames` are ignored.
 #[derive(Deserialize)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "EagerExecutionConfig")
+)]
 pub struct EagerInput {
     #[serde(default, rename = "excludeToolNames")]
+    #[cfg_attr(feature = "typescript", tsify(type = "string[] | null"))]
     exclude_tool_names: Option<Vec<String>>,
 }
 
-/// The configuration object of a gate, as hosts write it (`sessions` is read by the gate itself).
-/// Read under the key policy of options objects ([`crate::json::Opts`]): unknown keys are ignored, a
-/// misspelt known one is refused, so that a typo cannot silently switch a gate off.
+/// Configuration of a `Gate`. Unknown keys are ignored, a misspelt known key is refused (README,
+/// *Errors*).
+// The configuration object of a gate, as hosts write it (`sessions` is read by the gate itself), read
+// under the key policy of options objects (`json::Opts`), so that a typo cannot silently switch a gate
+// off.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "GateConfig")
+)]
 pub struct ConfigInput<'a, S> {
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "SdkProfile"))]
     profile: Option<Profile>,
+    /// Host tools that share the code session (`RunConfig.codeSessionToolNames`).
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string[] | null"))]
     code_session_tool_names: Option<Vec<String>>,
+    /// Default partition of calls that name none (absent = "execute_code"; "" is a real, custom
+    /// partition).
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string | null"))]
     code_session_key: Option<String>,
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "ToolExecutionConfig | null"))]
     tool_execution: Option<ToolExecutionInput<'a>>,
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", tsify(type = "EagerExecutionConfig | null"))]
     eager_event_tool_execution: Option<EagerInput>,
-    /// `[[key, entry], …]`; `null` = no session map; absent = an empty one.
+    /// Initial session map; `null` = a gate without one (nothing injected or folded).
+    // `[[key, entry], …]`; absent = an empty one.
     #[serde(default)]
+    // (Whatever reads the pairs, `S`, TypeScript sees them as `SessionPairs`.)
+    #[cfg_attr(
+        feature = "typescript",
+        tsify(type = "SessionPairs | null", type_params = "")
+    )]
     pub sessions: super::files::Field<S>,
 }
+
+/// The TypeScript declarations of the configuration, derived from the structs that read it.
+#[cfg(feature = "typescript")]
+pub const DECLARATIONS: [&str; 4] = {
+    use tsify::Tsify;
+    [
+        ConfigInput::<'static, ()>::DECL,
+        ToolExecutionInput::DECL,
+        SandboxInput::DECL,
+        EagerInput::DECL,
+    ]
+};
 
 impl<S> ConfigInput<'_, S> {
     /// The configuration part (everything but `sessions`).

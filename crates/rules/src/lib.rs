@@ -34,3 +34,19 @@ pub mod sandbox;
 pub mod sessions;
 pub mod tools;
 pub mod wire;
+
+/// The TypeScript declarations of the host-facing types this crate reads and writes, derived by tsify
+/// from the types themselves (the `typescript` feature, which only the dev-only generator turns on):
+/// each module that declares some lists them beside them.
+#[cfg(feature = "typescript")]
+pub fn declarations() -> Vec<&'static str> {
+    use tsify::Tsify;
+    let mut out = vec![limits::Limits::DECL];
+    out.extend(files::DECLARATIONS);
+    out.extend(sessions::DECLARATIONS);
+    out.extend(config::DECLARATIONS);
+    out.extend(sandbox::DECLARATIONS);
+    out.extend(calls::DECLARATIONS);
+    out.extend(calls::options::DECLARATIONS);
+    out
+}

@@ -15,13 +15,38 @@ pub const MAX_CALLS_PER_BATCH: usize = 10_000;
 /// abandons them would otherwise grow the gate without bound.
 pub const MAX_OPEN_BATCHES: usize = 1024;
 
-/// Every limit by the name refusals use, for hosts and the JavaScript layer.
-pub const LIMITS: [(&str, usize); 4] = [
-    ("maxInputBytes", MAX_INPUT_BYTES),
-    ("maxArrayItems", MAX_ARRAY_ITEMS),
-    ("maxCallsPerBatch", MAX_CALLS_PER_BATCH),
-    ("maxOpenBatches", MAX_OPEN_BATCHES),
-];
+/// The gate's input limits; a call over one is refused with code "limit_exceeded" and changes
+/// nothing.
+// Every limit by the name refusals use, as hosts (`limits()`) and the JavaScript layer read them.
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "GateLimits")
+)]
+pub struct Limits {
+    /// Bytes of JSON text in one call's arguments together.
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    pub max_input_bytes: usize,
+    /// Items of any one array in a call's arguments.
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    pub max_array_items: usize,
+    /// Tool calls in one batch or eager prestart.
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    pub max_calls_per_batch: usize,
+    /// Batches and eager prestarts one gate keeps pending at once.
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
+    pub max_open_batches: usize,
+}
+
+/// Every limit.
+pub const LIMITS: Limits = Limits {
+    max_input_bytes: MAX_INPUT_BYTES,
+    max_array_items: MAX_ARRAY_ITEMS,
+    max_calls_per_batch: MAX_CALLS_PER_BATCH,
+    max_open_batches: MAX_OPEN_BATCHES,
+};
 
 /// `count` items of `what` at `path`, refused when over `limit` (named `name`).
 pub fn check_count(

@@ -7,18 +7,20 @@
 
 /// Writes the core module's exports (`crates/wasm/core`): the class `RawGate`, one method per gate
 /// operation, one function per static operation the core serves (each argument a JSON text, or its
-/// UTF-8 bytes, see [`crate::args`]), and `constants()`.
+/// UTF-8 bytes, see [`crate::args`]; each answer its JSON text, or `undefined` for nothing), and
+/// `constants()`.
 #[macro_export]
 macro_rules! export_core {
     (
         gate {$(
             $(#[doc = $gdoc:literal])* $([$($gflag:ident),*])?
-            $gname:ident ( $( $(#[$pflag:ident])* $param:ident : $pty:literal ),* ) -> $gret:literal
+            $gname:ident ( $( $(#[$pflag:ident])* $param:ident : $pty:ty as $pts:literal ),* ) -> $gret:literal
             $(, signature = $gsig:literal)? => $ghandler:path;
         )*}
         core {$(
             $(#[doc = $cdoc:literal])*
-            $cname:ident ( $( $(#[$cflag:ident])* $cparam:ident : $cty:literal ),* ) -> $cret:literal => $chandler:path;
+            $cname:ident ( $( $(#[$cflag:ident])* $cparam:ident : $cty:ty as $cts:literal ),* ) -> $cret:literal
+            => $chandler:path;
         )*}
         sandbox { $($sandbox:tt)* }
     ) => {
@@ -46,7 +48,7 @@ macro_rules! export_core {
                 pub fn $gname(
                     &mut self,
                     $($param: $crate::wasm_bindgen::JsValue),*
-                ) -> Result<String, $crate::wasm_bindgen::JsValue> {
+                ) -> Result<Option<String>, $crate::wasm_bindgen::JsValue> {
                     const OP: u32 = $crate::gate_op(stringify!($gname));
                     self.0.call(OP, &[$($param),*])
                 }
@@ -69,7 +71,8 @@ macro_rules! export_sandbox {
         core { $($core:tt)* }
         sandbox {$(
             $(#[doc = $doc:literal])*
-            $name:ident ( $( $(#[$flag:ident])* $param:ident : $ty:literal ),* ) -> $ret:literal => $handler:path;
+            $name:ident ( $( $(#[$flag:ident])* $param:ident : $ty:ty as $ts:literal ),* ) -> $ret:literal
+            => $handler:path;
         )*}
     ) => {
         $crate::export_static! {
@@ -93,7 +96,7 @@ macro_rules! export_static {
             $(#[doc = concat!($doc)])*
             #[allow(non_snake_case)]
             #[$crate::wasm_bindgen::prelude::wasm_bindgen]
-            pub fn $name($($param: $crate::wasm_bindgen::JsValue),*) -> Result<String, $crate::wasm_bindgen::JsValue> {
+            pub fn $name($($param: $crate::wasm_bindgen::JsValue),*) -> Result<Option<String>, $crate::wasm_bindgen::JsValue> {
                 const OP: u32 = $crate::static_op(stringify!($name));
                 $run(OP, &[$($param),*])
             }

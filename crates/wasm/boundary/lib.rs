@@ -44,25 +44,34 @@ impl Held {
     }
 
     /// Runs gate operation `op` (its place in [`api::GATE_OPS`]) on `values`.
-    pub fn call(&mut self, op: u32, values: &[JsValue]) -> Result<String, JsValue> {
+    pub fn call(&mut self, op: u32, values: &[JsValue]) -> Result<Option<String>, JsValue> {
         answer(args::with_texts(values, |texts| {
             api::call(&mut self.session, op, texts)
         }))
+        .map(nothing_is_none)
     }
 }
 
+/// An answer as it crosses: its JSON text, or `None` (`undefined`) for the empty text that means
+/// nothing (see `code_session_gate::wire::NOTHING`).
+fn nothing_is_none(text: String) -> Option<String> {
+    (!text.is_empty()).then_some(text)
+}
+
 /// Runs static operation `op` (its place in [`api::STATIC_OPS`]) of the core module on `values`.
-pub fn core_op(op: u32, values: &[JsValue]) -> Result<String, JsValue> {
+pub fn core_op(op: u32, values: &[JsValue]) -> Result<Option<String>, JsValue> {
     answer(args::with_texts(values, |texts| {
         api::call_core_static(op, texts)
     }))
+    .map(nothing_is_none)
 }
 
 /// Runs static operation `op` (its place in [`api::STATIC_OPS`]) of the sandbox module on `values`.
-pub fn sandbox_op(op: u32, values: &[JsValue]) -> Result<String, JsValue> {
+pub fn sandbox_op(op: u32, values: &[JsValue]) -> Result<Option<String>, JsValue> {
     answer(args::with_texts(values, |texts| {
         api::call_sandbox_static(op, texts)
     }))
+    .map(nothing_is_none)
 }
 
 /// What the core module says of itself ([`api::constants`]).

@@ -98,8 +98,12 @@ mod transport {
         Held::new(config).map_err(refusal)
     }
 
+    /// The answer's text (nothing, `undefined`, as the empty text the native API answers).
     pub fn call(session: &mut Session, op: u32, args: &[Option<String>]) -> Result<String, String> {
-        session.call(op, &values(args)).map_err(refusal)
+        session
+            .call(op, &values(args))
+            .map(Option::unwrap_or_default)
+            .map_err(refusal)
     }
 
     pub fn call_static(op: u32, args: &[Option<String>]) -> Result<String, String> {
@@ -107,6 +111,7 @@ mod transport {
             Some(Module::Sandbox) => sandbox_op(op, &values(args)),
             _ => core_op(op, &values(args)),
         }
+        .map(Option::unwrap_or_default)
         .map_err(refusal)
     }
 }

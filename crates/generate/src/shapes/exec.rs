@@ -1,79 +1,7 @@
 //! The SDK's own wire (`buildExecRequest`, `readExecResponse`) and its request planner
 //! (`planToolRequests`).
 
-use super::files::{CodeEnvFile, FileRef};
-use super::OtherKeys;
-
-/// A model tool call for `planToolRequests`. Other keys (`type`, `stepId`, …) are ignored.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct PlanToolCallInput {
-    /// A missing, null or empty id makes the planner give up on the batch.
-    #[serde(default)]
-    id: Option<String>,
-    /// An empty name makes the planner give up on the batch.
-    name: String,
-    /// A JSON object, or a JSON text of one (parsed again while it yields a string); anything else is
-    /// invalid.
-    #[tsify(optional, type = "unknown")]
-    args: Option<()>,
-    /// Carried onto the request verbatim when not null/undefined.
-    #[tsify(optional, type = "unknown")]
-    code_session_context: Option<()>,
-    /// Carried onto the request when non-empty.
-    #[serde(default)]
-    runtime_session_hint: Option<String>,
-}
-
-/// `planToolRequests`' options.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct PlanToolRequestsOptions {
-    /// The SDK release family to reproduce (default "3.9"); "3.6" does not coerce args.
-    #[tsify(optional, type = "SdkProfile")]
-    profile: Option<String>,
-    /// "abort" (default, the eager path) gives up on invalid args; "error-result" (the ToolNode)
-    /// rejects the call.
-    #[serde(default)]
-    #[tsify(type = "\"abort\" | \"error-result\" | null")]
-    invalid_args_behavior: Option<String>,
-    /// The declared parameter schema per tool name (own keys only), for 3.9's string coercion.
-    #[serde(default)]
-    #[tsify(type = "Record<string, JsonSchema> | null")]
-    tool_schemas: Option<()>,
-}
-
-/// A planned request; rejected calls are included with `args: {}`.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct PlannedToolRequest {
-    id: String,
-    name: String,
-    args: OtherKeys,
-    #[tsify(optional, type = "unknown")]
-    code_session_context: Option<()>,
-    #[tsify(optional)]
-    runtime_session_hint: Option<String>,
-}
-
-/// The planner's answer: `aborted` when it gave up (the SDK returns undefined).
-#[derive(tsify::Tsify)]
-#[serde(untagged, rename_all_fields = "camelCase")]
-pub(crate) enum ToolRequestPlan {
-    Aborted {
-        #[tsify(type = "true")]
-        aborted: bool,
-    },
-    Planned {
-        #[tsify(type = "false")]
-        aborted: bool,
-        /// Every call in order, rejected ones included.
-        all_requests: Vec<PlannedToolRequest>,
-        /// Ids of the calls whose args were not a JSON object (answered with an error, never
-        /// dispatched).
-        rejected_ids: Vec<String>,
-    },
-}
+use super::{CodeEnvFile, FileRef, OtherKeys};
 
 /// The tool factory params as plain data. `execute_code` and `bash_tool` spread every key they do
 /// not consume into the request body, as the SDK does. `authHeaders` is stripped and never reported:
@@ -166,52 +94,6 @@ pub(crate) struct ExecToolCallContext {
     request_id: Option<String>,
     #[serde(flatten)]
     other: OtherKeys,
-}
-
-/// `buildExecRequest`'s options.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ExecRequestOptions {
-    #[tsify(type = "CodeExecutionToolName")]
-    tool: String,
-    /// The SDK release to reproduce (default "3.9").
-    #[tsify(optional, type = "SdkProfile")]
-    profile: Option<String>,
-    #[serde(default)]
-    factory: Option<ExecToolFactoryParams>,
-    #[serde(default)]
-    tool_call: Option<ExecToolCallContext>,
-    /// The model's arguments, checked against the tool's JSON schema.
-    model_args: OtherKeys,
-}
-
-/// The first request: `POST <baseUrl>/<endpoint>` with these headers (plus the host's auth) and `body`
-/// as JSON.
-#[derive(tsify::Tsify)]
-pub(crate) struct ExecRequest {
-    #[tsify(type = "ExecEndpoint")]
-    endpoint: String,
-    /// The SDK's own headers, by name (auth headers are the host's).
-    #[tsify(type = "{ [name: string]: string }")]
-    headers: (),
-    body: OtherKeys,
-}
-
-/// `readExecResponse`'s options.
-#[derive(tsify::Tsify)]
-pub(crate) struct ExecResponseOptions {
-    #[tsify(type = "CodeExecutionToolName")]
-    tool: String,
-    #[tsify(optional, type = "SdkProfile")]
-    profile: Option<String>,
-    #[serde(default)]
-    factory: Option<ExecToolFactoryParams>,
-    /// The route the request went to (`ExecRequest.endpoint`); default: the tool's usual route.
-    #[serde(default)]
-    #[tsify(type = "ExecEndpoint | null")]
-    endpoint: Option<String>,
-    /// The sandbox's JSON answer to the first request.
-    response: OtherKeys,
 }
 
 /// A normalised `artifact_delivery` failure report (3.9).

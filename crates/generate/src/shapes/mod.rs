@@ -1,60 +1,38 @@
-//! The shapes of what crosses the boundary, declared once, in Rust, for TypeScript: every option
-//! object, input record and answer of the package's API (`packages/code-session-gate/types.d.ts` is written from them by
-//! tsify; the explanations and session changes are declared by the types that write them,
-//! [`super::answers`]). Built only with the `typescript` feature (the crate's own tests): no module
-//! carries them.
+//! The shapes not yet declared on the types that read or write them: the exec wire's options and
+//! answers, whose readers walk JSON trees (no struct holds their keys) and whose answers are written
+//! as trees. Each is a struct deriving `tsify::Tsify` alone, built only
+//! with the `typescript` feature (the crate's own tests): no module carries them. Every other
+//! declaration is derived from the type that reads or writes what it declares
+//! (`code_session_gate::declarations()`).
 //!
-//! Each shape is held to the code that reads or writes it by the tests beside the generator
-//! (`declarations.rs`): an option object declares exactly the keys its reader knows, an input
-//! record the keys its reader takes, and an answer the keys the module writes.
+//! Each shape is held to the code that reads it by the tests beside them: an option object declares
+//! exactly the keys its reader knows. (The answers are held to what the package hands out by
+//! `tests/js/declared.test.mjs`, which reads the declarations.)
 
 // Declarations only: tsify reads their fields, nothing builds or reads a value of them.
 #![allow(dead_code)]
 
-pub(crate) mod calls;
 pub(crate) mod exec;
-pub(crate) mod files;
-pub(crate) mod gate;
-pub(crate) mod sandbox;
 #[cfg(test)]
 mod tests;
 
-/// Keys the package does not read and passes over (or carries along, as the SDK does): a shape that
-/// flattens it is open (`interface X extends OtherKeys`).
-#[derive(tsify::Tsify)]
-#[serde(transparent)]
-pub(crate) struct OtherKeys(#[tsify(type = "{ [key: string]: unknown }")] ());
+use tsify::Tsify;
 
-/// A rule's stable identifier and its sentence (what every explanation's `rule` and `because` are).
-#[derive(tsify::Tsify)]
-#[tsify(type_params = "R extends string")]
-pub(crate) struct RuleDecision<R> {
-    rule: R,
-    because: String,
-}
+/// The declarations of the shapes, in the order a reader meets them.
+pub(crate) const DECLARATIONS: [&str; 7] = [
+    exec::ExecToolFactoryParams::DECL,
+    exec::ProgrammaticToolDefinition::DECL,
+    exec::NamedToolDefinition::DECL,
+    exec::ExecToolCallContext::DECL,
+    exec::ArtifactDeliveryFailure::DECL,
+    exec::ExecArtifact::DECL,
+    exec::ExecResponseOutcome::DECL,
+];
 
-/// TypeScript's own `Error`, which every refusal extends (named here only to be extended: never
-/// declared by the package).
-pub(crate) struct Error;
-
-/// What every error the package throws looks like.
-#[derive(tsify::Tsify)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct CodeSessionGateError {
-    #[serde(flatten)]
-    error: Error,
-    #[tsify(type = "\"CodeSessionGateError\"")]
-    name: String,
-    /// Stable machine-readable kind, e.g. "invalid_type", "missing_field", "lone_surrogate",
-    /// "poisoned".
-    #[tsify(type = "CodeSessionGateErrorCode")]
-    code: String,
-    /// Where in the input, e.g. "sessions[0][1].files[2].id" ("" for the call as a whole).
-    path: String,
-    /// For a sandbox's refusal (`readSandboxResponse`): the HTTP status it answered.
-    #[tsify(optional)]
-    status: Option<f64>,
-    /// For code "rate_limited": whole seconds the sandbox asked to wait, when it said.
-    #[tsify(optional)]
-    retry_after_seconds: Option<f64>,
-}
+/// Types declared where they are read or written (`code_session_gate::declarations()`, or the
+/// generator's vocabulary), named here only to be referenced by the shapes that remain.
+pub(crate) struct OtherKeys;
+/// See [`OtherKeys`].
+pub(crate) struct CodeEnvFile;
+/// See [`OtherKeys`].
+pub(crate) struct FileRef;

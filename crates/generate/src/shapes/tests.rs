@@ -5,24 +5,11 @@
 
 use std::collections::BTreeSet;
 
-use serde::de::IgnoredAny;
-
-use crate::declarations::DECLS;
-use code_session_gate::core::calls::batch::EventCall;
-use code_session_gate::core::calls::context::RequestContext;
-use code_session_gate::core::calls::fold::{DirectOutcome, ToolResult};
-use code_session_gate::core::calls::input::{DirectCall, Options, SeedAgentInput};
-use code_session_gate::core::config::{ConfigInput, EagerInput, SandboxInput, ToolExecutionInput};
-use code_session_gate::core::json::fields_of;
-use code_session_gate::core::sandbox::{
-    ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS, OPTION_KEYS, PLANNED_KEYS,
-};
-use code_session_gate::readers::{AnswerInput, PlanOptions, ResponseOptions, WireOptions};
+use code_session_gate::core::sandbox::{ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS};
 
 /// The declaration of `name` among those the generator writes.
 fn decl(name: &str) -> &'static str {
-    DECLS
-        .iter()
+    crate::declarations::all()
         .find(|d| {
             d.contains(&format!("export interface {name} "))
                 || d.contains(&format!("export interface {name}<"))
@@ -67,113 +54,17 @@ fn set<'a>(keys: impl IntoIterator<Item = &'a &'a str>) -> BTreeSet<String> {
 
 #[test]
 fn the_key_reader_reads_members_and_bases() {
-    assert_eq!(keys("WriteOptions"), set(&["now"]));
-    assert_eq!(keys("FoldOptions"), set(&["now", "codeSessionKey"]));
-    assert_eq!(
-        keys("CompleteEventBatchOptions"),
-        set(&["now", "requests", "results", "rejected"])
-    );
-    assert_eq!(keys("FileRef").len(), 8);
-}
-
-#[test]
-fn the_gate_configuration_declares_what_the_gate_reads() {
-    assert_eq!(
-        keys("GateConfig"),
-        set(fields_of::<ConfigInput<'_, IgnoredAny>>())
-    );
-    assert_eq!(
-        keys("ToolExecutionConfig"),
-        set(fields_of::<ToolExecutionInput<'_>>())
-    );
-    assert_eq!(
-        keys("SandboxExecutionConfig"),
-        set(fields_of::<SandboxInput<'_>>())
-    );
-    assert_eq!(keys("EagerExecutionConfig"), set(fields_of::<EagerInput>()));
-}
-
-/// Every gate call's options object is one reader ([`Options`]): each declared options object is a
-/// part of it, and together they are all of it.
-#[test]
-fn the_gate_calls_options_together_are_the_options_reader() {
-    let reader = set(fields_of::<Options<'_>>());
-    let mut all = BTreeSet::new();
-    for name in [
-        "CallOptions",
-        "WriteOptions",
-        "UpdateSessionOptions",
-        "FoldOptions",
-        "BatchOptions",
-        "CompleteEventBatchOptions",
-        "SettleEagerOptions",
-    ] {
-        let declared = keys(name);
-        assert!(
-            declared.is_subset(&reader),
-            "{name} declares {:?}, which the options reader does not know",
-            declared.difference(&reader).collect::<Vec<_>>()
-        );
-        all.extend(declared);
-    }
-    assert_eq!(all, reader);
-}
-
-#[test]
-fn the_records_a_gate_call_takes_declare_what_their_readers_take() {
-    assert_eq!(keys("ToolCallInput"), set(fields_of::<EventCall<'_>>()));
-    assert_eq!(keys("DirectCallInput"), set(fields_of::<DirectCall<'_>>()));
-    assert_eq!(
-        keys("DirectOutcomeInput"),
-        set(fields_of::<DirectOutcome<'_>>())
-    );
-    assert_eq!(
-        keys("SeedAgentInput"),
-        set(fields_of::<SeedAgentInput<'_>>())
-    );
-    assert_eq!(
-        keys("RequestCodeSessionContext"),
-        set(fields_of::<RequestContext<'_>>())
-    );
-    // A result is open (the SDK's other keys ride along): what the reader takes is declared.
-    assert_eq!(
-        keys("ToolExecuteResult"),
-        set(fields_of::<ToolResult<'_>>())
-    );
+    assert_eq!(keys("GateLimits").len(), 4);
 }
 
 #[test]
 fn the_sandbox_options_declare_what_the_request_builder_reads() {
-    assert_eq!(keys("SandboxRequestOptions"), set(&OPTION_KEYS));
-    let forwarded: BTreeSet<String> = OPTION_KEYS
-        .iter()
-        .filter(|k| !PLANNED_KEYS.contains(k))
-        .chain(ANSWER_FLAGS.iter())
-        .map(|k| (*k).to_owned())
-        .collect();
+    // A forwarded request's options are a built one's, its planned keys declared `never`, and the
+    // flags the layer reads (`wire.js` reads them by these names).
+    let mut forwarded = keys("SandboxRequestOptions");
+    forwarded.extend(set(&ANSWER_FLAGS));
     assert_eq!(keys("ForwardRequestOptions"), forwarded);
+    // The context's keys the builder reads are those the gate's answers declare.
     assert_eq!(keys("DirectInjection"), set(&DIRECT_KEYS));
     assert_eq!(keys("RequestSessionFields"), set(&EVENT_KEYS));
-    assert_eq!(
-        keys("ForwardedAnswerInput"),
-        set(fields_of::<AnswerInput<'_>>())
-    );
-    assert_eq!(
-        keys("SandboxResponseOptions"),
-        set(fields_of::<ResponseOptions<'_>>())
-    );
-}
-
-#[test]
-fn the_static_functions_options_declare_what_they_read() {
-    assert_eq!(
-        keys("PlanToolRequestsOptions"),
-        set(fields_of::<PlanOptions>())
-    );
-    // The exec wire's two functions share one reader.
-    let wire = set(fields_of::<WireOptions<'_>>());
-    let request = keys("ExecRequestOptions");
-    let response = keys("ExecResponseOptions");
-    assert!(request.is_subset(&wire) && response.is_subset(&wire));
-    assert_eq!(&request | &response, wire);
 }

@@ -115,7 +115,7 @@ pub(super) fn finish_artifact<'a>(
 }
 
 /// An artifact the scanner read where it stood in the host's results (see
-/// `calls::input::Options::handling`), so that the fold does not read its text a second time. Taken
+/// `calls::options::Handling::handling`), so that the fold does not read its text a second time. Taken
 /// once: a result read again (or never read in place) is read from its text, which stays the truth.
 #[derive(Clone, Default)]
 pub struct ScannedArtifact<'a>(Rc<Cell<Option<ArtifactInput<'a>>>>);
@@ -162,10 +162,28 @@ pub(super) enum FilesInput<'a> {
     Later(&'a RawJson),
 }
 
+/// An artifact as the fold reads it.
+// Read by hand (below); the TypeScript declaration is derived from the fields.
 #[derive(Clone)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "SessionArtifact")
+)]
 pub(super) struct ArtifactInput<'a> {
+    #[cfg_attr(feature = "typescript", serde(default), tsify(type = "string | null"))]
     session_id: Option<Str<'a>>,
+    #[cfg_attr(
+        feature = "typescript",
+        serde(default),
+        tsify(type = "FileRef[] | null")
+    )]
     files: Option<FilesInput<'a>>,
+    #[cfg_attr(
+        feature = "typescript",
+        serde(default),
+        tsify(type = "string[] | null")
+    )]
     deleted_files: Option<&'a RawJson>,
 }
 

@@ -69,18 +69,28 @@ impl HostAnswer<'_> {
     }
 }
 
-/// One call of an event or eager batch (`{ id?, name, args? }`; other keys are ignored).
+/// A model tool call entering a batch. `args` is an object or a JSON string.
+// One call of an event or eager batch; other keys are ignored.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "ToolCallInput")
+)]
 pub struct EventCall<'a> {
     /// The tool call id (missing, `null` or `""` makes the planner refuse the batch).
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub id: Option<Str<'a>>,
     /// The tool name.
     #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub name: Str<'a>,
-    /// The model's args as JSON text: an object or a JSON string (absent reads as invalid, like
-    /// `undefined` upstream).
+    /// The model's arguments: an object, or a JSON string of one (absent reads as invalid, like
+    /// `undefined` in the SDK).
+    // Kept as JSON text.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "unknown"))]
     pub args: Option<RawText<'a>>,
 }
 

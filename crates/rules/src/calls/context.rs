@@ -162,15 +162,24 @@ impl Serialize for BuiltContext {
     }
 }
 
-/// A request's `codeSessionContext` as data, e.g. after the host rewrote it: an object whose
-/// `session_id` is a string or `null` and whose `files` are file refs (or `null`).
+/// `codeSessionContext` of a request: `{ session_id, files? }` with narrowed files.
+// As data, e.g. after the host rewrote it: an object whose `session_id` is a string or `null` and
+// whose `files` are file refs (or `null`).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "RequestCodeSessionContext")
+)]
 pub struct RequestContext<'a> {
-    /// `session_id` (tri-state: the SDK interpolates `null` as `"null"` in identities).
+    /// The exec session.
+    // Tri-state: the SDK interpolates `null` as `"null"` in identities.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub session_id: Field<Str<'a>>,
-    /// `files` (`None` when absent or `null`).
+    /// The files (absent or `null`: none).
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "CodeEnvFile[]"))]
     pub files: Option<Vec<FileRef<'a>>>,
 }
 

@@ -28,6 +28,12 @@ use crate::tools::{bits, ToolSet, READ_FILE, SKILL_TOOL};
 
 /// A result's status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "ResultStatus"),
+    serde(rename_all = "lowercase")
+)]
 pub enum Status {
     /// `"success"`.
     Success,
@@ -54,16 +60,26 @@ impl<'de> Deserialize<'de> for Status {
     }
 }
 
-/// A result answered for a dispatched (event or eager) request (`ToolExecuteResult`).
+/// A host's result (`ToolExecuteResult`); other keys are ignored.
+// A result answered for a dispatched (event or eager) request.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "ToolExecuteResult")
+)]
 pub struct ToolResult<'a> {
-    /// `toolCallId`.
+    /// The id of the call it answers.
     #[serde(rename = "toolCallId", borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub tool_call_id: Str<'a>,
-    /// `status`.
+    /// Its ToolMessage status.
+    #[cfg_attr(feature = "typescript", tsify(type = "ResultStatus"))]
     pub status: Status,
-    /// `artifact` (absent or `null`: nothing to fold), as JSON text.
+    /// Its artifact (absent or `null`: nothing to fold).
+    // Kept as JSON text.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "unknown"))]
     pub artifact: Option<CheckedText<'a>>,
     /// The artifact already read (a sandbox answer the gate read itself), folded instead of `artifact`.
     #[serde(skip)]
@@ -447,25 +463,38 @@ pub fn event_steps<'a>(
     Ok(steps)
 }
 
-/// A completed in-process call (`{ id?, name, status, artifact?, errorHandlerOwned?, isCommand? }`).
+/// A completed in-process call (its ToolMessage).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "DirectOutcomeInput")
+)]
 pub struct DirectOutcome<'a> {
-    /// The call id (`None` reads as `""` for the baseline lookup, as upstream's `call.id ?? ""`).
+    /// The call id.
+    // `None` reads as `""` for the baseline lookup, as upstream's `call.id ?? ""`.
     #[serde(default, borrow, deserialize_with = "json::present")]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub id: Option<Str<'a>>,
     /// The call's tool name.
     #[serde(borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub name: Str<'a>,
     /// The ToolMessage status.
+    #[cfg_attr(feature = "typescript", tsify(type = "ResultStatus"))]
     pub status: Status,
-    /// The ToolMessage artifact, as JSON text.
+    /// The ToolMessage artifact.
+    // Kept as JSON text.
     #[serde(default, borrow)]
+    #[cfg_attr(feature = "typescript", tsify(type = "unknown"))]
     pub artifact: Option<RawText<'a>>,
-    /// An `errorHandler` exists and owned this failed completion.
+    /// An errorHandler exists and owned this failed completion.
     #[serde(default, rename = "errorHandlerOwned")]
+    #[cfg_attr(feature = "typescript", tsify(type = "boolean"))]
     pub error_handler_owned: Option<bool>,
-    /// The tool returned a LangGraph `Command` rather than a message.
+    /// The tool returned a LangGraph Command.
     #[serde(default, rename = "isCommand")]
+    #[cfg_attr(feature = "typescript", tsify(type = "boolean"))]
     pub is_command: Option<bool>,
 }
 

@@ -12,6 +12,17 @@ pub mod narrow;
 pub mod recall;
 pub mod scan;
 
+/// The TypeScript declarations of the file refs, derived from the types that read and write them.
+#[cfg(feature = "typescript")]
+pub const DECLARATIONS: [&str; 3] = {
+    use tsify::Tsify;
+    [
+        narrow::CodeEnvFile::DECL,
+        narrow::CodeEnvKind::DECL,
+        FileRef::DECL,
+    ]
+};
+
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
@@ -88,24 +99,39 @@ impl<T: Serialize> Serialize for Field<T> {
     }
 }
 
-/// A file reference as stored in a partition (`FileRef` in the SDK's types). Strings borrow from the
-/// host's JSON text while a call runs; a stored file owns them (`FileRef<'static>`).
+/// A file the session knows of, as stored in a partition (`FileRef`). Unknown keys ride along.
+// Strings borrow from the host's JSON text while a call runs; a stored file owns them
+// (`FileRef<'static>`). Read and written by hand (below); the TypeScript declaration is derived from
+// the fields (their keys and types named for it).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct FileRef<'a> {
     /// The storage file id.
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub id: Str<'a>,
     /// The file name (its path relative to `/mnt/data`).
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub name: Str<'a>,
     /// The entity owning the file's storage session (skill `_id`, agent id).
+    #[cfg_attr(feature = "typescript", serde(default), tsify(type = "string | null"))]
     pub resource_id: Field<Str<'a>>,
     /// The long-lived storage bucket of the file (not the exec session).
+    #[cfg_attr(feature = "typescript", serde(default), tsify(type = "string | null"))]
     pub storage_session_id: Field<Str<'a>>,
     /// `skill` | `agent` | `user`, or anything else a worker sent (narrowed to `user`).
+    #[cfg_attr(
+        feature = "typescript",
+        serde(default),
+        tsify(type = "CodeEnvKind | (string & {}) | null")
+    )]
     pub kind: Field<Str<'a>>,
-    /// The skill version (a JSON number, as written); meaningful for skills only.
+    /// The skill version; meaningful for skills only.
+    // A JSON number, as written.
+    #[cfg_attr(feature = "typescript", serde(default), tsify(type = "number | null"))]
     pub version: Field<RawText<'a>>,
     /// Every other key, in order (`path`, `inherited`, custom keys), values as JSON text: shared once
-    /// the file is stored.
+    /// the file is stored. (TypeScript: the record is open, see the generator's `OPEN`.)
+    #[cfg_attr(feature = "typescript", serde(skip))]
     pub extra: Extra<'a>,
 }
 

@@ -10,8 +10,22 @@ use crate::json::{RawText, Str};
 /// `CODE_ENV_KINDS`: the kinds the wire shape knows, in the SDK's order.
 pub const CODE_ENV_KINDS: [&str; 3] = ["skill", "agent", "user"];
 
-/// The discriminant of a [`CodeEnvFile`]; a skill always has its version.
+/// The wire shape of one input file: a skill file is pinned to a `version`; agent and user files
+/// carry none.
+// The discriminant of a `CodeEnvFile` (whose other fields TypeScript calls `CodeEnvFileBase`); a skill
+// always has its version. Written by hand (`CodeEnvFile`'s `Serialize`); declared as the union the
+// file it discriminates is.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(
+        rename = "CodeEnvFile",
+        type = "({ kind: \"skill\" } & { version: number } & CodeEnvFileBase) | \
+                ({ kind: \"agent\" } & { version?: never } & CodeEnvFileBase) | \
+                ({ kind: \"user\" } & { version?: never } & CodeEnvFileBase)"
+    )
+)]
 pub enum CodeEnvKind<'a> {
     /// A skill's bundled file, pinned to a skill version (`0` is valid), as written.
     Skill {
@@ -35,20 +49,34 @@ impl CodeEnvKind<'_> {
     }
 }
 
-/// The wire shape of one input file (`CodeEnvFile`).
+/// Fields every wire file ref carries.
+// The wire shape of one input file (`CodeEnvFile`, its kind with these; TypeScript declares these
+// alone as `CodeEnvFileBase`, and the union with the kind as `CodeEnvFile`, from `CodeEnvKind`).
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "CodeEnvFileBase")
+)]
 pub struct CodeEnvFile<'a> {
-    /// The storage file id.
+    /// Storage file id.
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub id: Str<'a>,
-    /// The owner of the storage session; the file's own `resource_id`, else its `id`.
+    /// Owner of the file's storage session (skill `_id`, agent id; informational for `user`).
+    // The file's own `resource_id`, else its `id`.
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub resource_id: Str<'a>,
-    /// The file name.
+    /// File name (path under /mnt/data).
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub name: Str<'a>,
-    /// The file's own storage session, else the exec session id the narrowing was given. `None` only
-    /// when that exec id is itself missing, which the SDK allows for a partition entry seeded without
-    /// `session_id` (the key is then absent on the wire, exactly as upstream sends it).
+    /// Long-lived storage bucket of the file (not the exec session).
+    // The file's own storage session, else the exec session id the narrowing was given. `None` only
+    // when that exec id is itself missing, which the SDK allows for a partition entry seeded without
+    // `session_id` (the key is then absent on the wire, exactly as upstream sends it).
+    #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     pub storage_session_id: Option<Str<'a>>,
     /// `skill` (with version), `agent` or `user`.
+    #[cfg_attr(feature = "typescript", serde(skip))]
     pub kind: CodeEnvKind<'a>,
 }
 

@@ -18,7 +18,8 @@ use std::marker::PhantomData;
 use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-use crate::error::{ErrorCode, GateError, Path};
+use super::RawJson;
+use crate::error::{ErrorCode, GateError, GateResult, Path};
 
 /// Known keys of at least this many letters also catch a one-letter slip.
 const EDIT_MIN_LETTERS: usize = 5;
@@ -127,6 +128,174 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Opts<T> {
             }
         }
         d.deserialize_map(V(PhantomData))
+    }
+}
+
+/// An options object whose members are kept as their JSON texts and decoded where the operation uses
+/// them: the struct (deriving `Deserialize` for its field list, which [`fields_of`] reads, and for its
+/// declaration) names its keys, and [`read_members`] reads every options object of this kind with one
+/// reader, not one per struct.
+pub trait FromMembers<'a>: Deserialize<'a> + Default {
+    /// The struct from the JSON text of each of its keys, in the order of its fields (absent: `None`;
+    /// `null` is given as its text, which [`from_members!`] reads as `None`).
+    fn from_members(members: &mut dyn Iterator<Item = Option<&'a RawJson>>) -> Self;
+}
+
+/// Writes the [`FromMembers`] of an options struct whose fields are all `Option<Raw<'a>>`, listed in
+/// their order: `from_members!(CallOptions { code_session_key, thread_id })` (`null` is none), or
+/// `from_members!(SandboxResponseOptions { dialect, status, body, retry_after } keeping null)`.
+#[macro_export]
+macro_rules! from_members {
+    ($name:ident { $($field:ident),* $(,)? }) => {
+        impl<'a> $crate::json::FromMembers<'a> for $name<'a> {
+            fn from_members(
+                m: &mut dyn Iterator<Item = Option<$crate::json::Raw<'a>>>,
+            ) -> Self {
+                $name { $($field: $crate::json::given(m.next().flatten())),* }
+            }
+        }
+    };
+    // Each `null` kept as its text, for members whose reader tells `null` from absent.
+    ($name:ident { $($field:ident),* $(,)? } keeping null) => {
+        impl<'a> $crate::json::FromMembers<'a> for $name<'a> {
+            fn from_members(
+                m: &mut dyn Iterator<Item = Option<$crate::json::Raw<'a>>>,
+            ) -> Self {
+                $name { $($field: m.next().flatten()),* }
+            }
+        }
+    };
+}
+
+/// The options object `text` (`None`: `undefined`; `undefined` and `null` are no options) read as
+/// `T` under the key policy ([`Opts`]), its members kept as their texts; refusals rooted at `root`.
+pub fn read_members<'a, T: FromMembers<'a>>(text: Option<&'a str>, root: &str) -> GateResult<T> {
+    let Some(text) = text else {
+        return Ok(T::default());
+    };
+    let fields = fields_of::<T>();
+    let mut members = [None; MAX_MEMBERS];
+    if !members_of(text, root, fields, &mut members, false)? {
+        return Ok(T::default());
+    }
+    Ok(T::from_members(&mut members.into_iter().take(fields.len())))
+}
+
+/// [`read_members`] of an options object whose members are JSON trees of their own (a sandbox
+/// request's), the text read as [`super::parse`] reads one: nesting up to [`super::MAX_DEPTH`], what
+/// `JSON.parse` refuses as [`ErrorCode::InvalidJson`] and an escaped unpaired surrogate anywhere as
+/// [`ErrorCode::LoneSurrogate`], all at `root`; `null` is not an options object.
+pub fn read_members_deep<'a, T: FromMembers<'a>>(text: &'a str, root: &str) -> GateResult<T> {
+    let fields = fields_of::<T>();
+    let mut members = [None; MAX_MEMBERS];
+    if !members_of(text, root, fields, &mut members, true)? {
+        return Err(GateError::expected(
+            &Path::root(root),
+            "an options object",
+            "null",
+        ));
+    }
+    Ok(T::from_members(&mut members.into_iter().take(fields.len())))
+}
+
+/// A member as [`from_members!`] gives it: `null` is none.
+pub fn given(raw: Option<&RawJson>) -> Option<&RawJson> {
+    raw.filter(|r| !super::is_null(r))
+}
+
+/// The most keys an options object read by [`read_members`] has.
+const MAX_MEMBERS: usize = 16;
+
+/// Reads `text`'s members named in `fields` into `out` (by the place of their key); `false` for
+/// `null`. Not generic: every options object of [`FromMembers`] is read by this one function. `deep`:
+/// as [`read_members_deep`] reads it.
+fn members_of<'a>(
+    text: &'a str,
+    root: &str,
+    fields: &'static [&'static str],
+    out: &mut [Option<&'a RawJson>; MAX_MEMBERS],
+    deep: bool,
+) -> GateResult<bool> {
+    let at = Path::root(root);
+    if deep {
+        super::check_deep(text, &at)?;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    if deep {
+        // Bounded by the scan above; serde_json's own limit (128) is lower than the gate's.
+        de.disable_recursion_limit();
+    }
+    let read = MembersSeed { fields, out }
+        .deserialize(&mut de)
+        .and_then(|some| de.end().map(|()| some));
+    read.map_err(|e| match super::text_type_name(text) {
+        _ if deep && (e.is_syntax() || e.is_eof()) => {
+            GateError::new(ErrorCode::InvalidJson, &at, super::bare_message(&e))
+        }
+        got @ ("array" | "string" | "boolean" | "number") if deep => {
+            GateError::expected(&at, "an options object", got)
+        }
+        _ => super::refusal::decode_error(text, root, &e),
+    })
+}
+
+/// The members of an options object, read into `out`.
+struct MembersSeed<'o, 'a> {
+    fields: &'static [&'static str],
+    out: &'o mut [Option<&'a RawJson>; MAX_MEMBERS],
+}
+
+impl<'de, 'o> DeserializeSeed<'de> for MembersSeed<'o, 'de> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_option(self)
+    }
+}
+
+impl<'de, 'o> Visitor<'de> for MembersSeed<'o, 'de> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+        Ok(false)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_map(self)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        let mut map = Checked {
+            map,
+            fields: self.fields,
+        };
+        let mut seen = 0u32;
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let Some(at) = self.fields.iter().position(|f| *f == key.as_str()) else {
+                map.next_value::<de::IgnoredAny>()?;
+                continue;
+            };
+            if seen & (1 << at) != 0 {
+                let field = self.fields.get(at).copied().unwrap_or_default();
+                return Err(de::Error::duplicate_field(field));
+            }
+            seen |= 1 << at;
+            let raw: &'de RawJson = map.next_value()?;
+            // As every captured value is (`RawText`): an escaped unpaired surrogate is refused here.
+            super::check_surrogates::<A::Error>(raw)?;
+            if let Some(slot) = self.out.get_mut(at) {
+                *slot = Some(raw);
+            }
+        }
+        Ok(true)
     }
 }
 

@@ -26,7 +26,9 @@ use serde::de::{self, Deserialize, Deserializer, Visitor};
 
 use super::error::{ErrorCode, GateError, GateResult, Path};
 
-pub use keys::{fields_of, misspelling_of, misspelt, Opts};
+pub use keys::{
+    fields_of, given, misspelling_of, misspelt, read_members, read_members_deep, FromMembers, Opts,
+};
 use refusal::{bare_message, decode_error, is_lone_surrogate, LONE_SURROGATE};
 pub use refusal::{expected, expected_raw, refuse, refuse_at};
 pub use text::{check_surrogates, has_lone_surrogate, CheckedText, RawText, Str};
@@ -105,7 +107,12 @@ pub fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
 
 /// The JavaScript type name of a raw value, from its first byte (`"string"`, `"array"`, …).
 pub fn raw_type_name(raw: &RawJson) -> &'static str {
-    match raw.get().as_bytes().first() {
+    text_type_name(raw.get())
+}
+
+/// The JavaScript type name of the value a JSON text holds, from its first byte.
+fn text_type_name(text: &str) -> &'static str {
+    match text.trim_start().as_bytes().first() {
         Some(b'"') => "string",
         Some(b'{') => "object",
         Some(b'[') => "array",
@@ -206,6 +213,35 @@ pub fn parse(text: &str, path: &Path<'_>) -> GateResult<Json> {
             GateError::new(ErrorCode::InvalidJson, path, message)
         }
     })
+}
+
+/// What [`parse`] refuses of a text before reading it, for a reader of options whose members are JSON
+/// trees of their own (a sandbox request's, [`read_members_deep`]): nesting deeper than
+/// [`MAX_DEPTH`], and an escaped unpaired surrogate anywhere, refused at `root` as [`parse`] names them.
+fn check_deep(text: &str, root: &Path<'_>) -> GateResult<()> {
+    if nests_deeper_than(text, MAX_DEPTH) {
+        return Err(GateError::new(
+            ErrorCode::InvalidValue,
+            root,
+            "JSON text nests deeper than 256 levels",
+        ));
+    }
+    if text.as_bytes().contains(&b'\\') && has_lone_surrogate(text) {
+        return Err(GateError::new(
+            ErrorCode::LoneSurrogate,
+            root,
+            LONE_SURROGATE,
+        ));
+    }
+    Ok(())
+}
+
+/// [`parse`] of a member the reader of options objects captured ([`read_members_deep`]): its text
+/// is JSON, bounded in depth and free of unpaired surrogates already (the reader checked the whole
+/// text), so nothing is scanned again: a sandbox request's context is read in one pass.
+pub fn parse_captured(raw: &RawJson, path: &Path<'_>) -> GateResult<Json> {
+    parse_unchecked(raw.get())
+        .map_err(|e| GateError::new(ErrorCode::InvalidJson, path, bare_message(&e)))
 }
 
 /// [`parse`] of a raw value.

@@ -20,20 +20,40 @@
 //! [`ErrorCode::InvalidRequest`]: super::error::ErrorCode::InvalidRequest
 //! [`ErrorCode::BadResponse`]: super::error::ErrorCode::BadResponse
 
+mod options;
 pub mod refs;
 mod request;
 mod response;
 pub mod trusted;
 pub mod written;
 
+pub use options::{
+    ForwardRequestOptions, SandboxInput, SandboxRequestOptions, Target, ANSWER_FLAGS,
+};
 pub use request::{
-    build_forwarded_request, build_sandbox_request, check_forwarded_options, ExecBody,
-    PlannedSession, SandboxRequest, ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS, OPTION_KEYS,
-    PLANNED_KEYS,
+    build_forwarded_request, build_sandbox_request, ExecBody, PlannedSession, SandboxRequest,
+    DIRECT_KEYS, EVENT_KEYS,
 };
 pub use response::{
     read_sandbox_response, read_sandbox_response_recalling, ArtifactOut, RunReport, RunStop,
     SandboxAnswer,
+};
+
+/// The TypeScript declarations of the sandbox requests' options and of the requests and answers,
+/// derived from the types that read and write them.
+#[cfg(feature = "typescript")]
+pub const DECLARATIONS: [&str; 8] = {
+    use tsify::Tsify;
+    [
+        SandboxRequestOptions::DECL,
+        request::Run::DECL,
+        request::Context::DECL,
+        ForwardRequestOptions::DECL,
+        SandboxRequest::DECL,
+        refs::RefNote::DECL,
+        refs::SentRef::DECL,
+        RunReport::DECL,
+    ]
 };
 
 use super::error::{ErrorCode, GateError, GateResult, Path};

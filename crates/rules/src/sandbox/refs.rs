@@ -65,10 +65,12 @@ crate::names::named! {
     }
 }
 
-/// One change made to the refs of a request.
+/// One change `buildSandboxRequest` made to the refs it was given.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
 pub struct RefNote {
-    /// The ref's place in the list given.
+    /// The ref's place in the context's file list.
+    #[cfg_attr(feature = "typescript", tsify(type = "number"))]
     pub index: usize,
     /// Its `id`.
     pub id: String,
@@ -115,21 +117,31 @@ impl PartialEq for VersionText<'_> {
     }
 }
 
-/// A ref as it is sent, with the keys of its dialect in the dialect's order (codeapi: `id`,
-/// `resource_id`, `name`, `storage_session_id`, `kind`, `version`; LibreCodeInterpreter: `id`, `name`,
-/// `storage_session_id`, then the optional ones). Only the checks make one, and its fields are private:
-/// a codeapi ref's text is written trusting what they proved.
+/// A ref as a sandbox receives it (codeapi always has `resource_id` and `kind`).
+// Sent with the keys of its dialect in the dialect's order (codeapi: `id`, `resource_id`, `name`,
+// `storage_session_id`, `kind`, `version`; LibreCodeInterpreter: `id`, `name`, `storage_session_id`,
+// then the optional ones). Only the checks make one, and its fields are private: a codeapi ref's text
+// is written trusting what they proved.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "SandboxFileRef")
+)]
 pub struct SentRef<'v> {
+    #[cfg_attr(feature = "typescript", serde(skip))]
     dialect: Dialect,
     id: &'v str,
-    /// Always `Some` for codeapi, which is always sent one.
+    // Always `Some` for codeapi, which is always sent one.
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
     resource_id: Option<&'v str>,
     name: &'v str,
     storage_session_id: &'v str,
-    /// Always `Some` for codeapi, as `resource_id`.
+    // Always `Some` for codeapi, as `resource_id`.
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
     kind: Option<&'v str>,
-    /// A skill's only.
+    // A skill's only.
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "number"))]
     version: Option<VersionText<'v>>,
 }
 

@@ -1,6 +1,7 @@
 //! The `/exec` request of a call, in a dialect: what runs (the host's, or a built-in tool's model
 //! arguments), the context the gate built for the call, and the dialect's own fields and headers.
 
+use super::options::{SandboxInput, Target};
 use super::refs::{check_narrowed, check_refs, CheckedRefs, RefNote, SentRef};
 use super::trusted::trusted_keys;
 use super::written::WrittenRefs;
@@ -22,34 +23,27 @@ pub const MAX_RUNTIME_HINT_LENGTH: usize = 128;
 /// LibreCodeInterpreter's timeout bounds, in milliseconds (outside them it answers 422).
 pub const LCI_TIMEOUT_MS: (f64, f64) = (1000.0, 300_000.0);
 
-/// The options a request is built from; every key is the root of its refusals' paths.
-pub const OPTION_KEYS: [&str; 11] = [
-    "dialect",
-    "tool",
-    "run",
-    "modelArgs",
-    "context",
-    "userId",
-    "entityId",
-    "timeoutMs",
-    "credential",
-    "executionProfile",
-    REQUEST_ID_KEY,
-];
-/// The option that asks for the request id header.
-const REQUEST_ID_KEY: &str = "requestId";
-
-/// A request for the host to send: `POST <baseUrl>/<endpoint>` with `headers` and `body` as JSON.
+/// A request to POST to `<baseUrl>/<endpoint>` with `headers` and `JSON.stringify(body)`.
+// Written by the operations (`buildSandboxRequest`'s answer); its TypeScript declaration is derived
+// from the fields.
 #[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    serde(rename_all = "camelCase")
+)]
 pub struct SandboxRequest<'v> {
-    /// Always [`EXEC_ENDPOINT`].
+    /// Always `exec` (`EXEC_ENDPOINT`).
+    #[cfg_attr(feature = "typescript", tsify(type = "\"exec\""))]
     pub endpoint: &'static str,
     /// `Content-Type`, `User-Agent`, the dialect's auth header when a credential was given, the
     /// expected profile (codeapi) and the request id when asked for.
+    #[cfg_attr(feature = "typescript", tsify(type = "Record<string, string>"))]
     pub headers: Vec<(&'static str, String)>,
     /// The body.
+    #[cfg_attr(feature = "typescript", tsify(type = "Record<string, unknown>"))]
     pub body: ExecBody<'v>,
-    /// The trusted fields dropped from the model's arguments.
+    /// Trusted fields dropped from the model's arguments.
     pub dropped_fields: Vec<String>,
     /// What was changed in the refs.
     pub refs: Vec<RefNote>,
@@ -133,23 +127,41 @@ impl ExecBody<'_> {
     }
 }
 
-/// What the call runs (borrowed from the options or the model's arguments).
-struct Run<'v> {
+/// What a call runs in the sandbox.
+// Borrowed from the options' `run` or the model's arguments, read from their trees (`read_run`).
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "SandboxRun")
+)]
+pub(super) struct Run<'v> {
+    /// codeapi: one of `execute_code`'s languages ("py", "bash", …).
     lang: &'v str,
     code: &'v str,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string[]"))]
     args: Option<&'v Json>,
 }
 
-/// The session part of the context the gate built for the call.
+/// The gate's context for a call, as `buildSandboxRequest` reads it: its session part.
+// Read from the tree of the options' `context`, which is one of the gate's answers (`read_context`):
+// declared as those.
 #[derive(Default)]
-struct Context<'v> {
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(
+        rename = "CallContext",
+        type = "DirectInjection | RequestSessionFields | ToolCallRequest"
+    )
+)]
+pub(super) struct Context<'v> {
     session_id: Option<&'v str>,
     files: &'v [Json],
     hint: Option<(&'v str, &'static str)>,
 }
 
-/// The options every request reads, whatever gives its context.
-struct Common<'v> {
+/// The options every request reads, whatever gives its context, checked against the dialect's rules.
+pub(super) struct Common<'v> {
     user_id: Option<&'v str>,
     entity_id: Option<&'v str>,
     timeout: Option<f64>,
@@ -159,51 +171,17 @@ struct Common<'v> {
 }
 
 impl<'v> Common<'v> {
-    fn read(dialect: Dialect, o: &'v JsonMap) -> GateResult<Self> {
+    /// `t`'s members, checked against `dialect`'s rules.
+    pub(super) fn read(dialect: Dialect, t: &'v Target<'_>) -> GateResult<Self> {
         Ok(Common {
-            user_id: optional_str(o, "userId")?,
-            entity_id: optional_str(o, "entityId")?,
-            timeout: read_timeout(dialect, o.get("timeoutMs"))?,
-            credential: header_value(o, "credential")?,
-            execution_profile: header_value(o, "executionProfile")?,
-            request_id: header_value(o, REQUEST_ID_KEY)?,
+            user_id: t.user_id.as_deref(),
+            entity_id: t.entity_id.as_deref(),
+            timeout: read_timeout(dialect, t.timeout_ms.as_ref())?,
+            credential: header_value(t.credential.as_deref(), "credential")?,
+            execution_profile: header_value(t.execution_profile.as_deref(), "executionProfile")?,
+            request_id: header_value(t.request_id.as_deref(), "requestId")?,
         })
     }
-}
-
-/// The options object under the key policy of options objects ([`json::Opts`]): a key that is none of
-/// [`OPTION_KEYS`] is ignored unless it misspells one; a key of `planned` (the keys whose
-/// values a forwarded call's plan gives instead of the host) is refused; `flags` are known too (options
-/// that shape the API's answer, read before the request is built), so that their misspellings are refused.
-fn options_object<'v>(
-    options: &'v Json,
-    planned: &[&str],
-    flags: &[&'static str],
-) -> GateResult<&'v JsonMap> {
-    let o = options.as_object().ok_or_else(|| {
-        GateError::expected(
-            &Path::root(""),
-            "an options object",
-            json::type_name(options),
-        )
-    })?;
-    for k in o.keys() {
-        if planned.contains(&k.as_str()) {
-            return Err(GateError::new(
-                ErrorCode::InvalidValue,
-                &Path::root(k),
-                "is the planned call's own (its tool, arguments and context come from the batch)",
-            ));
-        }
-        if !OPTION_KEYS.contains(&k.as_str()) && !flags.contains(&k.as_str()) {
-            let meant =
-                json::misspelling_of(k, &OPTION_KEYS).or_else(|| json::misspelling_of(k, flags));
-            if let Some(meant) = meant {
-                return Err(json::misspelt(&Path::root(k), k, meant));
-            }
-        }
-    }
-    Ok(o)
 }
 
 /// The model's arguments, and the trusted fields among them (dropped: none of the keys a run is read
@@ -231,19 +209,18 @@ fn model_args(args: Option<&Json>) -> GateResult<(Option<&JsonMap>, Vec<String>)
 ///   `_injected_files`, `_runtime_session_hint`) or an event request (`codeSessionContext`,
 ///   `runtimeSessionHint`); other keys of the request are ignored. No context: nothing is mounted.
 /// - The trusted fields of `modelArgs` are dropped and named in [`SandboxRequest::dropped_fields`].
-pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest<'_>> {
-    let o = options_object(options, &[], &[])?;
-    let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
-    let tool = required_str(o, "tool")?;
-    let (args, dropped_fields) = model_args(o.get("modelArgs"))?;
-    let run = read_run(dialect, tool, o.get("run"), args)?;
-    let context = read_context(o.get("context"))?;
+pub fn build_sandbox_request<'v>(options: &'v SandboxInput<'_>) -> GateResult<SandboxRequest<'v>> {
+    let target = &options.target;
+    let dialect = target.dialect;
+    let (args, dropped_fields) = model_args(options.model_args.as_ref())?;
+    let run = read_run(dialect, &options.tool, target.run.as_ref(), args)?;
+    let context = read_context(options.context.as_ref())?;
     let checked = check_refs(
         dialect,
         context.files,
-        &context_files_path(o.get("context")),
+        &context_files_path(options.context.as_ref()),
     )?;
-    let common = Common::read(dialect, o)?;
+    let common = Common::read(dialect, target)?;
     let hint = context.hint.map(|(h, key)| (h, "context", key));
     assemble(
         dialect,
@@ -255,14 +232,6 @@ pub fn build_sandbox_request(options: &Json) -> GateResult<SandboxRequest<'_>> {
         dropped_fields,
     )
 }
-
-/// The options whose values a forwarded call's plan gives (its tool, arguments and context are the
-/// batch's).
-pub const PLANNED_KEYS: [&str; 3] = ["tool", "modelArgs", "context"];
-
-/// The options of a forwarded request that shape the API's answer rather than the request
-/// (`withFiles`: the refs sent, as objects; `bodyBytes`: the body as bytes), taken out before it is built.
-pub const ANSWER_FLAGS: [&str; 2] = ["withFiles", "bodyBytes"];
 
 /// The session a planned call was given, as [`build_forwarded_request`] reads it.
 pub struct PlannedSession<'v> {
@@ -277,24 +246,24 @@ pub struct PlannedSession<'v> {
 }
 
 /// The `/exec` request of a call the gate planned itself (a dispatched call of an event batch):
-/// `options` are `{ dialect, run?, userId?, entityId?, timeoutMs?, credential?, executionProfile?,
-/// requestId? }`, and the tool, its arguments and its session come from the plan, exactly as
-/// [`build_sandbox_request`] reads them from the request it was given.
+/// `target` is read from `{ dialect, run?, userId?, entityId?, timeoutMs?, credential?,
+/// executionProfile?, requestId? }` ([`Target::read_forwarded`]), and the tool, its arguments and its
+/// session come from the plan, exactly as [`build_sandbox_request`] reads them from the request it was
+/// given.
 ///
 /// `written`, the refs of the last request written, lets refs equal to them be sent as their texts
 /// ([`WrittenRefs`]); it is updated.
 pub fn build_forwarded_request<'v>(
-    options: &'v Json,
+    target: &'v Target<'_>,
     tool: &str,
     args: &'v JsonMap,
     session: PlannedSession<'v>,
     written: Option<&mut WrittenRefs>,
 ) -> GateResult<SandboxRequest<'v>> {
-    let o = options_object(options, &PLANNED_KEYS, &ANSWER_FLAGS)?;
-    let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
+    let dialect = target.dialect;
     let dropped_fields = trusted_keys(args);
-    let run = read_run(dialect, tool, o.get("run"), Some(args))?;
-    let common = Common::read(dialect, o)?;
+    let run = read_run(dialect, tool, target.run.as_ref(), Some(args))?;
+    let common = Common::read(dialect, target)?;
     // Refs that pass untouched, with distinct names, are sent as written (most of them as last time).
     let files: &[CodeEnvFile<'static>] = session.files.map_or(&[], |f| f);
     let as_written = match (written, session.files) {
@@ -319,16 +288,6 @@ pub fn build_forwarded_request<'v>(
         common,
         dropped_fields,
     )
-}
-
-/// Checks the options of forwarded requests that do not depend on the call ([`build_forwarded_request`]
-/// checks them again with the rest): their shape, the dialect and the members every request of a
-/// batch shares. What depends on a call (its run, its hint's length) is checked when its request is
-/// built.
-pub fn check_forwarded_options(options: &Json) -> GateResult<()> {
-    let o = options_object(options, &PLANNED_KEYS, &ANSWER_FLAGS)?;
-    let dialect = Dialect::parse(required_str(o, "dialect")?, &Path::root("dialect"))?;
-    Common::read(dialect, o).map(|_| ())
 }
 
 fn assemble<'v>(
@@ -388,25 +347,8 @@ fn assemble<'v>(
     })
 }
 
-fn required_str<'v>(o: &'v JsonMap, key: &'static str) -> GateResult<&'v str> {
-    optional_str(o, key)?.ok_or_else(|| GateError::missing(&Path::root(key)))
-}
-
-fn optional_str<'v>(o: &'v JsonMap, key: &'static str) -> GateResult<Option<&'v str>> {
-    match o.get(key) {
-        None | Some(Json::Null) => Ok(None),
-        Some(Json::String(s)) => Ok(Some(s)),
-        Some(other) => Err(GateError::expected(
-            &Path::root(key),
-            "a string",
-            json::type_name(other),
-        )),
-    }
-}
-
-/// A string that goes into an HTTP header.
-fn header_value<'v>(o: &'v JsonMap, key: &'static str) -> GateResult<Option<&'v str>> {
-    let v = optional_str(o, key)?;
+/// A string that goes into an HTTP header (no CR, LF or NUL).
+fn header_value<'v>(v: Option<&'v str>, key: &'static str) -> GateResult<Option<&'v str>> {
     if let Some(s) = v {
         check_header_value(s, &Path::root(key))?;
     }

@@ -39,18 +39,32 @@ pub struct SandboxAnswer<'a> {
     pub recall: Option<Vec<Recall<'a>>>,
 }
 
-/// How a run ended, in codeapi's (piston's) words: each field as the answer has it, `None` when absent
-/// or `null`.
+/// How a run ended, in codeapi's (piston's) words; LibreCodeInterpreter reports none of it.
+// Each field as the answer has it, `None` when absent or `null`; written by hand (below), its
+// TypeScript declaration derived from the fields (and `stopped`, which is computed: see the
+// generator's `BASES`).
 #[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "SandboxRunReport"),
+    serde(rename_all = "camelCase")
+)]
 pub struct RunReport<'a> {
-    /// Two letters: `RE` (non-zero exit), `SG` (killed by a signal), `TO` (timed out), `OL` / `EL`
-    /// (stdout / stderr past the limit), `XX` (the sandbox failed); `None` for a clean exit.
+    /// `RE` (non-zero exit), `SG` (signal), `TO` (timeout), `OL` / `EL` (stdout / stderr past the
+    /// limit), `XX`.
+    // `None` for a clean exit.
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
     pub status: Option<Str<'a>>,
-    /// The signal that ended the process (`SIGKILL`, ...).
+    /// The signal that ended the process (`SIGKILL`, …).
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
     pub signal: Option<Str<'a>>,
     /// The sandbox's sentence about the run.
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
     pub message: Option<Str<'a>>,
-    /// Wall-clock time of the run in milliseconds (a JSON number as written).
+    /// Wall-clock milliseconds.
+    // A JSON number as written.
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "number"))]
     pub wall_time: Option<RawText<'a>>,
 }
 

@@ -11,7 +11,7 @@ const S2: &str = "AAAAAAAAAAAAAAAAAAAA2";
 const F1: &str = "BBBBBBBBBBBBBBBBBBBB1";
 const F2: &str = "BBBBBBBBBBBBBBBBBBBB2";
 
-/// A built request with its body as text (the request borrows from the options tree).
+/// A built request with its body as text (the request borrows from the options read).
 struct Built {
     endpoint: &'static str,
     headers: Vec<(&'static str, String)>,
@@ -29,7 +29,7 @@ impl Built {
 }
 
 fn request(text: &str) -> GateResult<Built> {
-    let options = json::parse(text, &Path::root(""))?;
+    let options = SandboxInput::read(text)?;
     let r = build_sandbox_request(&options)?;
     Ok(Built {
         endpoint: r.endpoint,
@@ -241,10 +241,7 @@ fn malformed_options_are_refused_with_their_path() {
 fn unknown_options_are_ignored() -> GateResult<()> {
     let plain = r#"{"dialect":"codeapi","tool":"bash_tool","modelArgs":{"command":"ls"}}"#;
     let extra = r#"{"dialect":"codeapi","tool":"bash_tool","modelArgs":{"command":"ls"},"bogus":1,"baseUrl":"http://x","traceId":{"a":[1]}}"#;
-    let (plain, extra) = (
-        json::parse(plain, &Path::root(""))?,
-        json::parse(extra, &Path::root(""))?,
-    );
+    let (plain, extra) = (SandboxInput::read(plain)?, SandboxInput::read(extra)?);
     assert_eq!(
         build_sandbox_request(&extra)?,
         build_sandbox_request(&plain)?

@@ -22,21 +22,48 @@ use super::files::narrow::{to_injected_file_ref, CodeEnvFile};
 use super::files::FileRef;
 use super::json::{self, RawJson, RawText, Str};
 
+/// The TypeScript declarations of a partition's entry and a session map, derived from the types
+/// that read and write them.
+#[cfg(feature = "typescript")]
+pub const DECLARATIONS: [&str; 2] = {
+    use tsify::Tsify;
+    [CodeSession::DECL, SessionPairs::DECL]
+};
+
 /// The default partition key (`Constants.EXECUTE_CODE`).
 pub const DEFAULT_CODE_SESSION_KEY: &str = "execute_code";
 
-/// One partition's entry (`CodeSessionContext`): the last exec session and the files it knows of.
-/// Strings borrow from a call's JSON text while it runs; a stored entry owns them.
+/// One partition's entry (`CodeSessionContext`). `session_id` is absent only in malformed seeds,
+/// which the SDK tolerates.
+// The last exec session and the files it knows of. Strings borrow from a call's JSON text while it
+// runs; a stored entry owns them. Read and written by hand (below); the TypeScript declaration is
+// derived from the fields.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(
+    feature = "typescript",
+    derive(tsify::Tsify),
+    tsify(rename = "CodeSessionContext")
+)]
 pub struct CodeSession<'a> {
-    /// The exec session the partition last used. Absent only in entries seeded without one, which the
-    /// SDK tolerates (and then treats as `""` or `undefined` depending on the site).
+    /// The exec session the partition last used.
+    // Absent only in entries seeded without one, which the SDK tolerates (and then treats as `""` or
+    // `undefined` depending on the site).
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string"))]
     pub session_id: Option<Str<'a>>,
-    /// The files; `None` when the entry has no `files` key (which differs from `[]` on the eager path).
+    /// The files.
+    // `None` when the entry has no `files` key (which differs from `[]` on the eager path).
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "FileRef[]"))]
     pub files: Option<Vec<FileRef<'a>>>,
-    /// Milliseconds since the epoch of the last write, as the host's clock said (a JSON number).
+    /// Milliseconds since the epoch of the last write, as the host's clock said.
+    #[cfg_attr(
+        feature = "typescript",
+        serde(rename = "lastUpdated"),
+        tsify(optional, type = "number")
+    )]
     pub last_updated: Option<RawText<'a>>,
-    /// Other keys of the entry, as JSON text; seeds carry them, a fold drops them.
+    /// Other keys of the entry, as JSON text; seeds carry them, a fold drops them. (TypeScript: the
+    /// record is open.)
+    #[cfg_attr(feature = "typescript", serde(skip))]
     pub extra: Vec<(Str<'a>, RawText<'a>)>,
 }
 
@@ -279,9 +306,14 @@ impl SessionMap {
     }
 }
 
-/// `[[key, entry], …]`: how hosts write a session map (the vectors' and snapshots' form of a `Map`).
+/// A session map as ordered `[partitionKey, entry]` pairs (the order of a JavaScript `Map`).
+// How hosts write a session map (the vectors' and snapshots' form of a `Map`).
 #[derive(Debug, Default)]
-pub struct SessionPairs<'a>(pub Vec<(Str<'a>, CodeSession<'a>)>);
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify), serde(transparent))]
+pub struct SessionPairs<'a>(
+    #[cfg_attr(feature = "typescript", tsify(type = "[string, CodeSessionContext][]"))]
+    pub  Vec<(Str<'a>, CodeSession<'a>)>,
+);
 
 impl SessionPairs<'_> {
     /// The map these pairs describe.

@@ -13,10 +13,10 @@ use crate::calls::fold::{Status, ToolResult};
 use crate::error::{ErrorCode, GateError, GateResult, Path};
 use crate::files::recall::{KnownFiles, Recall};
 use crate::files::StoredFile;
-use crate::json::{Json, RawText, Str};
+use crate::json::{RawText, Str};
 use crate::sandbox::{
     build_forwarded_request, read_sandbox_response_recalling, PlannedSession, RunReport,
-    SandboxRequest,
+    SandboxRequest, Target,
 };
 use crate::sessions::merge::Artifact;
 
@@ -85,13 +85,14 @@ impl Gate {
     }
 
     /// The `/exec` request of dispatched call `id` of event batch `batch`, built from what the batch
-    /// planned for it (tool, arguments, session, files, runtime hint) and `options` (`{ dialect, run?,
-    /// userId?, entityId?, timeoutMs?, credential?, executionProfile?, requestId? }`). Changes nothing.
+    /// planned for it (tool, arguments, session, files, runtime hint) and `options` (read from `{
+    /// dialect, run?, userId?, entityId?, timeoutMs?, credential?, executionProfile?, requestId? }`,
+    /// [`Target::read_forwarded`]). Changes nothing.
     pub fn forward_request<'v>(
         &'v self,
         batch: u32,
         id: &str,
-        options: &'v Json,
+        options: &'v Target<'_>,
     ) -> GateResult<SandboxRequest<'v>> {
         let (_, request, _) = self.dispatched(batch, id)?;
         let context = request.context.as_ref();

@@ -306,7 +306,7 @@ impl Gate {
     }
 
     /// The memo of the file list last read from a host's text: the options of an operation that folds
-    /// results are read against it ([`crate::calls::input::Options::read_remembering`]).
+    /// results are read against it ([`crate::calls::options::SettleEagerOptions::read`]).
     pub fn read_memo(&self) -> &ReadMemo {
         &self.read_memo
     }
