@@ -215,7 +215,10 @@ for (const name of MODULES) {
     for (const m of readFileSync(join(outDir, `${name}.cjs`), 'utf8').matchAll(/require\("\.\/([\w.-]+)\.cjs"\)/g)) {
       if (made.has(m[1])) continue;
       made.add(m[1]);
-      await convert(m[1], { entryPoints: [join(outDir, `${m[1]}.js`)] });
+      // From its text, as the entries are: esbuild would take a file of this `"type": "module"` package
+      // for Node's own ESM, whose default import of a CommonJS module is its `module.exports`, and so
+      // hand slim.cjs the API's exports object for its `default` (the init function).
+      await convert(m[1], { stdin: { contents: readFileSync(join(outDir, `${m[1]}.js`), 'utf8'), resolveDir: outDir, sourcefile: `${m[1]}.js` } });
       queue.push(m[1]);
     }
   }

@@ -1,7 +1,7 @@
 //! The conventions of what crosses between the modules and the package's JavaScript layer, defined
 //! once, here: the operations write their answers by them (`lists`, `fields`, `gate_ops`,
 //! `forward_ops`), the JavaScript that reads them (`packages/code-session-gate/wire.js`) is generated
-//! from them (`crates/generate`), and the native clients' reader (`lists::reader`) reads by them too.
+//! from them (`crates/generate`), and the native clients' reader ([`client`]) reads by them too.
 //!
 //! - A **file list by reference** (`lists`): `{gen}` for a list the caller holds, `{gen, base, keep?,
 //!   pick, add}` for picks from one it holds plus new refs, `{gen, add}` in full ([`LIST_REF`]); the
@@ -20,6 +20,10 @@
 //!   text holds no raw line break).
 //! - **The host's own text**: an argument that starts with [`HOST_TEXT`] is a `JsonText`.
 //! - **The errors' name** ([`ERROR_NAME`]).
+
+// The caller's side in Rust, for the native clients and the tests: kept out of the shipped modules.
+#[cfg(any(feature = "client", not(target_family = "wasm")))]
+pub mod client;
 
 /// The mark of an argument the JavaScript layer passes as the host gave it (a `JsonText`), not as
 /// text it wrote from objects after its own walk.
@@ -74,7 +78,7 @@ pub const BODY_SEPARATOR: char = '\n';
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lists::reader::unpack;
+    use super::client::unpack;
 
     /// A packed ref as the writer writes it reads back, through [`PACKED_REF`], with its keys in that
     /// order: the skill's version last, an absent storage id absent.

@@ -50,7 +50,7 @@ pub fn install_overflow_handler() {
         libc::sigaction(libc::SIGSEGV, &action, std::ptr::null_mut());
     }
 }
-use code_session_gate::lists::reader::ListReader;
+use code_session_gate::wire::client::ListReader;
 use serde_json::Value;
 
 /// A JSON text under construction: a tree whose leaves may be raw text (odd number spellings, escapes,

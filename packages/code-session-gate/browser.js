@@ -13,48 +13,28 @@
 // gates never fetches: `await initSandbox()` fetches it from beside this file.
 import initSlim, { CODE_EXECUTION_TOOLS, initSandbox as initSandboxSlim, recover as recoverWith } from './slim.js';
 import { engine, isOptions } from './engine.js';
-import { INLINE_FIX, WASM_NAME, gateError, noWasmUrl } from './errors.js';
+import { INLINE_FIX, WASM_NAME, besideUrl, gateError } from './errors.js';
 
 export * from './slim.js';
 
-/**
- * A module's URL beside this file, wherever the host or a bundler put it: `make()` forms it, its
- * argument a plain string literal (bundlers such as Vite and webpack emit exactly that file as an asset;
- * a template or an expression makes them glob the whole folder). Where `import.meta.url` is no URL to
- * resolve against (esbuild leaves it empty in an iife or CommonJS bundle), the package's typed error
- * naming the `init` function that takes the module instead of the engine's "Invalid URL".
- * @param {() => URL} make @param {string} init
- * @returns {URL}
- */
-function beside(make, init) {
-  try {
-    return make();
-  } catch (e) {
-    throw gateError(
-      'wasm_not_found',
-      '',
-      noWasmUrl(e) + INLINE_FIX + ` or pass the module yourself with ${init}({ module_or_path }) (see the README "Using it in a host").`,
-      e,
-    );
-  }
-}
-
 // Each URL is formed in a block body, as node.js does, where every tool that follows the pattern sees it.
 /** The core module beside this file, fetched and checked; any failure (its URL too) is a rejection. */
-const fetchDefault = async () =>
-  fetchModule(
-    beside(() => {
-      return new URL('./code_session_gate_bg.wasm', import.meta.url);
-    }, 'init'),
-  );
+const fetchDefault = () =>
+  fetchModule(() => {
+    return new URL('./code_session_gate_bg.wasm', import.meta.url);
+  }, 'init');
 
 /** The sandbox module beside this file, for `initSandbox()`, fetched and checked as the core's is. */
-engine.fetchSandbox = async () =>
-  fetchModule(
-    beside(() => {
-      return new URL('./code_session_sandbox_bg.wasm', import.meta.url);
-    }, 'initSandbox'),
-  );
+engine.fetchSandbox = () =>
+  fetchModule(() => {
+    return new URL('./code_session_sandbox_bg.wasm', import.meta.url);
+  }, 'initSandbox');
+
+/** Loads the sandbox module, its failure kept for the sandbox functions' error instead of thrown. */
+const initSandboxOrKeep = () =>
+  initSandbox().catch((e) => {
+    engine.sandboxFailure = e;
+  });
 
 /**
  * Instantiates the modules: by default `code_session_gate_bg.wasm` and, fetched at the same time,
@@ -75,9 +55,7 @@ export default async function init(options) {
   if (options !== undefined && (!isOptions(options) || 'module_or_path' in options)) return initSlim(options);
   const core = initCore();
   // Fetched beside the core; its failure is kept for the sandbox functions' error, not thrown here.
-  const sandbox = options?.sandbox !== false && initSandbox().catch((e) => {
-    engine.sandboxFailure = e;
-  });
+  const sandbox = options?.sandbox !== false && initSandboxOrKeep();
   await core;
   if (sandbox) await sandbox;
 }
@@ -128,21 +106,22 @@ export async function recover(options) {
   const module = options?.module ?? (await fetchDefault());
   const hadSandbox = engine.sandbox !== undefined;
   const done = recoverWith({ module });
-  if (done && hadSandbox) {
-    await initSandbox().catch((e) => {
-      engine.sandboxFailure = e;
-    });
-  }
+  if (done && hadSandbox) await initSandboxOrKeep();
   return done;
 }
 
 /**
- * The `.wasm` at `url`, checked before it is compiled: a response that is not the module fails with a
- * typed error instead of the engine's "expected magic word 00 61 73 6d".
- * @param {URL} url
+ * The `.wasm` beside this file, checked before it is compiled: a response that is not the module fails
+ * with a typed error instead of the engine's "expected magic word 00 61 73 6d". `make()` forms its URL,
+ * its argument a plain string literal (bundlers such as Vite and webpack emit exactly that file as an
+ * asset; a template or an expression makes them glob the whole folder). Where `import.meta.url` is no
+ * URL to resolve against (esbuild leaves it empty in an iife or CommonJS bundle), the package's typed
+ * error naming the `init` function that takes the module instead of the engine's "Invalid URL".
+ * @param {() => URL} make @param {string} init
  * @returns {Promise<Response | ArrayBuffer>}
  */
-async function fetchModule(url) {
+async function fetchModule(make, init) {
+  const url = besideUrl(make, INLINE_FIX + ` or pass the module yourself with ${init}({ module_or_path }) (see the README "Using it in a host").`);
   let response;
   try {
     response = await fetch(url);

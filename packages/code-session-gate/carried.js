@@ -1,5 +1,6 @@
-// The node entry's fallback inside a bundle (imported by node-bundled.js before node.js runs): the two
-// modules' base64 texts, decoded only when the `.wasm` is not beside the bundle.
+// The two modules' bytes carried inside the JavaScript (their base64 texts, decoded on each call): what
+// the inline entry compiles, and the node entry's fallback inside a bundle (imported by node-bundled.js
+// before node.js runs), decoded there only when the `.wasm` is not beside the bundle.
 import base64 from './code_session_gate_bg.base64.js';
 import sandboxBase64 from './code_session_sandbox_bg.base64.js';
 import { bytes } from './base64.js';

@@ -111,12 +111,30 @@ const notASource = (v, key, accepted) =>
   );
 
 /**
- * Refuses a module that lacks one of the exports of module `kind` (`has` says which it has).
- * @param {(name: string) => boolean} has
+ * `glue` holding a new instance of module `kind`, made synchronously from a compiled module or the
+ * `.wasm` bytes.
+ * @template {Glue} G
+ * @param {unknown} source what the caller called `module`
  * @param {Kind} kind
+ * @param {G} glue
+ * @returns {G}
  */
-function checkExports(has, kind) {
-  const missing = kind.exports.filter((n) => !has(n));
+export function instantiateSync(source, kind, glue) {
+  if (isModule(source)) return start(/** @type {WebAssembly.Module} */ (source), kind, glue);
+  if (isBytes(source)) return start(new WebAssembly.Module(/** @type {BufferSource} */ (source)), kind, glue);
+  throw notASource(source, 'module', 'a WebAssembly.Module or the bytes of the .wasm');
+}
+
+/**
+ * `glue` once it holds a new instance of compiled `module`, whose exports are checked first: a module
+ * that lacks one of those of module `kind` is refused by name rather than by a link error.
+ * @template {Glue} G
+ * @param {WebAssembly.Module} module @param {Kind} kind @param {G} glue
+ * @returns {G}
+ */
+function start(module, kind, glue) {
+  const names = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
+  const missing = kind.exports.filter((n) => !names.has(n));
   if (missing.length > 0) {
     throw gateError(
       'not_wasm',
@@ -125,34 +143,6 @@ function checkExports(has, kind) {
         `pass the ${kind.file} of the same package version`,
     );
   }
-}
-
-/**
- * `glue` holding a new instance of module `kind`, made synchronously from a compiled module or the
- * `.wasm` bytes.
- * @template {Glue} G
- * @param {unknown} source
- * @param {Kind} kind
- * @param {string} key what the source is called in refusals
- * @param {G} glue
- * @returns {G}
- */
-export function instantiateSync(source, kind, key, glue) {
-  if (isModule(source)) return start(/** @type {WebAssembly.Module} */ (source), kind, glue);
-  if (isBytes(source)) return start(new WebAssembly.Module(/** @type {BufferSource} */ (source)), kind, glue);
-  throw notASource(source, key, 'a WebAssembly.Module or the bytes of the .wasm');
-}
-
-/**
- * `glue` once it holds a new instance of compiled `module`, whose exports are checked first (so that
- * another module is refused by name rather than by a link error).
- * @template {Glue} G
- * @param {WebAssembly.Module} module @param {Kind} kind @param {G} glue
- * @returns {G}
- */
-function start(module, kind, glue) {
-  const names = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
-  checkExports((n) => names.has(n), kind);
   // The glue holds one instance: a later one (after recover(), or a second load) replaces it with the
   // generated reset, which instantiates the module the glue first took afresh.
   if (started.has(glue)) glue.__wbg_reset_state();

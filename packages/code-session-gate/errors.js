@@ -57,14 +57,28 @@ export function describe(e) {
 export const WASM_NAME = 'code_session_gate_bg.wasm';
 
 /**
- * The start of the "wasm_not_found" message when `import.meta.url` is no URL to resolve the `.wasm`
- * against (esbuild empties `import.meta` in iife and CommonJS output); `e` is the engine's error.
- * @param {unknown} e
+ * The URL `make()` forms for a `.wasm` beside the entry, or the "wasm_not_found" error, ending with
+ * `fix`, when `import.meta.url` is no URL to resolve it against (esbuild empties `import.meta` in iife
+ * and CommonJS output): the package's typed error instead of the engine's "Invalid URL".
+ * @param {() => URL} make
+ * @param {string} fix
+ * @returns {URL}
  */
-export const noWasmUrl = (e) =>
-  "code-session-gate: cannot locate its WebAssembly module: the bundle's import.meta.url is not a URL " +
-  `(${e instanceof Error ? e.message : String(e)}), so the ${WASM_NAME} beside it cannot be found ` +
-  '(esbuild, for one, leaves import.meta empty in iife and CommonJS output).';
+export function besideUrl(make, fix) {
+  try {
+    return make();
+  } catch (e) {
+    throw gateError(
+      'wasm_not_found',
+      '',
+      "code-session-gate: cannot locate its WebAssembly module: the bundle's import.meta.url is not a URL " +
+        `(${e instanceof Error ? e.message : String(e)}), so the ${WASM_NAME} beside it cannot be found ` +
+        '(esbuild, for one, leaves import.meta empty in iife and CommonJS output).' +
+        fix,
+      e,
+    );
+  }
+}
 
 /** The fix for bundlers that do not copy the `.wasm` (part of the entries' "wasm_not_found" messages). */
 export const INLINE_FIX =

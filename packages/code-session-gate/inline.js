@@ -9,15 +9,14 @@
 // Also what the package's `edge-light` condition serves (Next.js edge routes, Vercel's Edge runtime),
 // where no file beside the bundle can be fetched. Not for workerd / Cloudflare Workers, which refuse to
 // compile wasm from bytes: import the package itself there (its `workerd` condition hands the runtime
-// the `.wasm` as a module). The CommonJS form (inline.cjs) reads the same two base64 modules.
-import base64 from './code_session_gate_bg.base64.js';
-import sandboxBase64 from './code_session_sandbox_bg.base64.js';
-import { bytes } from './base64.js';
-import { startSync } from './engine.js';
+// the `.wasm` as a module). The CommonJS form (inline.cjs) reads the same two base64 modules; here
+// carried.js decodes them.
+import './carried.js';
+import { engine, startSync } from './engine.js';
 import * as api from './slim.js';
 
 export * from './slim.js';
 export { default } from './slim.js';
 
 /** Replaces a trapped instance with a fresh one compiled from the inlined bytes; `false` when nothing was poisoned. */
-export const recover = startSync(api, () => bytes(base64), () => bytes(sandboxBase64));
+export const recover = startSync(api, engine.carriedCore, engine.carriedSandbox);

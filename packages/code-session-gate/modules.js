@@ -14,6 +14,13 @@ import * as sandboxGlue from './code_session_sandbox.js';
 /** The guard of every call into the modules; it keeps `engine.open`. */
 export const guard = createGuard(engine);
 
+// The two constants every entry exports as live bindings: `undefined` until the core is loaded, then the
+// frozen lists the core says (the hosts' copies: `codeExecutionTools()` answers a fresh array each call).
+/** @type {readonly string[] | undefined} */
+export let CODE_EXECUTION_TOOLS;
+/** @type {readonly string[] | undefined} */
+export let CODE_ENV_KINDS;
+
 /** What the module whose glue `glue` holds a new instance of says of itself. */
 function said(/** @type {{ constants(): string }} */ glue) {
   guard.check('constants');
@@ -48,6 +55,8 @@ function loaded(glue) {
   // The records the package hands out as they are (`limits()`, `verdictBits()`).
   engine.limits = Object.freeze(c.limits);
   Object.freeze(c.verdictBits);
+  CODE_EXECUTION_TOOLS = Object.freeze(c.codeExecutionTools);
+  CODE_ENV_KINDS = Object.freeze(c.codeEnvKinds);
 }
 
 /**
@@ -90,14 +99,14 @@ export function sandboxFor(what) {
       failure,
     );
   }
-  sandboxLoaded(instantiateSync(load(), SANDBOX, 'module', sandboxGlue));
+  sandboxLoaded(instantiateSync(load(), SANDBOX, sandboxGlue));
   return engine.sandbox;
 }
 
 export function initSandboxSync(options) {
   if (!engine.open) guard.check('initSandboxSync');
   if (engine.sandbox !== undefined) return;
-  sandboxLoaded(instantiateSync(sourceOf(options, 'module'), SANDBOX, 'module', sandboxGlue));
+  sandboxLoaded(instantiateSync(sourceOf(options, 'module'), SANDBOX, sandboxGlue));
 }
 
 export async function initSandbox(options) {
@@ -121,11 +130,20 @@ export async function initSandbox(options) {
 /** Returns nothing: the raw wasm exports stay inside the package, where the guard watches every call. */
 export function initSync(options) {
   if (engine.ready) return;
-  loaded(instantiateSync(sourceOf(options, 'module'), CORE, 'module', coreGlue));
+  loaded(instantiateSync(sourceOf(options, 'module'), CORE, coreGlue));
 }
 
 export default async function init(options) {
   if (engine.ready) return;
+  // Only the slim entry passes nothing on here: the others load the core themselves.
+  if (options === undefined) {
+    throw gateError(
+      'missing_field',
+      'options',
+      "code-session-gate/slim: init() needs { module_or_path } (a WebAssembly.Module, bytes, URL or Response); " +
+        "import 'code-session-gate' for a loader that finds the .wasm itself",
+    );
+  }
   const x = await instantiate(sourceOf(options, 'module_or_path'), CORE, coreGlue);
   // Concurrent first calls: the first to finish is the instance.
   if (!engine.ready) loaded(x);
@@ -139,7 +157,7 @@ export default async function init(options) {
  */
 export function recover(options) {
   if (!guard.poisoned) return false;
-  const x = instantiateSync(sourceOf(options, 'module'), CORE, 'module', coreGlue);
+  const x = instantiateSync(sourceOf(options, 'module'), CORE, coreGlue);
   engine.epoch += 1;
   guard.reset();
   loaded(x);

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORE, engine, readWasm, startSync } from './engine.js';
-import { NODE_FIX, gateError, noWasmUrl } from './errors.js';
+import { NODE_FIX, besideUrl, gateError } from './errors.js';
 import * as api from './slim.js';
 
 export * from './slim.js';
@@ -29,7 +29,8 @@ export { default } from './slim.js';
 const load = (url, file) => {
   let bytes;
   try {
-    bytes = read(url, file);
+    const at = besideUrl(url, NODE_FIX);
+    bytes = readWasm((p) => readFileSync(p), at instanceof URL && at.protocol === 'file:' ? fileURLToPath(at) : installed(file, at));
   } catch (e) {
     const fallback = file === CORE.file ? engine.carriedCore : engine.carriedSandbox;
     if (!fallback) throw e;
@@ -37,22 +38,6 @@ const load = (url, file) => {
   }
   return new WebAssembly.Module(bytes);
 };
-
-/**
- * The bytes of the `.wasm` `url()` locates (see `load`).
- * @param {() => URL} url
- * @param {string} file
- * @returns {Buffer}
- */
-function read(url, file) {
-  let at;
-  try {
-    at = url();
-  } catch (e) {
-    throw gateError('wasm_not_found', '', noWasmUrl(e) + NODE_FIX, e);
-  }
-  return readWasm((p) => readFileSync(p), at instanceof URL && at.protocol === 'file:' ? fileURLToPath(at) : installed(file, at));
-}
 
 /**
  * The path of the package's `file` as Node resolves it from the working directory, for a bundle whose

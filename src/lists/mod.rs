@@ -22,9 +22,8 @@
 //! (half the text to write and to parse).
 //!
 //! The caller names the list it holds (`have`); the gate keeps the last few lists it wrote, so that it can
-//! diff against them. [`reader`] is the caller's side, for the native clients of the operations.
-
-pub mod reader;
+//! diff against them. [`crate::wire::client`] is the caller's side, for the native clients of the
+//! operations.
 
 use hashbrown::HashMap;
 use std::hash::{BuildHasher, Hasher};

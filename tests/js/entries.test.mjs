@@ -38,14 +38,16 @@ const CJS_PROBE = `
   gate.free();
   let freed = null;
   try { gate.verdict('create_file'); } catch (e) { freed = e.code; }
-  console.log(JSON.stringify({
+  // The async init() of the CommonJS copy is the API's function (a no-op here: loaded at require).
+  pkg.default().then((initResolved) => console.log(JSON.stringify({
     resolved: require.resolve('${PKG_NAME}').split('/').pop(),
     frozen: Object.isFrozen(pkg.CODE_EXECUTION_TOOLS),
     tools: pkg.CODE_EXECUTION_TOOLS,
     ref: pkg.toInjectedFileRef({ id: 'f1', name: 'a.txt' }, 'e0'),
     err, verdict, freed,
     init: typeof pkg.default,
-  }));
+    initResolved,
+  })));
 `;
 
 describe('CommonJS entry (node.cjs)', () => {
@@ -60,6 +62,7 @@ describe('CommonJS entry (node.cjs)', () => {
       assert.ok(out.verdict > 0);
       assert.equal(out.freed, 'freed');
       assert.equal(out.init, 'function');
+      assert.equal(out.initResolved, undefined);
     });
   }
 

@@ -4,7 +4,7 @@
 //! JavaScript API returns it (file lists unpacked, contexts resolved), so that the replay in Node can
 //! compare answer by answer.
 
-use code_session_gate::lists::reader::ListReader;
+use code_session_gate::wire::client::ListReader;
 use code_session_gate::{self as api, GateSession, GATE_OPS, STATIC_OPS};
 use serde_json::{json, Map, Value};
 

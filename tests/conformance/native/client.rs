@@ -3,7 +3,7 @@
 //! sent by reference, contexts written once per batch): natively through the library's functions, and
 //! compiled to wasm32 (the browser suite) through the modules' boundary (see [`transport`]).
 
-use code_session_gate::lists::reader::ListReader;
+use code_session_gate::wire::client::ListReader;
 use code_session_gate::{self as api, GATE_OPS, STATIC_OPS};
 use serde_json::{json, Value};
 

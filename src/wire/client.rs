@@ -1,6 +1,12 @@
-//! The caller's side of the list protocol ([`super`]): what the JavaScript layer (`Shared` in
-//! `packages/code-session-gate/wire.js`, generated from `crate::wire`) does with the answers that carry file lists, in Rust, for the native clients of the
-//! operations (the conformance runner and the property tests). It keeps the lists it decoded by
+//! The caller's side of the wire ([`super`]), in Rust: what the JavaScript layer (`Shared` in
+//! `packages/code-session-gate/wire.js`, generated from the same definition) does with the answers that
+//! carry file lists, for the native clients of the operations (the conformance runner natively and in
+//! the browser suite, the property tests, the fuzzers). Not in the shipped modules: built natively, and
+//! on wasm only with the `client` feature (the boundary's tests turn it on).
+//!
+//! It reads by the wire's definition alone: the list references' keys ([`LIST_REF`]), the packed refs'
+//! layout ([`PACKED_REF`]), how many lists are kept ([`LISTS_KEPT`]), the contexts' index
+//! ([`CONTEXT_INDEX`]); the kinds are the rules' ([`CODE_ENV_KINDS`]). It keeps the lists it decoded by
 //! generation, as many as the gate keeps, resolves each list reference against them, and rebuilds the
 //! answers in the form the JavaScript API returns them: lists of narrowed refs, contexts resolved into
 //! the requests that carry them. An answer that breaks the protocol (a list it does not hold, a pick
@@ -10,7 +16,21 @@
 use hashbrown::HashMap;
 use serde_json::{Map, Value};
 
-use crate::wire::{Packed, LISTS_KEPT as KEPT, PACKED_REF};
+use super::{Packed, CONTEXT_INDEX, LISTS_KEPT, LIST_REF, PACKED_REF};
+use crate::core::files::narrow::{CodeEnvKind, CODE_ENV_KINDS};
+
+// A list reference's keys ([`LIST_REF`], in the order they are written): its generation, the base it
+// picks from, the base's kept prefix, its added refs, its picks. A change of the definition's length
+// fails to compile here.
+const GEN: &str = LIST_REF[0];
+const BASE: &str = LIST_REF[1];
+const KEEP: &str = LIST_REF[2];
+const ADD: &str = LIST_REF[3];
+const PICK: &str = LIST_REF[4];
+
+/// The key of a narrowed ref's kind: the SDK's discriminant of `CodeEnvFile` (a field of the answers,
+/// as `_injected_files` is, not a convention of the wire).
+const KIND: &str = "kind";
 
 /// What is wrong with an answer, in words.
 pub type Broken = String;
@@ -44,24 +64,24 @@ impl ListReader {
     /// The list a reference `{gen, base?, keep?, pick?, add?}` stands for, as narrowed refs.
     pub fn list(&mut self, r: &Value) -> Result<Vec<Value>, Broken> {
         let gen = r
-            .get("gen")
+            .get(GEN)
             .and_then(Value::as_u64)
             .filter(|g| *g != 0)
             .ok_or_else(|| format!("a list reference without a generation: {r}"))?;
-        let list = match r.get("add") {
+        let list = match r.get(ADD) {
             None => self.get(gen).cloned().ok_or_else(|| {
                 format!("the answer names list {gen}, which the caller does not hold")
             })?,
             Some(Value::Array(added)) => {
                 let mut added = added.iter().map(unpack);
-                match (r.get("base"), r.get("pick")) {
+                match (r.get(BASE), r.get(PICK)) {
                     (Some(base), Some(Value::Array(pick))) => {
                         let base_gen = base.as_u64().unwrap_or(0);
                         let base = self
                             .get(base_gen)
                             .cloned()
                             .ok_or_else(|| format!("base list {base_gen} is not held: {r}"))?;
-                        let keep = match r.get("keep") {
+                        let keep = match r.get(KEEP) {
                             None => 0,
                             Some(k) => k
                                 .as_u64()
@@ -94,7 +114,7 @@ impl ListReader {
                         }
                         out
                     }
-                    (None, None) if r.get("keep").is_none() => {
+                    (None, None) if r.get(KEEP).is_none() => {
                         added.collect::<Result<Vec<Value>, Broken>>()?
                     }
                     _ => {
@@ -114,7 +134,7 @@ impl ListReader {
         self.seen.insert(gen, list.clone());
         self.held.retain(|(g, _)| *g != gen);
         self.held.push((gen, list.clone()));
-        if self.held.len() > KEPT {
+        if self.held.len() > LISTS_KEPT {
             self.held.remove(0);
         }
         self.last = gen;
@@ -165,7 +185,7 @@ impl ListReader {
         if let Some(Value::Array(requests)) = out.get_mut(requests_key) {
             for r in requests {
                 if let Value::Object(o) = r {
-                    if let Some(i) = o.shift_remove("ctx") {
+                    if let Some(i) = o.shift_remove(CONTEXT_INDEX) {
                         let context = i
                             .as_u64()
                             .and_then(|i| contexts.get(i as usize))
@@ -211,40 +231,36 @@ impl ListReader {
     }
 }
 
-/// A narrowed ref from its packed form `[id, resource_id, name, storage_session_id | null, kind,
-/// version?]`, with the wire keys in order and no key for an absent storage id; refused unless the ids
-/// and name are strings, the storage a string or `null`, the kind one of `CODE_ENV_KINDS`, and a
-/// numeric version there exactly for a skill.
+/// A narrowed ref from its packed form ([`PACKED_REF`]: each value at its key's place, `null` for an
+/// absent key where the definition says so, the trailing value there only where the ref has it), with
+/// the keys in the definition's order; refused unless every value but the trailing one is a string
+/// (or `null` where it may be), the kind one of [`CODE_ENV_KINDS`], and the trailing value a number
+/// there exactly for the kind that carries one (a skill: agent and user refs never do).
 pub fn unpack(packed: &Value) -> Result<Value, Broken> {
     let broken = || format!("a malformed packed ref: {packed}");
-    let a = packed.as_array().ok_or_else(broken)?;
-    let (Some(id), Some(resource_id), Some(name), Some(storage), Some(kind)) =
-        (a.first(), a.get(1), a.get(2), a.get(3), a.get(4))
-    else {
-        return Err(broken());
-    };
-    let version = a.get(5);
-    let kind_ok = matches!(kind.as_str(), Some("skill" | "agent" | "user"));
-    let version_ok = match version {
-        Some(v) => v.is_number() && kind.as_str() == Some("skill"),
-        None => kind.as_str() != Some("skill"),
-    };
-    if !(id.is_string()
-        && resource_id.is_string()
-        && name.is_string()
-        && (storage.is_string() || storage.is_null())
-        && kind_ok
-        && version_ok
-        && a.len() <= 6)
-    {
-        return Err(broken());
-    }
-    // Each value under its key, as the wire's definition places them.
+    let values = packed
+        .as_array()
+        .filter(|a| a.len() <= PACKED_REF.len())
+        .ok_or_else(broken)?;
+    let mut values = values.iter();
     let mut out = Map::new();
-    for ((key, packed), value) in PACKED_REF.iter().zip(a) {
-        if !(*packed == Packed::NullIsAbsent && value.is_null()) {
-            out.insert((*key).into(), value.clone());
-        }
+    let mut trailing = false;
+    for (key, how) in PACKED_REF {
+        let value = match (how, values.next()) {
+            (Packed::Trailing, None) | (Packed::NullIsAbsent, Some(Value::Null)) => continue,
+            (Packed::Trailing, Some(v)) if v.is_number() => {
+                trailing = true;
+                v
+            }
+            (Packed::Always | Packed::NullIsAbsent, Some(v)) if v.is_string() => v,
+            _ => return Err(broken()),
+        };
+        out.insert(key.into(), value.clone());
+    }
+    let kind = out.get(KIND).and_then(Value::as_str).unwrap_or_default();
+    let versionless = [CodeEnvKind::Agent.as_str(), CodeEnvKind::User.as_str()].contains(&kind);
+    if !CODE_ENV_KINDS.contains(&kind) || trailing == versionless {
+        return Err(broken());
     }
     Ok(Value::Object(out))
 }
@@ -315,6 +331,10 @@ mod tests {
             json!(["a", "a", "a", "e", "user", 1]),
             json!(["a", "a", "a", "e", "skill"]),
             json!(["a", 1, "a", "e", "user"]),
+            json!(["a", "a", "a", 7, "user"]),
+            json!(["a", "a", "a", "e", "skill", "2"]),
+            json!(["a", "a", "a", "e", "skill", 2, 3]),
+            json!(["a", "a", "a", "e"]),
         ] {
             assert!(unpack(&bad).is_err(), "{bad}");
         }
