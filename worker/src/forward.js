@@ -26,31 +26,50 @@ function failure(code, message, extra = {}) {
 }
 
 /**
- * Runs one dispatched request (`ToolCallRequest` of event batch `batch`) in the sandbox.
+ * The `sandboxRequest` options every call of a batch shares (the credential minted once for the batch).
+ * @param {SandboxSettings} sandbox
+ */
+export async function requestSettings(sandbox) {
+  return {
+    dialect: sandbox.dialect,
+    userId: sandbox.userId,
+    timeoutMs: sandbox.timeoutMs,
+    credential: await credentialOf(sandbox),
+    // The worker tells its caller which refs it sent.
+    withFiles: true,
+  };
+}
+
+/**
+ * The request of a call `forwardEventBatch` could not build: a host tool, whose `run` the worker makes
+ * from the arguments the planner dispatched; a typed error when it cannot.
+ * @param {import('code-session-gate').Gate} gate
+ * @param {number} batch
+ * @param {object} settings  {@link requestSettings}
+ * @param {{ id: string, name: string, args: Record<string, unknown> }} call  the `refused` entry
+ * @returns {{ built?: any, error?: object }}
+ */
+export function buildRefused(gate, batch, settings, call) {
+  try {
+    return { built: gate.sandboxRequest(batch, call.id, { ...settings, run: runFor(call.name, call.args) }) };
+  } catch (e) {
+    return { error: failure(e.code ?? 'invalid_tool_input', e.message, e.path ? { path: e.path } : {}) };
+  }
+}
+
+/**
+ * Sends one dispatched call's built request (`forwardEventBatch`'s or `sandboxRequest`'s answer) to the
+ * sandbox, and has the gate read the answer for batch `batch`.
  * @param {import('code-session-gate').Gate} gate
  * @param {number} batch
  * @param {SandboxSettings} sandbox
- * @param {import('code-session-gate').ToolCallRequest} request
+ * @param {string} id  the call's id
+ * @param {any} built  the call's request
  * @param {Map<string, string>} [blocked] files (identity → name) the sandbox no longer has and the worker
  *   cannot give it again: a call that would send one is not sent (`file_expired`)
  * @returns {Promise<{ status: 'success' | 'error', sent?: object, output?: object, error?: object, artifact?: object }>}
  */
-export async function forward(gate, batch, sandbox, request, blocked = new Map()) {
-  const { id, name, args } = request;
-  let built;
-  try {
-    built = gate.sandboxRequest(batch, id, {
-      dialect: sandbox.dialect,
-      run: runFor(name, args),
-      userId: sandbox.userId,
-      timeoutMs: sandbox.timeoutMs,
-      credential: await credentialOf(sandbox),
-      // The worker tells its caller which refs it sent.
-      withFiles: true,
-    });
-  } catch (e) {
-    return { status: 'error', error: failure(e.code ?? 'invalid_tool_input', e.message, e.path ? { path: e.path } : {}) };
-  }
+export async function send(gate, batch, sandbox, id, built, blocked = new Map()) {
   const sent = {
     session_id: built.sessionId,
     runtime_session_hint: built.runtimeSessionHint,
