@@ -4,7 +4,7 @@
 // keeps its answer, and the answers are folded together once all are back. Shared by
 // the Durable Object (src/conversation.js) and the plain-host runner (host.mjs), so that workerd, Node and
 // Deno run the very same steps.
-import { buildRefused, requestSettings, send } from './forward.js';
+import { buildRefused, current, requestSettings, send } from './forward.js';
 import { pooled } from './pool.js';
 
 /** A sent ref's identity, for listing each file once per batch. */
@@ -47,22 +47,24 @@ function sentOnce(settled) {
  */
 export async function runBatch(gate, sandbox, calls, options, run = {}) {
   const settings = await requestSettings(sandbox);
-  const batch = gate.forwardEventBatch(calls, options, settings);
+  const batch = gate.forwardEventBatch(calls, options, settings.options);
   const byId = new Map();
   for (const r of batch.rejected) {
     byId.set(r.id, { status: 'error', error: { code: 'invalid_model_args', message: r.errorMessage } });
   }
   for (const r of batch.eager) byId.set(r.id, { status: r.matched ? 'success' : 'error' });
   // Every dispatched call: those whose request the gate built, then the host tools' (their `run` is the
-  // worker's), each built before anything is sent so that a call that cannot be built is never admitted.
+  // worker's); one that cannot be built is answered with its error, and counted as the rest.
   const dispatched = batch.requests.map((built) => ({ id: built.id, built }));
   for (const call of batch.refused) dispatched.push({ id: call.id, ...buildRefused(gate, batch.id, settings, call) });
   let settled;
   try {
     const concurrency = run.admit && dispatched.length > 0 ? await run.admit(dispatched.length) : (run.concurrency ?? dispatched.length);
-    const tasks = dispatched.map(({ id, built, error }) => () =>
-      built === undefined ? Promise.resolve({ status: 'error', error }) : send(gate, batch.id, sandbox, id, built, run.blocked),
-    );
+    const tasks = dispatched.map((call) => async () => {
+      if (call.built === undefined) return { status: 'error', error: call.error };
+      const built = await current(gate, batch.id, sandbox, settings, call);
+      return built.error ? { status: 'error', error: built.error } : send(gate, batch.id, sandbox, call.id, built.request, run.blocked);
+    });
     settled = await pooled(tasks, concurrency);
   } catch (e) {
     gate.abandon(batch.id);
