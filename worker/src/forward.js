@@ -1,6 +1,7 @@
-// One tool call to the sandbox on the gate's forwarding path: the gate builds the request body (text)
-// from what the batch planned for the call, the worker sends it, and the gate reads the answer (bytes)
-// and keeps its artifact for the batch's fold. A failure of any kind is a typed error and folds nothing.
+// Tool calls to the sandbox on the gate's forwarding path: the gate builds each request (its body as
+// text) from what the batch planned for the call, the worker sends it, and the gate reads the answer
+// (bytes) and keeps its artifact for the batch's fold. A failure of any kind is a typed error and folds
+// nothing.
 import { readBody } from './limits.js';
 import { credentialOf, credentialReuseMs } from './sandbox-files.js';
 import { tracedFetch } from './trail.js';
