@@ -93,7 +93,12 @@ fn answer_forwarded_batch(
     for (call, request) in &built {
         match request {
             Ok(r) => requests.push((call.id.as_str(), call.name.as_str(), r)),
-            Err(e) => refused.push(RefusedCall::new(&call.id, &call.name, Refusal::of(e))),
+            Err(e) => refused.push(RefusedCall::new(
+                &call.id,
+                &call.name,
+                &call.args,
+                Refusal::of(e),
+            )),
         }
     }
     let (rejected, eager) = fields::not_dispatched(planned);

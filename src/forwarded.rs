@@ -9,7 +9,7 @@
 use super::fields::{EagerAnswered, RejectedCall};
 use crate::Refusal;
 use code_session_gate_rules::json::write::{push_json, push_key, push_str, push_u64};
-use code_session_gate_rules::json::RawText;
+use code_session_gate_rules::json::{JsonMap, RawText};
 use code_session_gate_rules::sandbox::refs::RefNote;
 use code_session_gate_rules::sandbox::{ExecBody, RunReport, SandboxRequest};
 
@@ -151,6 +151,10 @@ pub(crate) struct RefusedCall<'r> {
     id: &'r str,
     #[cfg_attr(feature = "typescript", tsify(type = "string"))]
     name: &'r str,
+    /// The call's arguments as the planner dispatched them (parsed and coerced, as `beginEventBatch`'s
+    /// request carries them), so that a host can build the call's own `run` from them.
+    #[cfg_attr(feature = "typescript", tsify(type = "Record<string, unknown>"))]
+    args: &'r JsonMap,
     #[cfg_attr(feature = "typescript", tsify(type = "CodeSessionGateError"))]
     error: Refusal<'r>,
 }
@@ -218,6 +222,8 @@ impl ForwardedBatch<'_> {
             push_str(&mut head, r.id);
             push_key(&mut head, "name", false);
             push_str(&mut head, r.name);
+            push_key(&mut head, "args", false);
+            push_json(&mut head, r.args);
             push_key(&mut head, "code", false);
             push_str(&mut head, r.error.code);
             push_key(&mut head, "path", false);
@@ -235,9 +241,14 @@ impl ForwardedBatch<'_> {
 }
 
 impl<'r> RefusedCall<'r> {
-    /// Call `id` (tool `name`), refused with `error`.
-    pub(crate) fn new(id: &'r str, name: &'r str, error: Refusal<'r>) -> Self {
-        RefusedCall { id, name, error }
+    /// Call `id` (tool `name`, dispatched with `args`), refused with `error`.
+    pub(crate) fn new(id: &'r str, name: &'r str, args: &'r JsonMap, error: Refusal<'r>) -> Self {
+        RefusedCall {
+            id,
+            name,
+            args,
+            error,
+        }
     }
 }
 

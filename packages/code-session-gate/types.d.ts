@@ -651,6 +651,11 @@ export interface ForwardedCallRequest extends ForwardedRequest {
 export interface RefusedCall {
   id: string;
   name: string;
+  /**
+   * The call's arguments as the planner dispatched them (parsed and coerced, as `beginEventBatch`'s
+   * request carries them), so that a host can build the call's own `run` from them.
+   */
+  args: Record<string, unknown>;
   error: CodeSessionGateError;
 }
 

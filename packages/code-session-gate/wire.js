@@ -199,7 +199,7 @@ export function forwardedBatch(out, bytes, files) {
   const batch = JSON.parse(/** @type {string} */ (bodies.shift()));
   const requests = batch.requests;
   for (let i = 0; i < requests.length; i++) withBody(requests[i], bodies[i], bytes, files);
-  batch.refused = batch.refused.map((r) => ({ id: r.id, name: r.name, error: gateError(r.code, r.path, r.message) }));
+  batch.refused = batch.refused.map((r) => ({ id: r.id, name: r.name, args: r.args, error: gateError(r.code, r.path, r.message) }));
   return batch;
 }
 

@@ -243,6 +243,34 @@ describe('limits per user, across conversations', () => {
 });
 
 describe('codeapi\'s production auth: a token per sandbox request, per user', () => {
+  test('a batch that outlives its token\'s reuse window is sent with a fresh one: no call carries an expired token', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const sb = await startSandbox({ log: () => {}, codeapiJwt: { publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(), kid: 'worker-key' } });
+    // A 3 s token (reused for 1 s at most); one slot, so the three runs of the batch go one after another.
+    const w = await worker(sb, 'codeapi', DECLARED, undefined, {
+      SANDBOX_AUTH: 'codeapi-jwt',
+      SANDBOX_CREDENTIAL: '',
+      SANDBOX_JWT_KID: 'worker-key',
+      SANDBOX_JWT_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      SANDBOX_JWT_TTL_S: '3',
+      MAX_CONCURRENT_RUNS: '1',
+    });
+    try {
+      const calls = ['a', 'b', 'c'].map((id) => ({ id, name: 'bash_tool', args: { command: 'date +%s.%N; sleep 0.7' } }));
+      const answer = await call(w, 'slow-batch', calls, undefined, ALICE);
+      assert.deepEqual(answer.results.map((r) => r.status), ['success', 'success', 'success']);
+      const started = answer.results.map((r) => Number(r.output.stdout.trim())).sort((x, y) => x - y);
+      const tokens = sb.codeapiTokens;
+      assert.equal(tokens.length, 3, 'one exec each');
+      // The runs went one after another, each with the token it arrived with (in that order).
+      tokens.forEach(({ claims }, i) => assert.ok(started[i] < claims.exp, `run ${i} began at ${started[i]}, after its token's exp ${claims.exp}`));
+      assert.notEqual(tokens[2].claims.jti, tokens[0].claims.jti, 'the last run, 1.4 s in, has a token minted for it');
+    } finally {
+      await w.stop();
+      await sb.close();
+    }
+  });
+
   for (const type of ['ed25519', 'rsa']) {
     test(`${type}: every sandbox request carries a fresh token naming its caller; codeapi keeps users apart`, async () => {
       const { privateKey, publicKey } = generateKeyPairSync(type, type === 'rsa' ? { modulusLength: 2048 } : {});

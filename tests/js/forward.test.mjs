@@ -294,14 +294,18 @@ describe('forwardEventBatch', () => {
   }
 
   test("a call whose request cannot be built is refused with sandboxRequest's error and stays in the batch", () => {
-    const calls = [CALL, { id: 'c2', name: 'create_file', args: {} }];
+    // The model's arguments as text: the refused call carries them as the planner dispatched them
+    // (parsed, trusted fields and all), the very args beginEventBatch's request would have.
+    const calls = [CALL, { id: 'c2', name: 'create_file', args: '{"path":"a.txt","content":"hi","session_id":"x"}' }];
     const [gate, twin] = twins();
     const batch = gate.forwardEventBatch(calls, OPTIONS, { dialect: 'codeapi' });
     assert.deepEqual(batch.requests.map((r) => r.id), ['c1']);
     assert.equal(batch.refused.length, 1);
-    const { id: refusedId, name, error } = batch.refused[0];
+    const { id: refusedId, name, args, error } = batch.refused[0];
     assert.deepEqual([refusedId, name], ['c2', 'create_file']);
     const planned = twin.beginEventBatch(calls, OPTIONS);
+    assert.deepEqual(args, { path: 'a.txt', content: 'hi', session_id: 'x' });
+    assert.deepEqual(args, planned.dispatch.find((r) => r.id === 'c2').args);
     const thrown = refuses(() => twin.sandboxRequest(planned.id, 'c2', { dialect: 'codeapi' }), 'missing_field', 'run');
     assert.ok(error instanceof Error);
     assert.deepEqual([error.name, error.code, error.path, error.message], [thrown.name, thrown.code, thrown.path, thrown.message]);

@@ -1,9 +1,10 @@
 // One request's tool calls as one event batch, as the SDK's ToolNode dispatches them: every call sees the
-// session as it was before the batch, each dispatched call goes to the sandbox on the gate's forwarding
-// path (the gate keeps each answer), and the answers are folded together once all are back. Shared by
+// session as it was before the batch, the gate plans the batch and builds every dispatched call's sandbox
+// request in one call (`forwardEventBatch`: no context lists cross), each goes to the sandbox and the gate
+// keeps its answer, and the answers are folded together once all are back. Shared by
 // the Durable Object (src/conversation.js) and the plain-host runner (host.mjs), so that workerd, Node and
 // Deno run the very same steps.
-import { forward } from './forward.js';
+import { buildRefused, current, requestSettings, send } from './forward.js';
 import { pooled } from './pool.js';
 
 /** A sent ref's identity, for listing each file once per batch. */
@@ -45,16 +46,26 @@ function sentOnce(settled) {
  *   `artifacts`: each dispatched call's artifact as the sandbox answered it (a recorded trace keeps these)
  */
 export async function runBatch(gate, sandbox, calls, options, run = {}) {
-  const batch = gate.beginEventBatch(calls, options);
+  const settings = await requestSettings(sandbox);
+  const batch = gate.forwardEventBatch(calls, options, settings.options);
   const byId = new Map();
   for (const r of batch.rejected) {
     byId.set(r.id, { status: 'error', error: { code: 'invalid_model_args', message: r.errorMessage } });
   }
   for (const r of batch.eager) byId.set(r.id, { status: r.matched ? 'success' : 'error' });
+  // Every dispatched call: those whose request the gate built, then the host tools' (their `run` is the
+  // worker's); one that cannot be built is answered with its error, and counted as the rest.
+  const dispatched = batch.requests.map((built) => ({ id: built.id, built }));
+  for (const call of batch.refused) dispatched.push({ id: call.id, ...buildRefused(gate, batch.id, settings, call) });
   let settled;
   try {
-    const concurrency = run.admit && batch.dispatch.length > 0 ? await run.admit(batch.dispatch.length) : (run.concurrency ?? batch.dispatch.length);
-    settled = await pooled(batch.dispatch.map((request) => () => forward(gate, batch.id, sandbox, request, run.blocked)), concurrency);
+    const concurrency = run.admit && dispatched.length > 0 ? await run.admit(dispatched.length) : (run.concurrency ?? dispatched.length);
+    const tasks = dispatched.map((call) => async () => {
+      if (call.built === undefined) return { status: 'error', error: call.error };
+      const built = await current(gate, batch.id, sandbox, settings, call);
+      return built.error ? { status: 'error', error: built.error } : send(gate, batch.id, sandbox, call.id, built.request, run.blocked);
+    });
+    settled = await pooled(tasks, concurrency);
   } catch (e) {
     gate.abandon(batch.id);
     throw e;
@@ -71,13 +82,13 @@ export async function runBatch(gate, sandbox, calls, options, run = {}) {
   const written = new Map();
   const inherited = new Map();
   const artifacts = new Map();
-  batch.dispatch.forEach((request, i) => {
+  dispatched.forEach(({ id }, i) => {
     const s = settled[i];
-    if (s.artifact) artifacts.set(request.id, s.artifact);
+    if (s.artifact) artifacts.set(id, s.artifact);
     const artifact = s.artifact && compact(s.artifact, written, inherited);
     // The artifact is what the gate folded: a host (or the devtools page's live mode) can fold it too,
     // with the batch's `inherited` files before the call's own.
-    byId.set(request.id, {
+    byId.set(id, {
       status: s.status,
       sent: s.sent && {
         session_id: s.sent.session_id,

@@ -12,7 +12,7 @@ import { prime } from './prime.js';
 import { TRACE_KEY, recordBatch, recording, startTrace } from './record.js';
 import { removeConversation } from './remove.js';
 import { routeOf } from './routes.js';
-import { sandboxCredential, sandboxSubject } from './sandbox-auth.js';
+import { credentialLifetimeMs, sandboxCredential, sandboxSubject } from './sandbox-auth.js';
 import { settings } from './settings.js';
 import { load, save } from './store.js';
 import { TRAIL_HEADER, Trail } from './trail.js';
@@ -227,7 +227,7 @@ export class Conversation {
         scopes,
         conversation: route.conversation,
         threadId: this.state.id.toString(),
-        sandbox: { ...sandbox, userId: sandboxUser, credentialFor: () => sandboxCredential(auth, sandboxUser), maxAnswerBytes: this.settings.limits.MAX_ANSWER_BYTES, trail },
+        sandbox: { ...sandbox, userId: sandboxUser, credentialFor: () => sandboxCredential(auth, sandboxUser), credentialTtlMs: credentialLifetimeMs(auth), maxAnswerBytes: this.settings.limits.MAX_ANSWER_BYTES, trail },
         limits: this.settings.limits,
         keeping: keepingFrom(this.env),
         partition: partitionOf(named, this.config),

@@ -1,8 +1,9 @@
-// One tool call to the sandbox on the gate's forwarding path: the gate builds the request body (text)
-// from what the batch planned for the call, the worker sends it, and the gate reads the answer (bytes)
-// and keeps its artifact for the batch's fold. A failure of any kind is a typed error and folds nothing.
+// Tool calls to the sandbox on the gate's forwarding path: the gate builds each request (its body as
+// text) from what the batch planned for the call, the worker sends it, and the gate reads the answer
+// (bytes) and keeps its artifact for the batch's fold. A failure of any kind is a typed error and folds
+// nothing.
 import { readBody } from './limits.js';
-import { credentialOf } from './sandbox-files.js';
+import { credentialOf, credentialReuseMs } from './sandbox-files.js';
 import { tracedFetch } from './trail.js';
 import { runFor } from './tools.js';
 
@@ -12,6 +13,7 @@ import { runFor } from './tools.js';
  * @property {'codeapi' | 'librecodeinterpreter'} dialect
  * @property {string | undefined} [credential]  a static Bearer token (codeapi) or API key (librecodeinterpreter)
  * @property {() => Promise<string | undefined>} [credentialFor]  the credential of one request, minted for it
+ * @property {number} [credentialTtlMs]  how long a minted credential is valid (SANDBOX_JWT_TTL_S)
  * @property {string | undefined} userId
  * @property {number} timeoutMs    the run's timeout, sent to the sandbox
  * @property {number} [runLimitMs] the run's own limit at the sandbox (codeapi's JOB_TIMEOUT; LCI: timeoutMs)
@@ -26,31 +28,76 @@ function failure(code, message, extra = {}) {
 }
 
 /**
- * Runs one dispatched request (`ToolCallRequest` of event batch `batch`) in the sandbox.
+ * The `sandboxRequest` options a batch's calls share, with the credential minted for the batch.
+ * @typedef {{ options: object, mintedAt: number }} BatchSettings
+ * @param {SandboxSettings} sandbox
+ * @returns {Promise<BatchSettings>}
+ */
+export async function requestSettings(sandbox) {
+  const mintedAt = Date.now();
+  const options = {
+    dialect: sandbox.dialect,
+    userId: sandbox.userId,
+    timeoutMs: sandbox.timeoutMs,
+    credential: await credentialOf(sandbox),
+    // The worker tells its caller which refs it sent.
+    withFiles: true,
+  };
+  return { options, mintedAt };
+}
+
+/**
+ * The request of a call `forwardEventBatch` could not build: a host tool, whose `run` the worker makes
+ * from the arguments the planner dispatched; a typed error when it cannot.
+ * @param {import('code-session-gate').Gate} gate
+ * @param {number} batch
+ * @param {BatchSettings} settings
+ * @param {{ id: string, name: string, args: Record<string, unknown> }} call  the `refused` entry
+ * @returns {{ built?: any, run?: object, error?: object }}
+ */
+export function buildRefused(gate, batch, settings, call) {
+  try {
+    const run = runFor(call.name, call.args);
+    return { built: gate.sandboxRequest(batch, call.id, { ...settings.options, run }), run };
+  } catch (e) {
+    return { error: failure(e.code ?? 'invalid_tool_input', e.message, e.path ? { path: e.path } : {}) };
+  }
+}
+
+/**
+ * A call's request as it may be sent now: as built, or, once the batch's credential is older than it may
+ * be reused (a batch waiting on the sandbox can outlive a short SANDBOX_JWT_TTL_S), built again by the
+ * gate with a fresh one.
  * @param {import('code-session-gate').Gate} gate
  * @param {number} batch
  * @param {SandboxSettings} sandbox
- * @param {import('code-session-gate').ToolCallRequest} request
+ * @param {BatchSettings} settings
+ * @param {{ id: string, built: any, run?: object }} call
+ * @returns {Promise<{ request?: any, error?: object }>}
+ */
+export async function current(gate, batch, sandbox, settings, call) {
+  if (Date.now() - settings.mintedAt <= credentialReuseMs(sandbox)) return { request: call.built };
+  try {
+    const credential = await credentialOf(sandbox);
+    return { request: gate.sandboxRequest(batch, call.id, { ...settings.options, credential, run: call.run }) };
+  } catch (e) {
+    return { error: failure(e.code ?? 'unavailable', e.message, e.path ? { path: e.path } : {}) };
+  }
+}
+
+/**
+ * Sends one dispatched call's built request (`forwardEventBatch`'s or `sandboxRequest`'s answer) to the
+ * sandbox, and has the gate read the answer for batch `batch`.
+ * @param {import('code-session-gate').Gate} gate
+ * @param {number} batch
+ * @param {SandboxSettings} sandbox
+ * @param {string} id  the call's id
+ * @param {any} built  the call's request
  * @param {Map<string, string>} [blocked] files (identity → name) the sandbox no longer has and the worker
  *   cannot give it again: a call that would send one is not sent (`file_expired`)
  * @returns {Promise<{ status: 'success' | 'error', sent?: object, output?: object, error?: object, artifact?: object }>}
  */
-export async function forward(gate, batch, sandbox, request, blocked = new Map()) {
-  const { id, name, args } = request;
-  let built;
-  try {
-    built = gate.sandboxRequest(batch, id, {
-      dialect: sandbox.dialect,
-      run: runFor(name, args),
-      userId: sandbox.userId,
-      timeoutMs: sandbox.timeoutMs,
-      credential: await credentialOf(sandbox),
-      // The worker tells its caller which refs it sent.
-      withFiles: true,
-    });
-  } catch (e) {
-    return { status: 'error', error: failure(e.code ?? 'invalid_tool_input', e.message, e.path ? { path: e.path } : {}) };
-  }
+export async function send(gate, batch, sandbox, id, built, blocked = new Map()) {
   const sent = {
     session_id: built.sessionId,
     runtime_session_hint: built.runtimeSessionHint,

@@ -153,3 +153,12 @@ export async function mintSandboxToken(auth, user, nowMs = Date.now()) {
 export function sandboxCredential(auth, user) {
   return auth.mode === 'static' ? Promise.resolve(auth.credential) : mintSandboxToken(auth, user);
 }
+
+/**
+ * How long a credential `sandboxCredential` answers stays valid, in ms: a minted token's lifetime
+ * (SANDBOX_JWT_TTL_S); `undefined` for a static one, which does not expire.
+ * @param {SandboxAuth} auth
+ */
+export function credentialLifetimeMs(auth) {
+  return auth.mode === 'static' ? undefined : auth.ttlSeconds * 1000;
+}

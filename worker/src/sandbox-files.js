@@ -32,6 +32,22 @@ export function credentialOf(sandbox) {
   return sandbox.credentialFor ? sandbox.credentialFor() : Promise.resolve(sandbox.credential);
 }
 
+/** The longest a minted credential is reused for one request's sandbox calls. */
+const CREDENTIAL_REUSE_MS = 60_000;
+
+/**
+ * How long a credential minted for one request may serve its later sandbox calls: a minute, or half the
+ * credential's sure lifetime when that is shorter (the sandbox refuses an expired token, and a token's
+ * `iat` is a whole second, so it may live up to a second less than its TTL; a call sent at the end of the
+ * window still arrives well before the expiry). `Infinity` for a static credential.
+ * @param {import('./forward.js').SandboxSettings} sandbox
+ */
+export function credentialReuseMs(sandbox) {
+  if (!sandbox.credentialFor) return Infinity;
+  const ttl = sandbox.credentialTtlMs;
+  return ttl === undefined ? CREDENTIAL_REUSE_MS : Math.min(CREDENTIAL_REUSE_MS, Math.max(0, ttl - 1000) / 2);
+}
+
 /** A sandbox answer that is not what was asked for → the worker's refusal, the status kept in the message. */
 async function fromSandbox(res, what) {
   const detail = `${what}: the sandbox answered ${res.status}`;

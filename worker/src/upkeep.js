@@ -20,7 +20,7 @@ import { Refusal } from './errors.js';
 import { LedgerWrites, readLedger } from './ledger.js';
 import { pooled } from './pool.js';
 import { ORIGIN, identity, isOwn } from './provenance.js';
-import { UPLOAD_BATCH_FILES, fetchFile, probeFile, uploadFiles } from './sandbox-files.js';
+import { UPLOAD_BATCH_FILES, credentialReuseMs, fetchFile, probeFile, uploadFiles } from './sandbox-files.js';
 import { userCall } from './user.js';
 
 /** LibreChat's threshold: a file older than 23 h is uploaded again before code runs (the servers keep ~24 h). */
@@ -31,8 +31,6 @@ const REFRESH_BATCH_BYTES = 32 * 1024 * 1024;
 const RECHECK_MS = 10 * 60_000;
 /** Checks (and output fetches) in flight at once. */
 const CHECKS_IN_FLIGHT = 8;
-/** How long one minted sandbox credential serves the checks of one request. */
-const CREDENTIAL_REUSE_MS = 60_000;
 
 /**
  * @typedef {object} UpkeepContext
@@ -89,10 +87,11 @@ function reusingCredential(/** @type {import('./forward.js').SandboxSettings} */
   let minted;
   let at = 0;
   const mint = sandbox.credentialFor;
+  const reuse = credentialReuseMs(sandbox);
   return {
     ...sandbox,
     credentialFor: () => {
-      if (minted === undefined || Date.now() - at > CREDENTIAL_REUSE_MS) {
+      if (minted === undefined || Date.now() - at > reuse) {
         minted = mint();
         at = Date.now();
       }
