@@ -77,8 +77,8 @@ pub const BODY_SEPARATOR: char = '\n';
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use super::client::unpack;
+    use super::*;
 
     /// A packed ref as the writer writes it reads back, through [`PACKED_REF`], with its keys in that
     /// order: the skill's version last, an absent storage id absent.

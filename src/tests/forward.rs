@@ -176,7 +176,7 @@ fn a_forwarded_batch_is_the_batch_and_each_calls_request() {
                     .unwrap();
                 assert_eq!(
                     refused,
-                    &json!({ "id": id, "name": dispatched["name"], "code": e.code.as_str(), "path": e.path, "message": e.to_string() })
+                    &json!({ "id": id, "name": dispatched["name"], "args": dispatched["args"], "code": e.code.as_str(), "path": e.path, "message": e.to_string() })
                 );
             }
         }
