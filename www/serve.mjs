@@ -44,8 +44,8 @@ const TYPES = {
 const CSP =
   "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
-function send(res, status, type, body) {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+function send(res, status, type, body, extra = {}) {
+  res.writeHead(status, { ...extra, 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   res.end(body);
 }
 
@@ -116,7 +116,13 @@ export function proxyRefusal(req, rest) {
   return null;
 }
 
-/** Forwards `live/<rest>` to the worker: same method, body and content type, and the token if any. */
+/** The worker's answer headers the proxy passes on (beside the content type). */
+const PASSED_HEADERS = ['retry-after', 'x-request-id'];
+
+/**
+ * Forwards `live/<rest>` to the worker: same method, body and content type, and the token if any; its
+ * answer comes back with its status, content type, `Retry-After` and `X-Request-Id`.
+ */
 async function proxy(req, res, worker, token, rest) {
   const refusal = proxyRefusal(req, rest);
   if (refusal) return problem(res, 403, refusal[0], refusal[1]);
@@ -136,7 +142,13 @@ async function proxy(req, res, worker, token, rest) {
       },
       body: ['GET', 'HEAD'].includes(req.method ?? 'GET') ? undefined : Buffer.concat(chunks),
     });
-    send(res, answer.status, answer.headers.get('content-type') ?? 'application/octet-stream', Buffer.from(await answer.arrayBuffer()));
+    // What the page acts on besides the body: when to try again, and the request's id to quote.
+    const passed = {};
+    for (const name of PASSED_HEADERS) {
+      const value = answer.headers.get(name);
+      if (value !== null) passed[name] = value;
+    }
+    send(res, answer.status, answer.headers.get('content-type') ?? 'application/octet-stream', Buffer.from(await answer.arrayBuffer()), passed);
   } catch (e) {
     problem(res, 502, 'worker_unreachable', `the worker at ${worker} did not answer: ${e.message}`);
   }

@@ -14,7 +14,7 @@ function raw(port, { method = 'GET', path = '/', headers = {}, body } = {}) {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, setHost: false }, (res) => {
       let text = '';
       res.on('data', (d) => (text += d));
-      res.on('end', () => done({ status: res.statusCode, text }));
+      res.on('end', () => done({ status: res.statusCode, headers: res.headers, text }));
     });
     req.on('error', fail);
     req.end(body);
@@ -32,6 +32,11 @@ before(async () => {
     reached.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization });
     req.resume();
     req.on('end', () => {
+      if (req.url?.startsWith('/conversations/busy/')) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7', 'x-request-id': 'req-busy', 'set-cookie': 'a=b' });
+        res.end('{"error":{"code":"rate_limited","message":"slow down","requestId":"req-busy"}}');
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"results":[]}');
     });
@@ -55,6 +60,15 @@ test('the page\'s own JSON POST is forwarded, with the token', async () => {
   const r = await raw(port, { method: 'POST', path: toolCalls, headers: { ...own(), 'content-type': 'application/json' }, body: json });
   assert.equal(r.status, 200, r.text);
   assert.deepEqual(reached, [{ method: 'POST', url: '/conversations/c1/tool-calls', authorization: 'Bearer demo-token' }]);
+});
+
+test('a refusal comes back as the worker gave it: status, Retry-After and the request id, nothing else', async () => {
+  const r = await raw(port, { method: 'POST', path: '/live/conversations/busy/tool-calls', headers: { ...own(), 'content-type': 'application/json' }, body: json });
+  assert.equal(r.status, 429, r.text);
+  assert.equal(r.headers['retry-after'], '7');
+  assert.equal(r.headers['x-request-id'], 'req-busy');
+  assert.equal(r.headers['set-cookie'], undefined, 'the worker\'s other headers stay behind');
+  assert.equal(JSON.parse(r.text).error.code, 'rate_limited');
 });
 
 test('what another site or a rebinding page sends never reaches the worker', async () => {
