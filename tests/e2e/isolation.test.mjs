@@ -13,6 +13,7 @@ import {
   PRIME_SCOPE,
   api,
   call,
+  jwtSandbox,
   one,
   partitionNames,
   sandboxPaths,
@@ -244,17 +245,9 @@ describe('limits per user, across conversations', () => {
 
 describe('codeapi\'s production auth: a token per sandbox request, per user', () => {
   test('a batch that outlives its token\'s reuse window is sent with a fresh one: no call carries an expired token', async () => {
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-    const sb = await startSandbox({ log: () => {}, codeapiJwt: { publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(), kid: 'worker-key' } });
+    const { sb, env } = await jwtSandbox();
     // A 3 s token (reused for 1 s at most); one slot, so the three runs of the batch go one after another.
-    const w = await worker(sb, 'codeapi', DECLARED, undefined, {
-      SANDBOX_AUTH: 'codeapi-jwt',
-      SANDBOX_CREDENTIAL: '',
-      SANDBOX_JWT_KID: 'worker-key',
-      SANDBOX_JWT_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-      SANDBOX_JWT_TTL_S: '3',
-      MAX_CONCURRENT_RUNS: '1',
-    });
+    const w = await worker(sb, 'codeapi', DECLARED, undefined, { ...env, SANDBOX_JWT_TTL_S: '3', MAX_CONCURRENT_RUNS: '1' });
     try {
       const calls = ['a', 'b', 'c'].map((id) => ({ id, name: 'bash_tool', args: { command: 'date +%s.%N; sleep 0.7' } }));
       const answer = await call(w, 'slow-batch', calls, undefined, ALICE);
