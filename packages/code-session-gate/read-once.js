@@ -5,7 +5,8 @@
 // exactly once, and the one place JavaScript decides something the module cannot: what it read is what
 // the module is sent (JSON text), and what JSON would lose is refused with the offending value's path
 // (non-finite numbers, functions, symbols, bigints, nesting past the gate's limit or cycles, getters,
-// `toJSON` or Proxy traps that throw, lone surrogates). The layer's other modules take a host's value
+// `toJSON` or Proxy traps that throw, lone surrogates); what the gate handed out, recognised by
+// identity (handed.js), is written once. The layer's other modules take a host's value
 // through these functions only: `argumentText`, `write`, `writeObject` (a value as JSON text),
 // `ReadOptions` (an options object some of whose members were read already), `read`, `member`, `flag`
 // (one member), `lengthOf` (an array's length), `isRecord` and `bodyOf` (a sandbox answer's body,
@@ -13,6 +14,7 @@
 // (gate-base.js says why).
 import { describe, gateError } from './errors.js';
 import { engine } from './engine.js';
+import { Handed } from './handed.js';
 import { FOREIGN_JSON_TEXT, NOT_JSON_TEXT, isWellFormed, jsonTextKind, misplacedJsonText, quote } from './json-text.js';
 
 export const dot = (path, key) => (path === '' ? key : `${path}.${key}`);
@@ -83,6 +85,14 @@ export function write(v, depth, key) {
       break;
     default:
       throw new Fault('invalid_type', (at) => `${at}: expected plain data, got ${typeof v}`);
+  }
+  // What the gate handed out is written once (handed.js): where the walk below would write the same
+  // text, which holds while no prototype has a `toJSON` (`in` runs no host code on them) and the value
+  // nests within the depth limit where it stands.
+  const levels = Handed.levels(v);
+  if (levels > 0 && depth + levels <= engine.constants.maxDepth && !('toJSON' in ArrayPrototype)) {
+    // The walk's own steps for a plain object or array (its prototype is one of the two: it is frozen).
+    return Handed.written(v) ?? Handed.remember(v, Array.isArray(v) ? writeArray(v, depth) : writeObject(v, depth, undefined));
   }
   let proto;
   let toJSON;
