@@ -186,6 +186,20 @@ function writeArray(v, depth) {
   return out + ']';
 }
 
+/** `"key":` of each key written lately (keys recur in every object of a host's arrays), bounded. */
+const openings = new Map();
+
+/** The text that opens member `k` of an object: its key quoted, and the colon. */
+function opening(k) {
+  let m = openings.get(k);
+  if (m === undefined) {
+    m = quote(k) + ':';
+    if (openings.size >= 1024) openings.clear();
+    openings.set(k, m);
+  }
+  return m;
+}
+
 /**
  * An object's text; `known` (top level only) holds values the caller has already read from it, which
  * are written as read instead of being read again.
@@ -206,7 +220,7 @@ export function writeObject(v, depth, known) {
       const item = known === undefined || !known.has(k) ? v[k] : known.get(k);
       // Strings (most members) are written here, without the call through `write`.
       const text = typeof item === 'string' ? quote(item) : write(item, depth + 1, k);
-      if (text !== undefined) out += (out.length === 1 ? '' : ',') + quote(k) + ':' + text;
+      if (text !== undefined) out += (out.length === 1 ? '' : ',') + opening(k) + text;
     }
   } catch (e) {
     const f = isFault(e) ? /** @type {Fault} */ (e) : threw('reading it', e);
