@@ -63,7 +63,8 @@ export function brand(v, levels) {
  */
 export function brandRecord(v) {
   let levels = 1;
-  for (const key in v) {
+  // Own keys only: a `for…in` would read an enumerable getter a host put on `Object.prototype`.
+  for (const key of Object.keys(v)) {
     const m = v[key];
     if (typeof m !== 'object' || m === null) continue;
     const inner = Handed.levels(m);

@@ -57,6 +57,15 @@ const threw = (/** @type {string} */ what, /** @type {unknown} */ e) =>
 const getPrototypeOf = Object.getPrototypeOf;
 const ObjectPrototype = Object.prototype;
 const ArrayPrototype = Array.prototype;
+const hasOwn = Object.hasOwn;
+
+/**
+ * Whether an array or a record of plain data inherits no `toJSON`: asked of the two prototypes' own
+ * keys and of `Array.prototype`'s prototype (which a host may change, even to a Proxy), so that no
+ * host code runs.
+ */
+const plainPrototypes = () =>
+  getPrototypeOf(ArrayPrototype) === ObjectPrototype && !hasOwn(ArrayPrototype, 'toJSON') && !hasOwn(ObjectPrototype, 'toJSON');
 
 /**
  * The JSON text `JSON.stringify` writes for `v`, or `undefined` where it writes nothing, reading each
@@ -87,10 +96,10 @@ export function write(v, depth, key) {
       throw new Fault('invalid_type', (at) => `${at}: expected plain data, got ${typeof v}`);
   }
   // What the gate handed out is written once (handed.js): where the walk below would write the same
-  // text, which holds while no prototype has a `toJSON` (`in` runs no host code on them) and the value
-  // nests within the depth limit where it stands.
+  // text, which holds while the value nests within the depth limit where it stands and no prototype it
+  // inherits from has a `toJSON`.
   const levels = Handed.levels(v);
-  if (levels > 0 && depth + levels <= engine.constants.maxDepth && !('toJSON' in ArrayPrototype)) {
+  if (levels > 0 && depth + levels <= engine.constants.maxDepth && plainPrototypes()) {
     // The walk's own steps for a plain object or array (its prototype is one of the two: it is frozen).
     return Handed.written(v) ?? Handed.remember(v, Array.isArray(v) ? writeArray(v, depth) : writeObject(v, depth, undefined));
   }

@@ -164,3 +164,35 @@ test("a handed-out list nested past the depth limit is refused at the same path 
   }
   gate.free();
 });
+
+test("Array.prototype's prototype made a Proxy: a handed-out list is read as its copy is, refusals alike", () => {
+  const gate = new Gate(config());
+  const files = gate.contextForCall('event', 'bash_tool', OPTS).codeSessionContext.files;
+  // Its text kept first, then the prototype chain changed under it.
+  gate.updateSession('k', { session_id: 'x', files }, { now: 2 });
+  const trap = new Proxy(Object.prototype, {
+    has: (target, key) => (key === 'toJSON' ? assert.fail('has') : Reflect.has(target, key)),
+    get: (target, key, receiver) => {
+      if (key === 'toJSON') throw new Error('toJSON trap');
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  const errors = [];
+  const both = [files, copy(files)];
+  Object.setPrototypeOf(Array.prototype, trap);
+  try {
+    for (const v of both) {
+      try {
+        gate.updateSession('k', { session_id: 'y', files: v }, { now: 3 });
+        errors.push(null);
+      } catch (e) {
+        errors.push([e.code, e.path, e.message]);
+      }
+    }
+  } finally {
+    Object.setPrototypeOf(Array.prototype, Object.prototype);
+  }
+  assert.deepEqual(errors[0], errors[1]);
+  assert.equal(errors[0]?.[0], 'invalid_value');
+  gate.free();
+});
