@@ -117,6 +117,45 @@ for (const n of SIZES) {
     },
   });
 }
+// A host that echoes the stored refs it was told about (the context's files, the outputs of earlier
+// turns left out, so that the partition stays at N + 5) in the artifact it folds, with five new
+// outputs: every echoed ref the very object the gate handed out (`all`), every other one (`half`), or
+// none (`none`: a copy the host built). The host's work is the same in the three (a lookup per ref), so
+// the difference is the layer's reading.
+for (const n of [20, 200]) {
+  for (const [mode, own] of /** @type {const} */ ([['all', 1], ['half', 2], ['none', 0]])) {
+    scenarios.push({
+      id: `echo turn, ${n} files, ${mode} recognised`,
+      make: (p) => {
+        const g = new p.Gate(config(n));
+        /** @type {Map<object, object | null>} */
+        const echoes = new Map();
+        let k = 0;
+        const outputs = artifactPool(n).map((a) => a.files.slice(n));
+        let t = 0;
+        return {
+          fn: () => {
+            t++;
+            const ctx = g.contextForCall('event', 'bash_tool', OPTS).codeSessionContext;
+            const files = [];
+            for (const f of ctx.files) {
+              let e = echoes.get(f);
+              if (e === undefined) {
+                const stored = f.id.startsWith('file-');
+                echoes.set(f, (e = !stored ? null : own === 1 || (own === 2 && k++ % 2 === 0) ? f : { ...f }));
+              }
+              if (e !== null) files.push(e);
+            }
+            for (const o of outputs[t & 63]) files.push(o);
+            g.foldResults('event', result({ session_id: `exec-${t & 63}`, files }), { now: t });
+            return do_not_optimize(g.contextForCall('event', 'bash_tool', OPTS));
+          },
+          free: () => g.free(),
+        };
+      },
+    });
+  }
+}
 for (const n of SIZES) {
   for (const bytes of [false, true]) {
     scenarios.push({

@@ -5,7 +5,8 @@
 // exactly once, and the one place JavaScript decides something the module cannot: what it read is what
 // the module is sent (JSON text), and what JSON would lose is refused with the offending value's path
 // (non-finite numbers, functions, symbols, bigints, nesting past the gate's limit or cycles, getters,
-// `toJSON` or Proxy traps that throw, lone surrogates). The layer's other modules take a host's value
+// `toJSON` or Proxy traps that throw, lone surrogates); what the gate handed out, recognised by
+// identity (handed.js), is written once. The layer's other modules take a host's value
 // through these functions only: `argumentText`, `write`, `writeObject` (a value as JSON text),
 // `ReadOptions` (an options object some of whose members were read already), `read`, `member`, `flag`
 // (one member), `lengthOf` (an array's length), `isRecord` and `bodyOf` (a sandbox answer's body,
@@ -13,6 +14,7 @@
 // (gate-base.js says why).
 import { describe, gateError } from './errors.js';
 import { engine } from './engine.js';
+import { Handed } from './handed.js';
 import { FOREIGN_JSON_TEXT, NOT_JSON_TEXT, isWellFormed, jsonTextKind, misplacedJsonText, quote } from './json-text.js';
 
 export const dot = (path, key) => (path === '' ? key : `${path}.${key}`);
@@ -55,6 +57,15 @@ const threw = (/** @type {string} */ what, /** @type {unknown} */ e) =>
 const getPrototypeOf = Object.getPrototypeOf;
 const ObjectPrototype = Object.prototype;
 const ArrayPrototype = Array.prototype;
+const hasOwn = Object.hasOwn;
+
+/**
+ * Whether an array or a record of plain data inherits no `toJSON`: asked of the two prototypes' own
+ * keys and of `Array.prototype`'s prototype (which a host may change, even to a Proxy), so that no
+ * host code runs.
+ */
+const plainPrototypes = () =>
+  getPrototypeOf(ArrayPrototype) === ObjectPrototype && !hasOwn(ArrayPrototype, 'toJSON') && !hasOwn(ObjectPrototype, 'toJSON');
 
 /**
  * The JSON text `JSON.stringify` writes for `v`, or `undefined` where it writes nothing, reading each
@@ -83,6 +94,14 @@ export function write(v, depth, key) {
       break;
     default:
       throw new Fault('invalid_type', (at) => `${at}: expected plain data, got ${typeof v}`);
+  }
+  // What the gate handed out is written once (handed.js): where the walk below would write the same
+  // text, which holds while the value nests within the depth limit where it stands and no prototype it
+  // inherits from has a `toJSON`.
+  const levels = Handed.levels(v);
+  if (levels > 0 && depth + levels <= engine.constants.maxDepth && plainPrototypes()) {
+    // The walk's own steps for a plain object or array (its prototype is one of the two: it is frozen).
+    return Handed.written(v) ?? Handed.remember(v, Array.isArray(v) ? writeArray(v, depth) : writeObject(v, depth, undefined));
   }
   let proto;
   let toJSON;
@@ -176,6 +195,20 @@ function writeArray(v, depth) {
   return out + ']';
 }
 
+/** `"key":` of each key written lately (keys recur in every object of a host's arrays), bounded. */
+const openings = new Map();
+
+/** The text that opens member `k` of an object: its key quoted, and the colon. */
+function opening(k) {
+  let m = openings.get(k);
+  if (m === undefined) {
+    m = quote(k) + ':';
+    if (openings.size >= 1024) openings.clear();
+    openings.set(k, m);
+  }
+  return m;
+}
+
 /**
  * An object's text; `known` (top level only) holds values the caller has already read from it, which
  * are written as read instead of being read again.
@@ -196,7 +229,7 @@ export function writeObject(v, depth, known) {
       const item = known === undefined || !known.has(k) ? v[k] : known.get(k);
       // Strings (most members) are written here, without the call through `write`.
       const text = typeof item === 'string' ? quote(item) : write(item, depth + 1, k);
-      if (text !== undefined) out += (out.length === 1 ? '' : ',') + quote(k) + ':' + text;
+      if (text !== undefined) out += (out.length === 1 ? '' : ',') + opening(k) + text;
     }
   } catch (e) {
     const f = isFault(e) ? /** @type {Fault} */ (e) : threw('reading it', e);

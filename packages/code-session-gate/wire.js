@@ -7,9 +7,8 @@
 // reads for the module and the answers it hands out.
 import { encoder } from './call.js';
 import { gateError } from './errors.js';
+import { brand, brandRecord } from './handed.js';
 import { ReadOptions, bodyOf, flag, isRecord, lengthOf, member, read } from './read-once.js';
-
-const freeze = Object.freeze;
 
 /** How many decoded lists a gate keeps (the module keeps as many written ones to diff against). */
 const LISTS_KEPT = 16;
@@ -23,7 +22,7 @@ function unpack(a) {
     ? { id: a[0], resource_id: a[1], name: a[2], kind: a[4] }
     : { id: a[0], resource_id: a[1], name: a[2], storage_session_id: a[3], kind: a[4] };
   if (a.length > 5) ref.version = a[5];
-  return freeze(ref);
+  return brand(ref, 1);
 }
 
 /** The file lists and contexts one gate has built, by partition generation. */
@@ -58,7 +57,7 @@ export class Shared {
       list = new Array(add.length);
       for (let i = 0; i < add.length; i++) list[i] = unpack(add[i]);
     }
-    freeze(list);
+    brand(list, list.length === 0 ? 1 : 2);
     this.lists.delete(gen);
     this.lists.set(gen, list);
     if (this.lists.size > LISTS_KEPT) this.lists.delete(this.lists.keys().next().value);
@@ -78,7 +77,7 @@ export class Shared {
     const ctx = {};
     if (c.session_id !== undefined) ctx.session_id = c.session_id;
     if (c.files !== undefined) ctx.files = this.list(c.files);
-    freeze(ctx);
+    brandRecord(ctx);
     this.contexts.set(key, ctx);
     if (this.contexts.size > LISTS_KEPT * 2) this.contexts.delete(this.contexts.keys().next().value);
     return ctx;
@@ -91,11 +90,11 @@ export class Shared {
   }
 }
 
-/** `contextForCall`'s fields as the host receives them (frozen). */
+/** `contextForCall`'s fields as the host receives them (frozen; handed out, so that passing them back costs no reading). */
 export function fieldsOf(fields, shared) {
   if (fields._injected_files !== undefined) fields._injected_files = shared.list(fields._injected_files);
   if (fields.codeSessionContext !== undefined) fields.codeSessionContext = shared.context(fields.codeSessionContext);
-  return freeze(fields);
+  return brandRecord(fields);
 }
 
 /**

@@ -2,7 +2,9 @@
 //! wire's conventions, generated from their one definition (`code_session_gate::wire`): the packed
 //! refs' decoder from [`PACKED_REF`], the list references' reader from [`LIST_REF`] and
 //! [`LISTS_KEPT`], the contexts by [`CONTEXT_INDEX`], an unchanged
-//! context by [`UNCHANGED`], and the bodies after their heads by [`BODY_SEPARATOR`]. A test compares
+//! context by [`UNCHANGED`], and the bodies after their heads by [`BODY_SEPARATOR`]; what it builds
+//! for the host (refs, lists, contexts, fields) is branded as handed out (`handed.js`), so that one
+//! passed back is not read again. A test compares
 //! the file with what [`wire_js`] writes; `CSG_WRITE_GENERATED=1 cargo test -p
 //! code-session-gate-generate` rewrites it.
 
@@ -54,7 +56,7 @@ fn unpack() -> String {
             out.push_str(&format!("  if (a.length > {i}) ref.{key} = a[{i}];\n"));
         }
     }
-    out.push_str("  return freeze(ref);\n}\n");
+    out.push_str("  return brand(ref, 1);\n}\n");
     out
 }
 
@@ -92,7 +94,7 @@ export class Shared {
       list = new Array(add.length);
       for (let i = 0; i < add.length; i++) list[i] = unpack(add[i]);
     }
-    freeze(list);
+    brand(list, list.length === 0 ? 1 : 2);
     this.lists.delete(gen);
     this.lists.set(gen, list);
     if (this.lists.size > LISTS_KEPT) this.lists.delete(this.lists.keys().next().value);
@@ -112,7 +114,7 @@ export class Shared {
     const ctx = {};
     if (c.session_id !== undefined) ctx.session_id = c.session_id;
     if (c.files !== undefined) ctx.files = this.list(c.files);
-    freeze(ctx);
+    brandRecord(ctx);
     this.contexts.set(key, ctx);
     if (this.contexts.size > LISTS_KEPT * 2) this.contexts.delete(this.contexts.keys().next().value);
     return ctx;
@@ -125,11 +127,11 @@ export class Shared {
   }
 }
 
-/** `contextForCall`'s fields as the host receives them (frozen). */
+/** `contextForCall`'s fields as the host receives them (frozen; handed out, so that passing them back costs no reading). */
 export function fieldsOf(fields, shared) {
   if (fields._injected_files !== undefined) fields._injected_files = shared.list(fields._injected_files);
   if (fields.codeSessionContext !== undefined) fields.codeSessionContext = shared.context(fields.codeSessionContext);
-  return freeze(fields);
+  return brandRecord(fields);
 }
 
 /**
@@ -321,8 +323,8 @@ pub fn wire_js() -> String {
          // reads for the module and the answers it hands out.\n\
          import {{ encoder }} from './call.js';\n\
          import {{ gateError }} from './errors.js';\n\
+         import {{ brand, brandRecord }} from './handed.js';\n\
          import {{ ReadOptions, bodyOf, flag, isRecord, lengthOf, member, read }} from './read-once.js';\n\n\
-         const freeze = Object.freeze;\n\n\
          /** How many decoded lists a gate keeps (the module keeps as many written ones to diff against). */\n\
          const LISTS_KEPT = {LISTS_KEPT};\n\n{}{reader}{layer}",
         unpack()
