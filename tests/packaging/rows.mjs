@@ -633,9 +633,11 @@ export const ROWS = [
  * path's memo and the word-at-a-time text checks (core .wasm +3.4 KB, sandbox +1.2 KB, each held twice):
  * 817.2 kB; issue 32's Gate.forwardEventBatch (core .wasm +3.2 KB, held twice, and its declarations):
  * 822.3 kB; issue 48's second pass (core .wasm +4.0 KB, within that issue's +2 %, held twice; each
- * type's declaration derived from the struct that reads or writes it): 826.5 kB.
+ * type's declaration derived from the struct that reads or writes it): 826.5 kB; issue 49's handed-out
+ * objects recognised (handed.js in each bundle) and forwardEventBatch's refused calls with their args:
+ * 827.8 kB.
  */
-const PACKED_CEILING = 827_000;
+const PACKED_CEILING = 828_000;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 
