@@ -246,10 +246,11 @@ describe('limits per user, across conversations', () => {
 describe('codeapi\'s production auth: a token per sandbox request, per user', () => {
   test('a batch that outlives its token\'s reuse window is sent with a fresh one: no call carries an expired token', async () => {
     const { sb, env } = await jwtSandbox();
-    // A 3 s token (reused for 1 s at most); one slot, so the three runs of the batch go one after another.
-    const w = await worker(sb, 'codeapi', DECLARED, undefined, { ...env, SANDBOX_JWT_TTL_S: '3', MAX_CONCURRENT_RUNS: '1' });
+    // A 5 s token (reused for 2 s at most: its iat is a whole second); one slot, so the three runs of the batch
+    // go one after another, the third over 2 s in.
+    const w = await worker(sb, 'codeapi', DECLARED, undefined, { ...env, SANDBOX_JWT_TTL_S: '5', MAX_CONCURRENT_RUNS: '1' });
     try {
-      const calls = ['a', 'b', 'c'].map((id) => ({ id, name: 'bash_tool', args: { command: 'date +%s.%N; sleep 0.7' } }));
+      const calls = ['a', 'b', 'c'].map((id) => ({ id, name: 'bash_tool', args: { command: 'date +%s.%N; sleep 1.1' } }));
       const answer = await call(w, 'slow-batch', calls, undefined, ALICE);
       assert.deepEqual(answer.results.map((r) => r.status), ['success', 'success', 'success']);
       const started = answer.results.map((r) => Number(r.output.stdout.trim())).sort((x, y) => x - y);
@@ -257,7 +258,7 @@ describe('codeapi\'s production auth: a token per sandbox request, per user', ()
       assert.equal(tokens.length, 3, 'one exec each');
       // The runs went one after another, each with the token it arrived with (in that order).
       tokens.forEach(({ claims }, i) => assert.ok(started[i] < claims.exp, `run ${i} began at ${started[i]}, after its token's exp ${claims.exp}`));
-      assert.notEqual(tokens[2].claims.jti, tokens[0].claims.jti, 'the last run, 1.4 s in, has a token minted for it');
+      assert.notEqual(tokens[2].claims.jti, tokens[0].claims.jti, 'the last run, 2.2 s in, has a token minted for it');
     } finally {
       await w.stop();
       await sb.close();
