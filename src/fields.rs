@@ -376,9 +376,8 @@ impl<'r> Requests<'r> {
         }
     }
 
-    /// `"contexts":[…],"<key>":[…]`.
+    /// `"contexts":[…],"<key>":[…]`, into an answer its caller sized by the requests' `size`.
     fn write(&self, key: &'static str, out: &mut String) {
-        out.reserve(self.size);
         out.push_str("\"contexts\":[");
         for (i, c) in self.contexts.iter().enumerate() {
             if i > 0 {
@@ -532,7 +531,8 @@ pub fn event_batch(
         rejected,
         eager,
     };
-    let mut out = String::with_capacity(512);
+    // Sized once from the requests' estimate: growing a 512-byte start to it copied what was written.
+    let mut out = String::with_capacity(128 + batch.dispatch.size);
     out.push_str("{\"id\":");
     push_u64(&mut out, batch.id.into());
     out.push(',');
@@ -559,7 +559,7 @@ pub fn prestart(id: u32, planned: &[PlannedEventRequest], list: u64, lists: &mut
         id,
         requests: Requests::new(planned.iter(), &mut w),
     };
-    let mut out = String::with_capacity(512);
+    let mut out = String::with_capacity(64 + prestart.requests.size);
     out.push_str("{\"id\":");
     push_u64(&mut out, prestart.id.into());
     out.push(',');

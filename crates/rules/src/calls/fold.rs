@@ -169,32 +169,52 @@ impl FoldRequest<'_> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RequestMap<'a> {
     requests: Vec<FoldRequest<'a>>,
+    /// By id, once there are more than [`FEW_REQUESTS`] (empty until then): a batch's few calls are
+    /// found by a scan, which costs less than a table to build, hash into and free on every batch.
     index: HashMap<Str<'a>, usize>,
 }
+
+/// How many requests a [`RequestMap`] scans before it indexes them.
+const FEW_REQUESTS: usize = 8;
 
 impl<'a> RequestMap<'a> {
     /// Builds the map from requests in plan order.
     pub fn new(requests: Vec<FoldRequest<'a>>) -> Self {
         let mut m = RequestMap::default();
         for r in requests {
-            match m.index.get(&r.id).copied() {
+            match m.position(&r.id) {
                 Some(i) => {
                     if let Some(slot) = m.requests.get_mut(i) {
                         *slot = r;
                     }
                 }
                 None => {
-                    m.index.insert(r.id.clone(), m.requests.len());
                     m.requests.push(r);
+                    if m.requests.len() > FEW_REQUESTS {
+                        // Every request the index does not hold yet: all of them the first time.
+                        let from = m.index.len();
+                        for (i, q) in m.requests.iter().enumerate().skip(from) {
+                            m.index.insert(q.id.clone(), i);
+                        }
+                    }
                 }
             }
         }
         m
     }
 
+    /// Where the request with `id` is (ids are distinct in `requests`).
+    fn position(&self, id: &str) -> Option<usize> {
+        if self.index.is_empty() {
+            self.requests.iter().position(|r| r.id.as_str() == id)
+        } else {
+            self.index.get(id).copied()
+        }
+    }
+
     /// The request with `id`.
     pub fn get(&self, id: &str) -> Option<&FoldRequest<'a>> {
-        self.index.get(id).and_then(|&i| self.requests.get(i))
+        self.position(id).and_then(|i| self.requests.get(i))
     }
 
     /// The requests in map order.

@@ -333,7 +333,7 @@ impl<'a> Handling<'a> {
         into: fn(T) -> Handling<'a>,
     ) -> GateResult<Handling<'a>> {
         if let Some(text) = text {
-            let fields = json::fields_of::<T>();
+            let fields = json::quiet_fields_of::<T>();
             if let Some(read) = Self::read_in_one_pass(text, memo, fields, with_now) {
                 return Ok(read);
             }

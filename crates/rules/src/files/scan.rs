@@ -134,8 +134,11 @@ impl<'a> Scan<'a> {
                 // grown (and copied) seven times on the way to hundreds. Bounded, as the rest may be
                 // a long output.
                 let rest = self.text.len().saturating_sub(self.at);
-                let foreseen =
-                    1 + (rest / self.at.saturating_sub(first).max(1)).min(MAX_FORESEEN_FILES);
+                // Rounded up: a fold's few files (an echo, then shorter new outputs) otherwise fell
+                // one short and grew the vector for the last one.
+                let foreseen = 1 + rest
+                    .div_ceil(self.at.saturating_sub(first).max(1))
+                    .min(MAX_FORESEEN_FILES);
                 files.reserve(foreseen);
                 if let Some(r) = recall.as_deref_mut() {
                     r.reserve(foreseen);

@@ -78,17 +78,46 @@ fn one_edit_apart(a: &[u8], b: &[u8]) -> bool {
 /// The keys the struct `T` reads (its field names as serde names them): what [`Opts`] checks an
 /// object's keys against, for a caller that needs the list itself.
 pub fn fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
-    let mut probe = Probe(&[]);
+    probe::<T, de::value::Error>()
+}
+
+/// [`fields_of`] for the readers of options objects, which ask on every call: the probe's refusal
+/// writes no message ([`Refused`]; a `de::value::Error` is allocated and formatted each time).
+pub fn quiet_fields_of<'de, T: Deserialize<'de>>() -> &'static [&'static str] {
+    probe::<T, Refused>()
+}
+
+/// The field list `T` gives a probe refusing with an `E`.
+fn probe<'de, T: Deserialize<'de>, E: de::Error>() -> &'static [&'static str] {
+    let mut probe = Probe::<E>(&[], PhantomData);
     // The probe refuses to give a value: the struct's field list is all it wants.
     let _ = T::deserialize(&mut probe);
     probe.0
 }
 
-/// A deserializer that only records the field list of the struct asked of it.
-struct Probe(&'static [&'static str]);
+/// A deserializer that only records the field list of the struct asked of it, refusing with an `E`.
+struct Probe<E>(&'static [&'static str], PhantomData<E>);
 
-impl<'de> Deserializer<'de> for &mut Probe {
-    type Error = de::value::Error;
+/// A refusal that carries no message, for a probe whose refusal nobody reads.
+#[derive(Debug)]
+struct Refused;
+
+impl fmt::Display for Refused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a probe holds no value")
+    }
+}
+
+impl std::error::Error for Refused {}
+
+impl de::Error for Refused {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        Refused
+    }
+}
+
+impl<'de, E: de::Error> Deserializer<'de> for &mut Probe<E> {
+    type Error = E;
 
     fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
         Err(de::Error::custom("a probe holds no value"))
@@ -173,7 +202,7 @@ pub fn read_members<'a, T: FromMembers<'a>>(text: Option<&'a str>, root: &str) -
     let Some(text) = text else {
         return Ok(T::default());
     };
-    let fields = fields_of::<T>();
+    let fields = quiet_fields_of::<T>();
     let mut members = [None; MAX_MEMBERS];
     if !members_of(text, root, fields, &mut members, false)? {
         return Ok(T::default());

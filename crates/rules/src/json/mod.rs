@@ -27,7 +27,8 @@ use serde::de::{self, Deserialize, Deserializer, Visitor};
 use super::error::{ErrorCode, GateError, GateResult, Path};
 
 pub use keys::{
-    fields_of, given, misspelling_of, misspelt, read_members, read_members_deep, FromMembers, Opts,
+    fields_of, given, misspelling_of, misspelt, quiet_fields_of, read_members, read_members_deep,
+    FromMembers, Opts,
 };
 use refusal::{bare_message, decode_error, is_lone_surrogate, LONE_SURROGATE};
 pub use refusal::{expected, expected_raw, refuse, refuse_at};

@@ -46,8 +46,10 @@ impl Gate {
         };
         let is_3_9 = self.config.profile.is_3_9();
         // Requests built from the same partition generation were given the same files: one baseline.
-        let mut shared: HashMap<u64, Rc<Baseline>> = HashMap::new();
-        let empty = Rc::new(Baseline::empty());
+        // (A batch's calls read one partition state: a generation or two, looked up in place rather
+        // than in a table built and freed on every plan; the empty baseline made when first needed.)
+        let mut shared: Vec<(u64, Rc<Baseline>)> = Vec::new();
+        let mut empty: Option<Rc<Baseline>> = None;
         Ok(Some(
             planned
                 .into_iter()
@@ -59,11 +61,17 @@ impl Gate {
                         None => (None, None),
                     };
                     let retention_baseline = is_3_9.then(|| match &context {
-                        Some(c) => shared
-                            .entry(c.generation)
-                            .or_insert_with(|| Rc::new(c.baseline()))
+                        Some(c) => match shared.iter().find(|(g, _)| *g == c.generation) {
+                            Some((_, b)) => b.clone(),
+                            None => {
+                                let b = Rc::new(c.baseline());
+                                shared.push((c.generation, b.clone()));
+                                b
+                            }
+                        },
+                        None => empty
+                            .get_or_insert_with(|| Rc::new(Baseline::empty()))
                             .clone(),
-                        None => empty.clone(),
                     });
                     PlannedEventRequest {
                         id: r.id.into_owned(),
@@ -190,15 +198,16 @@ impl Gate {
         // A context left as given is read only through its retention baseline, which every request
         // built from the same partition generation shares: what retention reads of it, once. (Only
         // dispatched and rejected requests read it here, whose baseline is their context's own.)
-        let mut as_given_cache: HashMap<u64, Rc<RequestContext<'static>>> = HashMap::new();
+        // (A generation or two per batch: looked up in place, as the plan's baselines are.)
+        let mut as_given_cache: Vec<(u64, Rc<RequestContext<'static>>)> = Vec::new();
         let mut given = |r: &PlannedEventRequest| -> Option<Rc<RequestContext<'static>>> {
             let c = r.context.as_ref()?;
-            Some(
-                as_given_cache
-                    .entry(c.generation)
-                    .or_insert_with(|| Rc::new(c.unseen_by_own(r.retention_baseline.as_deref())))
-                    .clone(),
-            )
+            if let Some((_, kept)) = as_given_cache.iter().find(|(g, _)| *g == c.generation) {
+                return Some(kept.clone());
+            }
+            let made = Rc::new(c.unseen_by_own(r.retention_baseline.as_deref()));
+            as_given_cache.push((c.generation, made.clone()));
+            Some(made)
         };
         // What every request carries now, and the results in the SDK's fold order.
         let mut fold_requests = Vec::with_capacity(requests.len());
