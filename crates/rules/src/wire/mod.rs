@@ -187,14 +187,15 @@ fn check_object(raw: Option<Raw<'_>>, path: &Path<'_>) -> GateResult<()> {
 
 /// Builds the first sandbox request `tool` makes, as the SDK of `profile` does.
 ///
-/// - `factory`: the JSON text of the tool factory params as plain data ([`ExecToolFactoryParams`];
-///   `None`: none) (`statefulSessions`, `executionProfile`,
-///   `runtimeSessionHint`, `session_id`, `files`, `user_id`, `workspaceId`, `workspaceInstanceId`,
-///   `runTimeoutMs`, …). `execute_code` and `bash_tool` spread every param they do not consume into the
-///   body, as the SDK does (so `session_id`, `files`, `user_id`, and anything else reach the wire).
-/// - `tool_call`: the JSON text of what the ToolNode injects ([`ExecToolCallContext`]; `None`: none) (`session_id`, `_injected_files`, `_runtime_session_hint`;
-///   for the programmatic tools `toolDefs`/`tools`, `disallowedToolDefs`, `programmaticToolName`,
-///   `name`), plus `requestId` (see the module docs).
+/// - `factory`: the JSON text of the tool factory params as plain data ([`ExecToolFactoryParams`]:
+///   `statefulSessions`, `executionProfile`, `runtimeSessionHint`, `session_id`, `files`, `user_id`,
+///   `workspaceId`, `workspaceInstanceId`, `runTimeoutMs`, …; `None`: none). `execute_code` and
+///   `bash_tool` spread every param they do not consume into the body, as the SDK does (so
+///   `session_id`, `files`, `user_id`, and anything else reach the wire).
+/// - `tool_call`: the JSON text of what the ToolNode injects ([`ExecToolCallContext`]: `session_id`,
+///   `_injected_files`, `_runtime_session_hint`; for the programmatic tools `toolDefs`/`tools`,
+///   `disallowedToolDefs`, `programmaticToolName`, `name`; plus `requestId`, see the module docs;
+///   `None`: none).
 /// - `model_args`: the model's arguments, checked against the tool's declared JSON schema exactly where
 ///   langchain's validator rejects them.
 ///
@@ -231,7 +232,8 @@ pub fn build_exec_request(
 
 /// Reads the sandbox's answer to the first request of `tool` and returns what the tool makes of it.
 ///
-/// `endpoint` is the route the request went to ([`ExecRequest::endpoint`]); `None` means the tool's
+/// `factory` is the factory params' JSON text, as [`build_exec_request`] takes it. `endpoint` is the
+/// route the request went to ([`ExecRequest::endpoint`]); `None` means the tool's
 /// usual route (`exec/programmatic` for the programmatic tools and an attached-workspace `bash_tool`,
 /// `exec` otherwise). It matters because a programmatic tool that selected no tools runs on plain `/exec`
 /// (3.9), whose answer has no `status`.
@@ -239,9 +241,9 @@ pub fn build_exec_request(
 /// - `execute_code`, `bash_tool` and the plain-`/exec` fallback never look at `status`.
 /// - An attached-workspace `bash_tool` requires `status: "completed"`.
 /// - A programmatic answer: `completed` gives the artifact, `tool_call_required` gives
-///   [`ExecResponseOutcome::ToolCallRequired`], `error` and anything else are [`ErrorCode::SandboxError`]s whose
-///   message is the SDK's error text (without the reminder the SDK appends when the code mentions
-///   `/mnt/data`).
+///   [`ExecResponseOutcome::ToolCallRequired`], `error` and anything else are
+///   [`ErrorCode::SandboxError`]s whose message is the SDK's error text (without the reminder the SDK
+///   appends when the code mentions `/mnt/data`).
 ///
 /// A body that the fold could not use (`files` not an array of objects, `session_id` not a string,
 /// 3.9 `deleted_files` not an array of strings) is a [`ErrorCode::SandboxError`] too, where the SDK would
