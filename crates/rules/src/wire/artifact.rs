@@ -43,6 +43,7 @@ pub struct ExecArtifact<'r> {
     runtime_session_id: Option<&'r Json>,
     #[cfg_attr(feature = "typescript", tsify(optional, type = "unknown"))]
     runtime_status: Option<&'r Json>,
+    // Not a member: tsify leaves out what serde skips.
     #[cfg_attr(feature = "typescript", serde(skip))]
     shape: Shape,
 }
