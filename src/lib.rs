@@ -70,6 +70,9 @@ pub fn declarations() -> Vec<&'static str> {
     out.extend(fields::DECLARATIONS);
     out.extend(forwarded::DECLARATIONS);
     out.extend(answers::DECLARATIONS);
+    // The exec wire's options and answers, read and written by the rules (`wire`): last, after the
+    // operations that take and give them.
+    out.extend(code_session_gate_rules::wire::DECLARATIONS);
     out
 }
 

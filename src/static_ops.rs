@@ -19,7 +19,7 @@ use code_session_gate_rules::sandbox::{
 };
 use code_session_gate_rules::sessions::changes::session_changes;
 use code_session_gate_rules::sessions::CodeSession;
-use code_session_gate_rules::wire::{build_exec_request, read_exec_response, ExecOutcome};
+use code_session_gate_rules::wire::{build_exec_request, read_exec_response};
 
 /// The TypeScript declarations of the options read here, in the order a reader meets them.
 #[cfg(feature = "typescript")]
@@ -331,12 +331,9 @@ fn wire_profile(profile: Option<Raw<'_>>) -> GateResult<Profile> {
     }
 }
 
-/// An object member of the exec wire's options as a tree (`null` or absent: `{}`).
-fn wire_tree(raw: Option<Raw<'_>>, name: &str) -> GateResult<Json> {
-    match raw {
-        Some(r) if !json::is_null(r) => json::parse_raw(r, &Path::root(name)),
-        _ => Ok(Json::Object(JsonMap::new())),
-    }
+/// An object member of the exec wire's options (`null` or absent: none, `{}`), read by the rules.
+fn wire_object(raw: Option<Raw<'_>>) -> Option<Raw<'_>> {
+    raw.filter(|r| !json::is_null(r))
 }
 
 /// A member of the exec wire's options that must be given, as a tree (`null` kept: the rules refuse
@@ -356,8 +353,8 @@ pub(super) fn exec_request(o: ExecRequestOptions<'_>) -> GateResult<String> {
     let request = build_exec_request(
         profile,
         &tool,
-        &wire_tree(o.factory, "factory")?,
-        &wire_tree(o.tool_call, "toolCall")?,
+        wire_object(o.factory),
+        wire_object(o.tool_call),
         &model_args,
     )?;
     Ok(json::to_text(&ExecRequest {
@@ -384,21 +381,11 @@ pub(super) fn exec_response(o: ExecResponseOptions<'_>) -> GateResult<String> {
     let outcome = read_exec_response(
         profile,
         &tool,
-        &wire_tree(o.factory, "factory")?,
+        wire_object(o.factory),
         endpoint.as_deref(),
         &response,
     )?;
-    let mut out = JsonMap::new();
-    match outcome {
-        ExecOutcome::Completed { artifact } => {
-            out.insert("status".into(), "completed".into());
-            out.insert("artifact".into(), Json::Object(artifact));
-        }
-        ExecOutcome::ToolCallRequired => {
-            out.insert("status".into(), "tool_call_required".into());
-        }
-    }
-    Ok(json::to_text(&out))
+    Ok(json::to_text(&outcome))
 }
 
 /// `buildSandboxRequest(options)`: `{ endpoint, headers, body, droppedFields, refs }`.

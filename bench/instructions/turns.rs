@@ -11,7 +11,10 @@
 //! - `object`: the same answer folded as a host result (`completeEventBatch` with the artifact's JSON
 //!   text), and `beginEventBatch`, as a host on the object path does (its JSON work not counted);
 //! - `fold`: the bench's object turn (`bench/run.mjs`, "turn"): `foldResults` of one result with that
-//!   artifact, then the next `contextForCall`.
+//!   artifact, then the next `contextForCall`;
+//! - `exec`: the SDK's own exec wire, no gate: `buildExecRequest` of a `bash_tool` call (factory params
+//!   with their own `files`, the `files` stored files injected) and of a `run_tools_with_code` call
+//!   (three tool definitions), and `readExecResponse` of the answer.
 
 // A measuring harness, not library code: its inputs are its own, so indexing them cannot miss.
 #![allow(clippy::indexing_slicing)]
@@ -82,12 +85,52 @@ fn generation(answer: &str) -> String {
         .unwrap_or_else(|| "0".to_owned())
 }
 
+/// The `exec` mode: the exec wire's three calls, `turns` times (`n` files).
+fn exec_wire(n: usize, files: &[String], turns: usize) {
+    let files = files.join(",");
+    let factory = format!(
+        r#"{{"statefulSessions":true,"executionProfile":"stateful","session_id":"{}","user_id":"u","files":[{files}],"custom":{{"a":[1,2]}}}}"#,
+        id("E-seed-")
+    );
+    let call = format!(
+        r#"{{"session_id":"{}","_injected_files":[{files}],"_runtime_session_hint":"h","toolDefs":[{{"name":"a","description":"A","parameters":{{"type":"object"}}}},{{"name":"b"}},{{"name":"c"}}]}}"#,
+        id("E-seed-")
+    );
+    let bash = format!(
+        r#"{{"tool":"bash_tool","factory":{factory},"toolCall":{call},"modelArgs":{{"command":"ls","args":["-l"]}}}}"#
+    );
+    let programmatic = format!(
+        r#"{{"tool":"run_tools_with_code","factory":{factory},"toolCall":{call},"modelArgs":{{"code":"print(a())","tool_manifest":["a","b"]}}}}"#
+    );
+    let (_, body) = answer(n, 0);
+    let read = format!(r#"{{"tool":"bash_tool","factory":{factory},"response":{body}}}"#);
+    let (build, respond) = (
+        api::static_op("buildExecRequest"),
+        api::static_op("readExecResponse"),
+    );
+    for _ in 0..turns {
+        for (op, options) in [(build, &bash), (build, &programmatic), (respond, &read)] {
+            match api::call_static(op, &[Some(options)]) {
+                Ok(a) => std::hint::black_box(a),
+                Err(e) => {
+                    eprintln!("refused: {} {} {}", e.code.as_str(), e.path, e.message);
+                    std::process::exit(1);
+                }
+            };
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let mode = args.get(1).map_or("wire", String::as_str).to_owned();
     let n: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(20);
     let turns: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(1000);
     let files: Vec<String> = (0..n).map(file).collect();
+    if mode == "exec" {
+        exec_wire(n, &files, turns);
+        return;
+    }
     let config = format!(
         r#"{{"toolExecution":{{"sandbox":{{"statefulSessions":true}}}},"sessions":[["execute_code",{{"session_id":"{}","files":[{}],"lastUpdated":1}}]]}}"#,
         id("E-seed-"),

@@ -635,9 +635,10 @@ export const ROWS = [
  * 822.3 kB; issue 48's second pass (core .wasm +4.0 KB, within that issue's +2 %, held twice; each
  * type's declaration derived from the struct that reads or writes it): 826.5 kB; issue 49's handed-out
  * objects recognised (handed.js in each bundle) and forwardEventBatch's refused calls with their args:
- * 827.8 kB.
+ * 827.8 kB; issue 49's fixed-cost steps (core .wasm -3.2 KB): 825.0 kB; issue 48's fourth pass, the exec
+ * wire's typed readers (sandbox .wasm +2.2 KB gzip, within that issue's +2 %, held twice): 830.0 kB.
  */
-const PACKED_CEILING = 828_000;
+const PACKED_CEILING = 830_200;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 

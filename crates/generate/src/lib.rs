@@ -25,8 +25,9 @@
 pub mod constants;
 pub mod declarations;
 #[cfg(test)]
+mod declared_keys;
+#[cfg(test)]
 mod recipe;
-mod shapes;
 pub mod typescript;
 pub mod wire;
 

@@ -12,13 +12,14 @@
 //! `toolExecution`) keep the SDK's handling of unknown keys, and a snapshot document refuses any key
 //! its version does not define.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
 use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, Visitor};
 
-use super::RawJson;
+use super::{Raw, RawJson};
 use crate::error::{ErrorCode, GateError, GateResult, Path};
 
 /// Known keys of at least this many letters also catch a one-letter slip.
@@ -225,6 +226,115 @@ pub fn read_members_deep<'a, T: FromMembers<'a>>(text: &'a str, root: &str) -> G
         ));
     }
     Ok(T::from_members(&mut members.into_iter().take(fields.len())))
+}
+
+/// An object's members in the order written, a repeated key as often as it is written: inserted in
+/// that order into an object ([`super::JsonMap`]), a repeated key keeps its first place and its last
+/// value, as `JSON.parse` and a spread make it.
+pub type Members<'a> = Vec<(Cow<'a, str>, Raw<'a>)>;
+
+/// An object read as `T` (the keys it reads, as their texts) with all its members ([`Members`]); the
+/// default is the empty object's.
+#[derive(Default)]
+pub struct Spread<'a, T> {
+    /// The keys `T` names.
+    pub named: T,
+    /// Every member, in order (those `T` names included).
+    pub members: Members<'a>,
+}
+
+/// An object of the SDK's own that a tool reads some keys of and spreads the rest of into a request
+/// (the exec wire's factory params and tool call): the keys `T` names read as every options object's
+/// are, but under no key policy (a key the SDK does not know, misspelt or not, is one it forwards; a
+/// repeated key's last value counts, as in `JSON.parse`), and every member kept, in order
+/// ([`Members`]). Anything but an object is refused at `root` as not `what`. The text is bounded in
+/// depth and free of unpaired surrogates already: the whole argument was checked by
+/// [`super::check_deep`], once.
+pub fn read_spread<'a, T: FromMembers<'a>>(
+    raw: Raw<'a>,
+    root: &Path<'_>,
+    what: &str,
+) -> GateResult<Spread<'a, T>> {
+    let fields = quiet_fields_of::<T>();
+    let mut named = [None; MAX_MEMBERS];
+    let members = spread_of(raw, root, what, fields, &mut named)?;
+    Ok(Spread {
+        named: T::from_members(&mut named.into_iter().take(fields.len())),
+        members,
+    })
+}
+
+/// The members of the object `raw` as [`read_spread`] reads them, those named in `fields` into `out`
+/// too. Not generic: every object of this kind is read by this one function, and apart from
+/// [`members_of`] (so that the modules that never spread carry none of it).
+fn spread_of<'a>(
+    raw: Raw<'a>,
+    root: &Path<'_>,
+    what: &str,
+    fields: &'static [&'static str],
+    out: &mut [Option<&'a RawJson>; MAX_MEMBERS],
+) -> GateResult<Members<'a>> {
+    let text = raw.get();
+    match super::text_type_name(text) {
+        "object" => {}
+        other => return Err(GateError::expected(root, what, other)),
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    // Bounded by the check of the whole argument; serde_json's own limit (128) is lower than the
+    // gate's.
+    de.disable_recursion_limit();
+    let mut members = Members::new();
+    SpreadSeed {
+        fields,
+        out,
+        members: &mut members,
+    }
+    .deserialize(&mut de)
+    .and_then(|()| de.end())
+    .map_err(|e| GateError::new(ErrorCode::InvalidJson, root, super::bare_message(&e)))?;
+    Ok(members)
+}
+
+/// The members of an object [`read_spread`] reads: no key policy, a repeated key's last value in its
+/// slot of `out`, every member kept in order in `members`.
+struct SpreadSeed<'o, 'a> {
+    fields: &'static [&'static str],
+    out: &'o mut [Option<&'a RawJson>; MAX_MEMBERS],
+    members: &'o mut Members<'a>,
+}
+
+impl<'de> DeserializeSeed<'de> for SpreadSeed<'_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SpreadSeed<'_, 'de> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            let raw: &'de RawJson = map.next_value()?;
+            let at = self.fields.iter().position(|f| *f == key.as_str());
+            if let Some(slot) = at.and_then(|at| self.out.get_mut(at)) {
+                *slot = Some(raw);
+            }
+            self.members.push((
+                match key {
+                    Key::Borrowed(k) => Cow::Borrowed(k),
+                    Key::Owned(k) => Cow::Owned(k),
+                },
+                raw,
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A member as [`from_members!`] gives it: `null` is none.

@@ -28,7 +28,7 @@ use super::error::{ErrorCode, GateError, GateResult, Path};
 
 pub use keys::{
     fields_of, given, misspelling_of, misspelt, quiet_fields_of, read_members, read_members_deep,
-    FromMembers, Opts,
+    read_spread, FromMembers, Members, Opts, Spread,
 };
 use refusal::{bare_message, decode_error, is_lone_surrogate, LONE_SURROGATE};
 pub use refusal::{expected, expected_raw, refuse, refuse_at};
@@ -217,9 +217,10 @@ pub fn parse(text: &str, path: &Path<'_>) -> GateResult<Json> {
 }
 
 /// What [`parse`] refuses of a text before reading it, for a reader of options whose members are JSON
-/// trees of their own (a sandbox request's, [`read_members_deep`]): nesting deeper than
-/// [`MAX_DEPTH`], and an escaped unpaired surrogate anywhere, refused at `root` as [`parse`] names them.
-fn check_deep(text: &str, root: &Path<'_>) -> GateResult<()> {
+/// trees of their own (a sandbox request's, [`read_members_deep`]; the exec wire's, before
+/// [`read_spread`]): nesting deeper than [`MAX_DEPTH`], and an escaped unpaired surrogate anywhere,
+/// refused at `root` as [`parse`] names them.
+pub fn check_deep(text: &str, root: &Path<'_>) -> GateResult<()> {
     if nests_deeper_than(text, MAX_DEPTH) {
         return Err(GateError::new(
             ErrorCode::InvalidValue,

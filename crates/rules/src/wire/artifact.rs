@@ -1,9 +1,107 @@
 //! Answers and artifacts: what each tool makes of the sandbox's answer (the artifact the session fold
 //! reads) and the SDK's error texts for a failed execution.
 
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
 use crate::config::Profile;
 use crate::error::{ErrorCode, GateError, GateResult, Path};
 use crate::json::{self, Json, JsonMap};
+
+/// What a sandbox answer means for the tool: its artifact, or `tool_call_required`, a programmatic
+/// round trip the host continues itself.
+// Written as `readExecResponse`'s answer; its declaration is derived from the variants.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub enum ExecResponseOutcome<'r> {
+    /// The execution finished: the tool returns this artifact (the one the session fold reads).
+    Completed {
+        /// `{session_id, files, …}` shaped per tool and profile.
+        artifact: ExecArtifact<'r>,
+    },
+    /// `tool_call_required`: the programmatic sandbox asks for tool results, so the round trip is not
+    /// finished, and the host continues it (running the requested tools and posting
+    /// `{continuation_token, tool_results}`).
+    ToolCallRequired {},
+}
+
+/// The artifact a code tool returns; the session fold reads it.
+// Written in the order of its tool's shape (`Serialize` below): the direct tools put the delivery
+// report before the deletions, the programmatic ones after.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct ExecArtifact<'r> {
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string | null"))]
+    session_id: Option<&'r Json>,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "FileRef[] | null"))]
+    files: Option<&'r Json>,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "string[]"))]
+    deleted_files: Option<&'r Json>,
+    #[cfg_attr(feature = "typescript", tsify(optional))]
+    artifact_delivery: Option<ArtifactDeliveryFailure<'r>>,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "unknown"))]
+    runtime_session_id: Option<&'r Json>,
+    #[cfg_attr(feature = "typescript", tsify(optional, type = "unknown"))]
+    runtime_status: Option<&'r Json>,
+    // Not a member: tsify leaves out what serde skips.
+    #[cfg_attr(feature = "typescript", serde(skip))]
+    shape: Shape,
+}
+
+impl Serialize for ExecArtifact<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let delivery = self.artifact_delivery.as_ref();
+        let (early, late) = match self.shape {
+            Shape::Execution => (delivery, None),
+            Shape::Programmatic => (None, delivery),
+        };
+        let mut map = s.serialize_map(None)?;
+        if let Some(v) = self.session_id {
+            map.serialize_entry("session_id", v)?;
+        }
+        if let Some(v) = self.files {
+            map.serialize_entry("files", v)?;
+        }
+        if let Some(v) = early {
+            map.serialize_entry("artifact_delivery", v)?;
+        }
+        if let Some(v) = self.deleted_files {
+            map.serialize_entry("deleted_files", v)?;
+        }
+        if let Some(v) = late {
+            map.serialize_entry("artifact_delivery", v)?;
+        }
+        if let Some(v) = self.runtime_session_id {
+            map.serialize_entry("runtime_session_id", v)?;
+        }
+        if let Some(v) = self.runtime_status {
+            map.serialize_entry("runtime_status", v)?;
+        }
+        map.end()
+    }
+}
+
+/// A normalised `artifact_delivery` failure report (3.9).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[cfg_attr(feature = "typescript", derive(tsify::Tsify))]
+pub struct ArtifactDeliveryFailure<'r> {
+    #[cfg_attr(feature = "typescript", tsify(type = "\"artifact_delivery_failed\""))]
+    code: &'static str,
+    #[cfg_attr(feature = "typescript", tsify(type = "\"partial\" | \"failed\""))]
+    status: &'r str,
+    // Each count written as JavaScript writes a number (`2`, never `2.0`).
+    #[serde(serialize_with = "js_number")]
+    attempted: f64,
+    #[serde(serialize_with = "js_number")]
+    delivered: f64,
+    #[serde(serialize_with = "js_number")]
+    failed: f64,
+}
+
+/// A count as `JSON.stringify` writes it.
+fn js_number<S: Serializer>(n: &f64, s: S) -> Result<S::Ok, S::Error> {
+    json::number_from_f64(*n).serialize(s)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Shape {
@@ -47,12 +145,12 @@ pub(super) fn answer_list<'v>(
     }
 }
 
-pub(super) fn build_artifact(
+pub(super) fn build_artifact<'r>(
     profile: Profile,
     shape: Shape,
-    r: &JsonMap,
+    r: &'r JsonMap,
     path: &Path<'_>,
-) -> GateResult<JsonMap> {
+) -> GateResult<ExecArtifact<'r>> {
     let session_id = match r.get("session_id") {
         v @ (None | Some(Json::String(_) | Json::Null)) => v,
         Some(other) => {
@@ -71,7 +169,7 @@ pub(super) fn build_artifact(
         "an array of files",
     )?;
     // 3.6 neither echoes deletions nor reads delivery reports.
-    let (deleted, delivery) = if profile.is_3_9() {
+    let (deleted_files, artifact_delivery) = if profile.is_3_9() {
         let deleted = answer_list(
             r,
             "deleted_files",
@@ -88,52 +186,26 @@ pub(super) fn build_artifact(
     } else {
         (None, None)
     };
-
-    let mut a = JsonMap::new();
-    if let Some(s) = session_id {
-        a.insert("session_id".into(), s.clone());
-    }
-    match shape {
-        Shape::Execution => {
-            if let Some(f @ Json::Array(items)) = files {
-                if !items.is_empty() {
-                    a.insert("files".into(), f.clone());
-                }
-            }
-            if let Some(d) = delivery {
-                a.insert("artifact_delivery".into(), Json::Object(d));
-            }
-            if let Some(d) = deleted {
-                a.insert("deleted_files".into(), d.clone());
-            }
-        }
-        Shape::Programmatic => {
-            if let Some(f) = files {
-                a.insert("files".into(), f.clone());
-            }
-            if let Some(d) = deleted {
-                a.insert("deleted_files".into(), d.clone());
-            }
-            if let Some(d) = delivery {
-                a.insert("artifact_delivery".into(), Json::Object(d));
-            }
-        }
-    }
-    match r.get("runtime_session_id") {
-        None | Some(Json::Null) => {}
-        Some(id) => {
-            a.insert("runtime_session_id".into(), id.clone());
-            if let Some(status) = r.get("runtime_status") {
-                a.insert("runtime_status".into(), status.clone());
-            }
-        }
-    }
-    Ok(a)
+    let files = match shape {
+        // The direct tools keep a non-empty list only.
+        Shape::Execution => files.filter(|f| f.as_array().is_some_and(|items| !items.is_empty())),
+        Shape::Programmatic => files,
+    };
+    let runtime_session_id = r.get("runtime_session_id").filter(|id| !id.is_null());
+    Ok(ExecArtifact {
+        session_id,
+        files,
+        deleted_files,
+        artifact_delivery,
+        runtime_session_id,
+        runtime_status: runtime_session_id.and_then(|_| r.get("runtime_status")),
+        shape,
+    })
 }
 
 /// `normalizeArtifactDeliveryFailure`: a failure report is kept (with only its five keys) when it is
 /// internally consistent; anything else is dropped silently.
-pub(super) fn normalize_artifact_delivery(v: Option<&Json>) -> Option<JsonMap> {
+pub(super) fn normalize_artifact_delivery(v: Option<&Json>) -> Option<ArtifactDeliveryFailure<'_>> {
     let report = v?.as_object()?;
     let count = |key: &str| match report.get(key) {
         Some(Json::Number(n)) => {
@@ -151,16 +223,13 @@ pub(super) fn normalize_artifact_delivery(v: Option<&Json>) -> Option<JsonMap> {
         && attempted == delivered + failed
         && !(status == "failed" && delivered != 0.0)
         && !(status == "partial" && delivered == 0.0);
-    if !consistent {
-        return None;
-    }
-    let mut out = JsonMap::new();
-    out.insert("code".into(), "artifact_delivery_failed".into());
-    out.insert("status".into(), status.into());
-    out.insert("attempted".into(), json::number_from_f64(attempted));
-    out.insert("delivered".into(), json::number_from_f64(delivered));
-    out.insert("failed".into(), json::number_from_f64(failed));
-    Some(out)
+    consistent.then_some(ArtifactDeliveryFailure {
+        code: "artifact_delivery_failed",
+        status,
+        attempted,
+        delivered,
+        failed,
+    })
 }
 
 /// `buildCodeApiExecutionErrorMessage`: a fixed sentence, a safe detail for the sandbox errors the SDK

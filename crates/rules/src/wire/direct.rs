@@ -9,7 +9,8 @@ use super::{
     REQUEST_ID_HEADER, USER_AGENT, WORKSPACE_HEADER,
 };
 use crate::config::Profile;
-use crate::json::{Json, JsonMap};
+use crate::error::{GateResult, Path};
+use crate::json::{self, Json, JsonMap};
 
 /// Factory params the direct tools consume instead of forwarding.
 pub(super) const DIRECT_CONSUMED: [&str; 5] = [
@@ -26,9 +27,9 @@ pub(super) fn build_direct(
     profile: Profile,
     tool: ExecTool,
     factory: &Factory<'_>,
-    call: &Injected<'_>,
+    call: Injected<'_>,
     args: &JsonMap,
-) -> ExecRequest {
+) -> GateResult<ExecRequest> {
     let workspaces = tool.knows_workspaces(profile);
     let ws = factory.workspace.as_ref();
     let mut body = JsonMap::new();
@@ -94,11 +95,13 @@ pub(super) fn build_direct(
             body.insert(k.clone(), v.clone());
         }
     }
-    for (k, v) in factory.params.iter() {
-        let consumed = DIRECT_CONSUMED.contains(&k.as_str())
-            || (workspaces && WORKSPACE_PARAMS.contains(&k.as_str()));
+    for (k, v) in &factory.members {
+        let k: &str = k;
+        let consumed =
+            DIRECT_CONSUMED.contains(&k) || (workspaces && WORKSPACE_PARAMS.contains(&k));
         if !consumed {
-            body.insert(k.clone(), v.clone());
+            let value = json::parse_captured(v, &Path::root("factory").key(k))?;
+            body.insert(k.to_owned(), value);
         }
     }
     if let Some(instance) = ws.and_then(|w| w.instance_id.as_ref()) {
@@ -106,13 +109,13 @@ pub(super) fn build_direct(
     }
     // The direct tools need the stateful flag before a hint may leave; the programmatic ones do not.
     if factory.stateful_sessions && !factory.profile_is_default() {
-        if let Some(hint) = factory.chosen_hint(call.runtime_session_hint) {
+        if let Some(hint) = factory.chosen_hint(call.runtime_session_hint.as_deref()) {
             body.insert("runtime_session_hint".into(), hint.into());
         }
     }
     // The injected exec session_id is not sent by these tools: only files carry the session.
     if let Some(files) = call.injected_files {
-        body.insert("files".into(), Json::Array(files.clone()));
+        body.insert("files".into(), Json::Array(files));
     }
 
     let route = if ws.is_some() {
@@ -124,21 +127,21 @@ pub(super) fn build_direct(
     if let Some(ws) = ws {
         headers.push((WORKSPACE_HEADER, ws.id.clone()));
     }
-    if let Some(p) = factory.execution_profile {
-        headers.push((EXPECTED_PROFILE_HEADER, p.to_owned()));
+    if let Some(p) = &factory.execution_profile {
+        headers.push((EXPECTED_PROFILE_HEADER, p.as_str().to_owned()));
     }
     // Only the programmatic request helper, which the attached-workspace route goes through, sends the
     // cancellable request id.
     if ws.is_some() {
         if let Some(id) = call.request_id {
-            headers.push((REQUEST_ID_HEADER, id.to_owned()));
+            headers.push((REQUEST_ID_HEADER, id.as_str().to_owned()));
         }
     }
-    ExecRequest {
+    Ok(ExecRequest {
         endpoint: route.endpoint(),
         headers,
         body,
-    }
+    })
 }
 
 /// `bash -c '<command>' -- '<arg>'…`, or the bare command when there are no arguments.

@@ -33,16 +33,19 @@ mod route;
 mod tests;
 
 use artifact::{build_artifact, execution_error_message, sandbox_error, Shape};
+pub use artifact::{ArtifactDeliveryFailure, ExecArtifact, ExecResponseOutcome};
 use direct::build_direct;
+pub use factory::ExecToolFactoryParams;
 use factory::Factory;
 use injected::Injected;
+pub use injected::{ExecToolCallContext, NamedToolDefinition, ProgrammaticToolDefinition};
 use model_args::check_model_args;
 use programmatic::build_programmatic;
 use route::{resolve_route, Route};
 
 use super::config::Profile;
 use super::error::{ErrorCode, GateError, GateResult, Path};
-use super::json::{self, Json, JsonMap};
+use super::json::{self, Json, JsonMap, Raw};
 use super::tools::{
     BASH_PROGRAMMATIC_TOOL_CALLING, BASH_TOOL, EXECUTE_CODE, PROGRAMMATIC_TOOL_CALLING,
 };
@@ -160,28 +163,39 @@ pub struct ExecRequest {
     pub body: JsonMap,
 }
 
-/// What a sandbox answer means for the tool.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ExecOutcome {
-    /// The execution finished: the tool returns this artifact (the one the session fold reads).
-    Completed {
-        /// `{session_id, files, …}` shaped per tool and profile.
-        artifact: JsonMap,
-    },
-    /// The programmatic sandbox asks for tool results: the round trip is not finished, and the host
-    /// continues it (running the requested tools and posting `{continuation_token, tool_results}`).
-    ToolCallRequired,
+/// The TypeScript declarations of the exec wire's options and answers, derived from the types that
+/// read and write them, in the order a reader meets them.
+#[cfg(feature = "typescript")]
+pub const DECLARATIONS: [&str; 7] = {
+    use tsify::Tsify;
+    [
+        ExecToolFactoryParams::DECL,
+        ProgrammaticToolDefinition::DECL,
+        NamedToolDefinition::DECL,
+        ExecToolCallContext::DECL,
+        ArtifactDeliveryFailure::DECL,
+        ExecArtifact::DECL,
+        ExecResponseOutcome::DECL,
+    ]
+};
+
+/// An object argument of the exec wire (the factory params, the tool call; `None`: none, `{}`),
+/// checked whole before anything is read, as `JSON.parse` of it would be ([`json::check_deep`]).
+fn check_object(raw: Option<Raw<'_>>, path: &Path<'_>) -> GateResult<()> {
+    raw.map_or(Ok(()), |r| json::check_deep(r.get(), path))
 }
 
 /// Builds the first sandbox request `tool` makes, as the SDK of `profile` does.
 ///
-/// - `factory`: the tool factory params as plain data (`statefulSessions`, `executionProfile`,
-///   `runtimeSessionHint`, `session_id`, `files`, `user_id`, `workspaceId`, `workspaceInstanceId`,
-///   `runTimeoutMs`, …). `execute_code` and `bash_tool` spread every param they do not consume into the
-///   body, as the SDK does (so `session_id`, `files`, `user_id`, and anything else reach the wire).
-/// - `tool_call`: what the ToolNode injects (`session_id`, `_injected_files`, `_runtime_session_hint`;
-///   for the programmatic tools `toolDefs`/`tools`, `disallowedToolDefs`, `programmaticToolName`,
-///   `name`), plus `requestId` (see the module docs).
+/// - `factory`: the JSON text of the tool factory params as plain data ([`ExecToolFactoryParams`]:
+///   `statefulSessions`, `executionProfile`, `runtimeSessionHint`, `session_id`, `files`, `user_id`,
+///   `workspaceId`, `workspaceInstanceId`, `runTimeoutMs`, …; `None`: none). `execute_code` and
+///   `bash_tool` spread every param they do not consume into the body, as the SDK does (so
+///   `session_id`, `files`, `user_id`, and anything else reach the wire).
+/// - `tool_call`: the JSON text of what the ToolNode injects ([`ExecToolCallContext`]: `session_id`,
+///   `_injected_files`, `_runtime_session_hint`; for the programmatic tools `toolDefs`/`tools`,
+///   `disallowedToolDefs`, `programmaticToolName`, `name`; plus `requestId`, see the module docs;
+///   `None`: none).
 /// - `model_args`: the model's arguments, checked against the tool's declared JSON schema exactly where
 ///   langchain's validator rejects them.
 ///
@@ -192,32 +206,34 @@ pub enum ExecOutcome {
 pub fn build_exec_request(
     profile: Profile,
     tool: &str,
-    factory: &Json,
-    tool_call: &Json,
+    factory: Option<Raw<'_>>,
+    tool_call: Option<Raw<'_>>,
     model_args: &Json,
 ) -> GateResult<ExecRequest> {
+    let (factory_at, call_at) = (Path::root("factory"), Path::root("toolCall"));
+    check_object(factory, &factory_at)?;
+    check_object(tool_call, &call_at)?;
     let tool = ExecTool::parse(tool, &Path::root("tool"))?;
-    let factory = Factory::read(profile, tool, factory, &Path::root("factory"))?;
+    let factory = Factory::read(profile, tool, factory, &factory_at)?;
     let args = check_model_args(
         tool,
         factory.run_timeout_cap,
         model_args,
         &Path::root("modelArgs"),
     )?;
-    let call = Injected::read(tool, tool_call, &Path::root("toolCall"))?;
+    let call = Injected::read(tool, tool_call, &call_at)?;
     match tool {
-        ExecTool::ExecuteCode | ExecTool::Bash => {
-            Ok(build_direct(profile, tool, &factory, &call, args))
-        }
+        ExecTool::ExecuteCode | ExecTool::Bash => build_direct(profile, tool, &factory, call, args),
         ExecTool::Programmatic | ExecTool::BashProgrammatic => {
-            build_programmatic(profile, tool, &factory, &call, args)
+            build_programmatic(profile, tool, &factory, call, args)
         }
     }
 }
 
 /// Reads the sandbox's answer to the first request of `tool` and returns what the tool makes of it.
 ///
-/// `endpoint` is the route the request went to ([`ExecRequest::endpoint`]); `None` means the tool's
+/// `factory` is the factory params' JSON text, as [`build_exec_request`] takes it. `endpoint` is the
+/// route the request went to ([`ExecRequest::endpoint`]); `None` means the tool's
 /// usual route (`exec/programmatic` for the programmatic tools and an attached-workspace `bash_tool`,
 /// `exec` otherwise). It matters because a programmatic tool that selected no tools runs on plain `/exec`
 /// (3.9), whose answer has no `status`.
@@ -225,22 +241,24 @@ pub fn build_exec_request(
 /// - `execute_code`, `bash_tool` and the plain-`/exec` fallback never look at `status`.
 /// - An attached-workspace `bash_tool` requires `status: "completed"`.
 /// - A programmatic answer: `completed` gives the artifact, `tool_call_required` gives
-///   [`ExecOutcome::ToolCallRequired`], `error` and anything else are [`ErrorCode::SandboxError`]s whose
-///   message is the SDK's error text (without the reminder the SDK appends when the code mentions
-///   `/mnt/data`).
+///   [`ExecResponseOutcome::ToolCallRequired`], `error` and anything else are
+///   [`ErrorCode::SandboxError`]s whose message is the SDK's error text (without the reminder the SDK
+///   appends when the code mentions `/mnt/data`).
 ///
 /// A body that the fold could not use (`files` not an array of objects, `session_id` not a string,
 /// 3.9 `deleted_files` not an array of strings) is a [`ErrorCode::SandboxError`] too, where the SDK would
 /// fail or pass the garbage on.
-pub fn read_exec_response(
+pub fn read_exec_response<'r>(
     profile: Profile,
     tool: &str,
-    factory: &Json,
+    factory: Option<Raw<'_>>,
     endpoint: Option<&str>,
-    response: &Json,
-) -> GateResult<ExecOutcome> {
+    response: &'r Json,
+) -> GateResult<ExecResponseOutcome<'r>> {
+    let factory_at = Path::root("factory");
+    check_object(factory, &factory_at)?;
     let tool = ExecTool::parse(tool, &Path::root("tool"))?;
-    let factory = Factory::read(profile, tool, factory, &Path::root("factory"))?;
+    let factory = Factory::read(profile, tool, factory, &factory_at)?;
     let route = resolve_route(profile, tool, &factory, endpoint, &Path::root("endpoint"))?;
     let at = Path::root("response");
     let response = response
@@ -267,7 +285,7 @@ pub fn read_exec_response(
             };
             match response.get("status").and_then(Json::as_str) {
                 Some("completed") => Shape::Programmatic,
-                Some("tool_call_required") => return Ok(ExecOutcome::ToolCallRequired),
+                Some("tool_call_required") => return Ok(ExecResponseOutcome::ToolCallRequired {}),
                 Some("error") => {
                     return Err(sandbox_error(
                         &at.key("status"),
@@ -284,5 +302,5 @@ pub fn read_exec_response(
         }
     };
     let artifact = build_artifact(profile, shape, response, &at)?;
-    Ok(ExecOutcome::Completed { artifact })
+    Ok(ExecResponseOutcome::Completed { artifact })
 }

@@ -6,7 +6,7 @@ use super::factory::Factory;
 use super::identifiers::{
     normalize_to_bash_identifier, normalize_to_python_identifier, wrap_python_for_plain_execution,
 };
-use super::injected::{Injected, ToolDef};
+use super::injected::{Injected, NamedToolDefinition, ToolDef};
 use super::model_args::clamp_timeout;
 use super::{
     ExecRequest, ExecTool, EXEC_ENDPOINT, EXPECTED_PROFILE_HEADER, PROGRAMMATIC_ENDPOINT,
@@ -20,7 +20,7 @@ pub(super) fn build_programmatic(
     profile: Profile,
     tool: ExecTool,
     factory: &Factory<'_>,
-    call: &Injected<'_>,
+    call: Injected<'_>,
     args: &JsonMap,
 ) -> GateResult<ExecRequest> {
     let code = args.get("code").and_then(Json::as_str).unwrap_or_default();
@@ -29,14 +29,19 @@ pub(super) fn build_programmatic(
         .and_then(Json::as_array)
         .map(|items| items.iter().filter_map(Json::as_str).collect());
     let timeout = clamp_timeout(args, factory.run_timeout_cap);
-    let ptn = call.programmatic_name;
+    let ptn = call.programmatic_name.as_str();
     let allowed = call.tool_defs.as_deref().unwrap_or_default();
-    let disallowed = call.disallowed.as_deref().unwrap_or_default();
+    let disallowed: Vec<&str> = call
+        .disallowed
+        .iter()
+        .flatten()
+        .map(NamedToolDefinition::name)
+        .collect();
     let manifest_path = Path::root("modelArgs");
     let selected = select_tools(
         manifest.as_deref(),
         allowed,
-        disallowed,
+        &disallowed,
         ptn,
         &manifest_path,
     )?;
@@ -60,15 +65,15 @@ pub(super) fn build_programmatic(
     let hint = if factory.profile_is_default() {
         None
     } else {
-        factory.chosen_hint(call.runtime_session_hint)
+        factory.chosen_hint(call.runtime_session_hint.as_deref())
     };
     let ws = factory.workspace.as_ref();
     let mut headers = base_headers();
     if let Some(ws) = ws {
         headers.push((WORKSPACE_HEADER, ws.id.clone()));
     }
-    if let Some(p) = factory.execution_profile {
-        headers.push((EXPECTED_PROFILE_HEADER, p.to_owned()));
+    if let Some(p) = &factory.execution_profile {
+        headers.push((EXPECTED_PROFILE_HEADER, p.as_str().to_owned()));
     }
 
     let mut body = JsonMap::new();
@@ -81,13 +86,13 @@ pub(super) fn build_programmatic(
         body.insert("lang".into(), lang.into());
         body.insert("code".into(), code.into());
         body.insert("timeout".into(), json::number_from_f64(timeout));
-        if let Some(Json::String(s)) = call.session_id {
+        if let Some(Some(s)) = &call.session_id {
             if !s.is_empty() {
-                body.insert("session_id".into(), Json::String(s.clone()));
+                body.insert("session_id".into(), s.as_str().into());
             }
         }
         if let Some(files) = call.injected_files {
-            body.insert("files".into(), Json::Array(files.clone()));
+            body.insert("files".into(), Json::Array(files));
         }
         if let Some(hint) = hint {
             body.insert("runtime_session_hint".into(), hint.into());
@@ -112,24 +117,27 @@ pub(super) fn build_programmatic(
     }
     body.insert(
         "tools".into(),
-        Json::Array(selected.iter().map(|d| d.def.clone()).collect()),
+        Json::Array(selected.iter().map(|d| d.def().clone()).collect()),
     );
-    if let Some(session) = call.session_id {
-        body.insert("session_id".into(), session.clone());
+    if let Some(session) = &call.session_id {
+        body.insert(
+            "session_id".into(),
+            session.as_ref().map_or(Json::Null, |s| s.as_str().into()),
+        );
     }
     body.insert("timeout".into(), json::number_from_f64(timeout));
     if let Some(instance) = ws.and_then(|w| w.instance_id.as_ref()) {
         body.insert("workspace_instance_id".into(), instance.as_str().into());
     }
     if let Some(files) = call.injected_files {
-        body.insert("files".into(), Json::Array(files.clone()));
+        body.insert("files".into(), Json::Array(files));
     }
     if let Some(hint) = hint {
         body.insert("runtime_session_hint".into(), hint.into());
     }
     if profile.is_3_9() {
-        if let Some(id) = call.request_id {
-            headers.push((REQUEST_ID_HEADER, id.to_owned()));
+        if let Some(id) = &call.request_id {
+            headers.push((REQUEST_ID_HEADER, id.as_str().to_owned()));
         }
     }
     Ok(ExecRequest {
@@ -141,13 +149,13 @@ pub(super) fn build_programmatic(
 
 /// `selectProgrammaticTools`: without a manifest every offered tool (unless direct-only tools exist);
 /// with one, exactly the listed tools, refusing direct-only and unknown names.
-pub(super) fn select_tools<'a>(
+pub(super) fn select_tools<'d>(
     requested: Option<&[&str]>,
-    allowed: &[ToolDef<'a>],
+    allowed: &'d [ToolDef],
     disallowed: &[&str],
     ptn: &str,
     args_path: &Path<'_>,
-) -> GateResult<Vec<ToolDef<'a>>> {
+) -> GateResult<Vec<&'d ToolDef>> {
     let at = args_path.key("tool_manifest");
     let Some(requested) = requested else {
         if !disallowed.is_empty() {
@@ -160,7 +168,7 @@ pub(super) fn select_tools<'a>(
                 ),
             ));
         }
-        return Ok(allowed.to_vec());
+        return Ok(allowed.iter().collect());
     };
     let requested = unique(requested.iter().copied());
     let refused = unique(requested.iter().copied().filter(|n| disallowed.contains(n)));
@@ -180,7 +188,7 @@ pub(super) fn select_tools<'a>(
         ));
     }
     // A later definition of the same name replaces an earlier one, as building a Map does.
-    let find = |name: &str| allowed.iter().rev().find(|d| d.name == name).copied();
+    let find = |name: &str| allowed.iter().rev().find(|d| d.name() == name);
     let unknown: Vec<&str> = requested
         .iter()
         .copied()
@@ -223,32 +231,28 @@ pub(super) fn quoted_list(names: &[&str]) -> String {
 
 /// 3.9 refuses two selected tools whose sandbox identifiers collide, since the code could not say which
 /// one it calls.
-pub(super) fn assert_unambiguous(
-    selected: &[ToolDef<'_>],
-    bash: bool,
-    ptn: &str,
-) -> GateResult<()> {
+pub(super) fn assert_unambiguous(selected: &[&ToolDef], bash: bool, ptn: &str) -> GateResult<()> {
     let mut seen: Vec<(String, &str)> = Vec::new();
     for def in selected {
+        let name = def.name();
         let identifier = if bash {
-            normalize_to_bash_identifier(def.name)
+            normalize_to_bash_identifier(name)
         } else {
-            normalize_to_python_identifier(def.name)
+            normalize_to_python_identifier(name)
         };
         match seen.iter_mut().find(|(id, _)| *id == identifier) {
-            Some((_, prior)) if *prior != def.name => {
+            Some((_, prior)) if *prior != name => {
                 return Err(GateError::new(
                     ErrorCode::ToolSelection,
                     &Path::root("toolCall").key("toolDefs"),
                     format!(
-                        "Tools \"{prior}\" and \"{}\" both become \"{identifier}\" in the sandbox, so \"{ptn}\" \
+                        "Tools \"{prior}\" and \"{name}\" both become \"{identifier}\" in the sandbox, so \"{ptn}\" \
                          cannot tell which one the code means. Call them directly, or rename one.",
-                        def.name
                     ),
                 ))
             }
             Some(_) => {}
-            None => seen.push((identifier, def.name)),
+            None => seen.push((identifier, name)),
         }
     }
     Ok(())

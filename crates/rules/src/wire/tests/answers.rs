@@ -366,7 +366,7 @@ fn programmatic_status_decides_the_outcome() {
                 None,
                 r#"{"status":"tool_call_required","tool_calls":[]}"#
             ),
-            Ok(ExecOutcome::ToolCallRequired)
+            Ok(j(r#"{"status":"tool_call_required"}"#))
         );
         let e = read(
             p,

@@ -1,11 +1,16 @@
-//! Each shape held to the code that reads it: an option object declares exactly the keys its reader
-//! knows (so that a key the module learns is declared, and a declared key is one the module reads),
-//! an input record the keys its reader takes. (The answers are held to what the package hands out by
-//! `tests/js/declared.test.mjs`, which reads the declarations these shapes write.)
+//! Declarations held to the code that reads them where their keys are not one struct's fields alone:
+//! an option object declares exactly the keys its reader knows (so that a key the module learns is
+//! declared, and a declared key is one the module reads), an input record the keys its reader takes.
+//! (The answers are held to what the package hands out by `tests/js/declared.test.mjs`, which reads
+//! the declarations.)
 
 use std::collections::BTreeSet;
 
+use code_session_gate::core::json::fields_of;
 use code_session_gate::core::sandbox::{ANSWER_FLAGS, DIRECT_KEYS, EVENT_KEYS};
+use code_session_gate::core::wire::{
+    ExecToolCallContext, ExecToolFactoryParams, NamedToolDefinition, ProgrammaticToolDefinition,
+};
 
 /// The declaration of `name` among those the generator writes.
 fn decl(name: &str) -> &'static str {
@@ -67,4 +72,27 @@ fn the_sandbox_options_declare_what_the_request_builder_reads() {
     // The context's keys the builder reads are those the gate's answers declare.
     assert_eq!(keys("DirectInjection"), set(&DIRECT_KEYS));
     assert_eq!(keys("RequestSessionFields"), set(&EVENT_KEYS));
+}
+
+#[test]
+fn the_exec_wire_options_declare_what_their_readers_read() {
+    // The keys among those passed on that the SDK itself sets (the factory params the direct tools
+    // spread into the body, a tool definition's, sent whole) are declared as the open records' other
+    // members (`declarations::BASES`), never read.
+    assert_eq!(
+        keys("ExecToolFactoryParams"),
+        set(fields_of::<ExecToolFactoryParams>())
+    );
+    assert_eq!(
+        keys("ExecToolCallContext"),
+        set(fields_of::<ExecToolCallContext>())
+    );
+    assert_eq!(
+        keys("ProgrammaticToolDefinition"),
+        set(fields_of::<ProgrammaticToolDefinition>())
+    );
+    assert_eq!(
+        keys("NamedToolDefinition"),
+        set(fields_of::<NamedToolDefinition>())
+    );
 }
