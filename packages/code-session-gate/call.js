@@ -44,6 +44,19 @@ export function textsOf(names, values) {
  */
 const LONG_TEXT = 1024;
 
+/** Texts up to this long are written unit by unit while they are ASCII (no view made for `encodeInto`). */
+const SHORT_TEXT = 64;
+
+/** Writes `t` at `at` of `view` if it is ASCII (what it wrote before a non-ASCII unit is overwritten). */
+function ascii(/** @type {string} */ t, /** @type {Uint8Array} */ view, /** @type {number} */ at) {
+  for (let k = 0; k < t.length; k++) {
+    const c = t.charCodeAt(k);
+    if (c > 127) return false;
+    view[at + k] = c;
+  }
+  return true;
+}
+
 /** Each module instance's arguments' buffer as last seen: its exports, address and view. */
 let seen = { exports: undefined, at: 0, view: new Uint8Array(0) };
 
@@ -85,6 +98,8 @@ function placed(texts, glue) {
     let written;
     if (typeof t !== 'string') {
       view.set(t, at);
+      written = t.length;
+    } else if (t.length <= SHORT_TEXT && ascii(t, view, at)) {
       written = t.length;
     } else {
       // Each text within its own room, so that one cannot take the room of the texts after it.
