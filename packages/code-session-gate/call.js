@@ -1,5 +1,6 @@
 // Calls into the modules: the arguments' texts (an options object some of whose members the caller has
-// read, a size limit, long texts as UTF-8 bytes), the call watched by the guard, and the answer parsed.
+// read, a size limit), written as UTF-8 into the module's arguments' buffer, the call watched by the
+// guard, and the answer parsed.
 import { engine } from './engine.js';
 import { gateError } from './errors.js';
 import { guard, sandboxFor } from './modules.js';
