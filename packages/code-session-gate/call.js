@@ -1,11 +1,12 @@
 // Calls into the modules: the arguments' texts (an options object some of whose members the caller has
-// read, a size limit, long texts as UTF-8 bytes), the call watched by the guard, and the answer parsed.
+// read, a size limit), written as UTF-8 into the module's arguments' buffer, the call watched by the
+// guard, and the answer parsed.
 import { engine } from './engine.js';
 import { gateError } from './errors.js';
 import { guard, sandboxFor } from './modules.js';
 import { argumentText } from './read-once.js';
 
-/** Writes a sandbox request's body as bytes (`bodyBytes`), and long arguments (`encodeLong`). */
+/** Writes a sandbox request's body as bytes (`bodyBytes`), and the arguments into the module (`placed`). */
 export const encoder = new TextEncoder();
 
 /**
@@ -39,50 +40,96 @@ export function textsOf(names, values) {
 }
 
 /**
- * Texts longer than this cross as their UTF-8 bytes: one `encodeInto` here and one copy into the module
- * (measured: a 200-file wire turn 1.3x slower when its answer body crossed as a string, which the glue
- * writes into the module unit by unit).
+ * Texts longer than this are given room for one byte per unit first (and more only if they turn out
+ * not to be ASCII), so that a long text does not reserve three times its length in the module.
  */
 const LONG_TEXT = 1024;
-/** The buffer long texts are encoded into, kept between calls up to this size. */
-const KEEP_SCRATCH = 1 << 20;
-let long = new Uint8Array(0);
+
+/** Texts up to this long are written unit by unit while they are ASCII (no view made for `encodeInto`). */
+const SHORT_TEXT = 64;
+
+/** Writes `t` at `at` of `view` if it is ASCII (what it wrote before a non-ASCII unit is overwritten). */
+function ascii(/** @type {string} */ t, /** @type {Uint8Array} */ view, /** @type {number} */ at) {
+  for (let k = 0; k < t.length; k++) {
+    const c = t.charCodeAt(k);
+    if (c > 127) return false;
+    view[at + k] = c;
+  }
+  return true;
+}
+
+/** Each module instance's arguments' buffer as last seen: its exports, address and view. */
+let seen = { exports: undefined, at: 0, view: new Uint8Array(0) };
 
 /**
- * Replaces each text of `texts` longer than `LONG_TEXT` by a view of its UTF-8 bytes in the scratch
- * buffer (the module copies them during the call); returns the bytes used.
- * @param {Array<string | Uint8Array | undefined>} texts
+ * A view of at least `need` bytes of the arguments' buffer of the module whose glue is `glue`
+ * (the buffer moves when it grows; the view is made again when the memory grew).
+ * @param {any} glue @param {number} need
  */
-function encodeLong(texts) {
-  let need = 0;
-  for (const t of texts) if (typeof t === 'string' && t.length > LONG_TEXT) need += t.length * 3;
-  if (need === 0) return 0;
-  if (long.length < need) long = new Uint8Array(need);
-  let at = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const t = texts[i];
-    if (typeof t !== 'string' || t.length <= LONG_TEXT) continue;
-    const { written } = encoder.encodeInto(t, long.subarray(at));
-    texts[i] = long.subarray(at, at + written);
-    at += written;
+function room(glue, need) {
+  const exports = glue.initSync();
+  const at = glue.reserveArgs(need);
+  let view = seen.view;
+  if (seen.exports !== exports || seen.at !== at || view.length < need) {
+    view = new Uint8Array(exports.memory.buffer, at, need);
+    seen = { exports, at, view };
   }
-  return need;
+  return view;
 }
 
 /**
- * Runs `call` (which enters the module) on `texts`, long ones as their bytes, watching for a trap.
+ * Writes `texts` one after the other into the module's arguments' buffer (strings as UTF-8 by
+ * `encodeInto`, bytes copied) and answers the numbers the module reads them by: each one's length in
+ * bytes plus one, `0` for `undefined` (crates/wasm/boundary/args.rs).
+ * @param {Array<string | Uint8Array | undefined>} texts @param {any} glue
+ * @returns {number[]}
+ */
+function placed(texts, glue) {
+  const lens = new Array(texts.length).fill(0);
+  let need = 0;
+  for (const t of texts) {
+    if (t !== undefined) need += typeof t === 'string' && t.length <= LONG_TEXT ? t.length * 3 : t.length;
+  }
+  if (need === 0) return lens;
+  let view = room(glue, need);
+  let at = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const t = texts[i];
+    if (t === undefined) continue;
+    let written;
+    if (typeof t !== 'string') {
+      view.set(t, at);
+      written = t.length;
+    } else if (t.length <= SHORT_TEXT && ascii(t, view, at)) {
+      written = t.length;
+    } else {
+      // Each text within its own room, so that one cannot take the room of the texts after it.
+      const r = encoder.encodeInto(t, view.subarray(at, at + (t.length <= LONG_TEXT ? t.length * 3 : t.length)));
+      written = r.written;
+      if (r.read < t.length) {
+        // A long text that is not ASCII: room for three bytes per unit, the rest written after.
+        need += 2 * t.length;
+        view = room(glue, need);
+        written += encoder.encodeInto(t.slice(r.read), view.subarray(at + written, at + t.length * 3)).written;
+      }
+    }
+    at += written;
+    lens[i] = written + 1;
+  }
+  return lens;
+}
+
+/**
+ * Runs `call` (which enters the module whose glue is `glue`, by default the core's) on the numbers
+ * that stand for `texts` once they are written into its arguments' buffer, watching for a trap.
  * @template T
  * @param {Array<string | Uint8Array | undefined>} texts
- * @param {(texts: Array<string | Uint8Array | undefined>) => T} call
+ * @param {(args: number[]) => T} call
+ * @param {any} [glue]
  * @returns {T}
  */
-export function withTexts(texts, call) {
-  const used = encodeLong(texts);
-  try {
-    return guard.run(() => call(texts));
-  } finally {
-    if (used > KEEP_SCRATCH) long = new Uint8Array(0);
-  }
+export function withTexts(texts, call, glue = engine.core) {
+  return guard.run(() => call(placed(texts, glue)));
 }
 
 /** An operation's answer: its JSON text parsed (nothing: `undefined`). */
@@ -96,7 +143,7 @@ export function callStaticOp(name, values) {
   if (!engine.open) guard.check(name);
   const texts = textsOf(engine.constants.staticParams[engine.staticOps[name]], values);
   const glue = engine.sandboxOps.has(name) ? sandboxFor(name) : engine.core;
-  return parsed(withTexts(texts, (t) => glue[name](...t)));
+  return parsed(withTexts(texts, (t) => glue[name](...t), glue));
 }
 
 /**

@@ -6,8 +6,8 @@
 //! `wasm-bindgen` itself: the code `#[wasm_bindgen]` writes names the crate `wasm_bindgen`.
 
 /// Writes the core module's exports (`crates/wasm/core`): the class `RawGate`, one method per gate
-/// operation, one function per static operation the core serves (each argument a JSON text, or its
-/// UTF-8 bytes, see [`crate::args`]; each answer its JSON text, or `undefined` for nothing), and
+/// operation, one function per static operation the core serves (each argument the length plus one of its
+/// JSON text or UTF-8 bytes in the arguments' buffer, see [`crate::args`]; each answer its JSON text, or `undefined` for nothing), and
 /// `constants()`.
 #[macro_export]
 macro_rules! export_core {
@@ -30,9 +30,9 @@ macro_rules! export_core {
 
         #[$crate::wasm_bindgen::prelude::wasm_bindgen]
         impl RawGate {
-            /// `new Gate(config)` (`config` its JSON text, or `undefined`).
+            /// `new Gate(config)` (`config` as [`crate::args`] reads it).
             #[wasm_bindgen(constructor)]
-            pub fn new(config: $crate::wasm_bindgen::JsValue) -> Result<RawGate, $crate::wasm_bindgen::JsValue> {
+            pub fn new(config: u32) -> Result<RawGate, $crate::wasm_bindgen::JsValue> {
                 $crate::Held::new(config).map(RawGate)
             }
 
@@ -47,7 +47,7 @@ macro_rules! export_core {
                 #[allow(non_snake_case)]
                 pub fn $gname(
                     &mut self,
-                    $($param: $crate::wasm_bindgen::JsValue),*
+                    $($param: u32),*
                 ) -> Result<Option<String>, $crate::wasm_bindgen::JsValue> {
                     const OP: u32 = $crate::gate_op(stringify!($gname));
                     self.0.call(OP, &[$($param),*])
@@ -63,7 +63,7 @@ macro_rules! export_core {
 }
 
 /// Writes the sandbox module's exports (`crates/wasm/sandbox`): one function per operation the
-/// registry lists under `sandbox` (each argument a JSON text or its UTF-8 bytes), and `constants()`.
+/// registry lists under `sandbox` (each argument as [`crate::args`] reads it), `constants()` and `reserveArgs()`.
 #[macro_export]
 macro_rules! export_sandbox {
     (
@@ -83,8 +83,8 @@ macro_rules! export_sandbox {
 }
 
 /// What both module macros write for the operations without a gate: one exported function per
-/// operation (each argument a JSON text or its UTF-8 bytes), run by `run`, and `constants()`, answered
-/// by `constants`.
+/// operation (each argument as [`crate::args`] reads it), run by `run`, `constants()`, answered by
+/// `constants`, and `reserveArgs()`, the arguments' buffer.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! export_static {
@@ -96,7 +96,7 @@ macro_rules! export_static {
             $(#[doc = concat!($doc)])*
             #[allow(non_snake_case)]
             #[$crate::wasm_bindgen::prelude::wasm_bindgen]
-            pub fn $name($($param: $crate::wasm_bindgen::JsValue),*) -> Result<Option<String>, $crate::wasm_bindgen::JsValue> {
+            pub fn $name($($param: u32),*) -> Result<Option<String>, $crate::wasm_bindgen::JsValue> {
                 const OP: u32 = $crate::static_op(stringify!($name));
                 $run(OP, &[$($param),*])
             }
@@ -106,6 +106,13 @@ macro_rules! export_static {
         #[$crate::wasm_bindgen::prelude::wasm_bindgen]
         pub fn constants() -> String {
             $constants()
+        }
+
+        /// Room for the next call's arguments: the address of at least `len` bytes in the module's
+        /// memory, where the layer writes their texts (see the boundary's `args`).
+        #[$crate::wasm_bindgen::prelude::wasm_bindgen(js_name = reserveArgs)]
+        pub fn reserve_args(len: u32) -> u32 {
+            $crate::reserve_args(len)
         }
     };
 }

@@ -36,15 +36,16 @@ pub struct Held {
 }
 
 impl Held {
-    /// `new Gate(config)`: the gate, or the refusal thrown.
-    pub fn new(config: JsValue) -> Result<Held, JsValue> {
+    /// `new Gate(config)` (`config` an argument as [`args`] reads it): the gate, or the refusal thrown.
+    pub fn new(config: u32) -> Result<Held, JsValue> {
         let made = args::with_texts(&[config], api::new_gate);
         let (session, created) = answer(made)?;
         Ok(Held { session, created })
     }
 
-    /// Runs gate operation `op` (its place in [`api::GATE_OPS`]) on `values`.
-    pub fn call(&mut self, op: u32, values: &[JsValue]) -> Result<Option<String>, JsValue> {
+    /// Runs gate operation `op` (its place in [`api::GATE_OPS`]) on `values` (arguments as [`args`]
+    /// reads them).
+    pub fn call(&mut self, op: u32, values: &[u32]) -> Result<Option<String>, JsValue> {
         answer(args::with_texts(values, |texts| {
             api::call(&mut self.session, op, texts)
         }))
@@ -58,20 +59,28 @@ fn nothing_is_none(text: String) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-/// Runs static operation `op` (its place in [`api::STATIC_OPS`]) of the core module on `values`.
-pub fn core_op(op: u32, values: &[JsValue]) -> Result<Option<String>, JsValue> {
+/// Runs static operation `op` (its place in [`api::STATIC_OPS`]) of the core module on `values`
+/// (arguments as [`args`] reads them).
+pub fn core_op(op: u32, values: &[u32]) -> Result<Option<String>, JsValue> {
     answer(args::with_texts(values, |texts| {
         api::call_core_static(op, texts)
     }))
     .map(nothing_is_none)
 }
 
-/// Runs static operation `op` (its place in [`api::STATIC_OPS`]) of the sandbox module on `values`.
-pub fn sandbox_op(op: u32, values: &[JsValue]) -> Result<Option<String>, JsValue> {
+/// Runs static operation `op` (its place in [`api::STATIC_OPS`]) of the sandbox module on `values`
+/// (arguments as [`args`] reads them).
+pub fn sandbox_op(op: u32, values: &[u32]) -> Result<Option<String>, JsValue> {
     answer(args::with_texts(values, |texts| {
         api::call_sandbox_static(op, texts)
     }))
     .map(nothing_is_none)
+}
+
+/// Room for the next call's arguments ([`args::reserve`]): the address of at least `len` bytes.
+pub fn reserve_args(len: u32) -> u32 {
+    // The module's memory is 32-bit: an address fits.
+    u32::try_from(args::reserve(len as usize)).unwrap_or(0)
 }
 
 /// What the core module says of itself ([`api::constants`]).

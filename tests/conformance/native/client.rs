@@ -69,9 +69,13 @@ mod transport {
     /// One gate, as the core module's `RawGate` holds it.
     pub type Session = Held;
 
-    fn values(args: &[Option<String>]) -> Vec<JsValue> {
+    /// The arguments written into the module's arguments' buffer, as the layer writes them.
+    fn values(args: &[Option<String>]) -> Vec<u32> {
         args.iter()
-            .map(|a| a.as_deref().map_or(JsValue::UNDEFINED, JsValue::from_str))
+            .map(|a| {
+                a.as_deref()
+                    .map_or(0, code_session_gate_boundary::args::push)
+            })
             .collect()
     }
 
@@ -91,10 +95,7 @@ mod transport {
     }
 
     pub fn new_gate(args: &[Option<String>]) -> Result<Session, String> {
-        let config = values(args)
-            .into_iter()
-            .next()
-            .unwrap_or(JsValue::UNDEFINED);
+        let config = values(args).into_iter().next().unwrap_or(0);
         Held::new(config).map_err(refusal)
     }
 

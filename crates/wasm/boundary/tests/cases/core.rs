@@ -1,7 +1,7 @@
 //! The core module's exports as `export_core!` writes them (the test crate that includes this file
 //! invokes it), called inside a JavaScript host: the static operations' answers and refusals, a gate
 //! (`RawGate`) folding, refusing without a change and being freed, and the arguments as the boundary
-//! reads them (texts, bytes as UTF-8, `maxInputBytes`).
+//! reads them from their buffer (texts, bytes as UTF-8, `maxInputBytes`).
 
 use code_session_gate::GATE_OPS;
 use js_sys::JSON;
@@ -11,8 +11,9 @@ use wasm_bindgen_test::wasm_bindgen_test;
 use super::support::{get, refusal};
 use super::*;
 
-fn text(t: &str) -> JsValue {
-    JsValue::from_str(t)
+/// An argument as the layer passes it: written into the arguments' buffer after the call's earlier ones.
+fn text(t: &str) -> u32 {
+    code_session_gate_boundary::args::push(t)
 }
 
 /// `toInjectedFileRef`'s answer (every answer of the operation is a text).
@@ -79,7 +80,7 @@ fn refusals_carry_code_and_path() {
 
 #[wasm_bindgen_test]
 fn undefined_and_text_that_is_not_json_are_refusals() {
-    let e = toInjectedFileRef(JsValue::UNDEFINED, text(r#""e""#)).unwrap_err();
+    let e = toInjectedFileRef(0, text(r#""e""#)).unwrap_err();
     assert_eq!(refusal(e).1, "missing_field");
     let e = toInjectedFileRef(text("{"), text(r#""e""#)).unwrap_err();
     assert_eq!(refusal(e).1, "invalid_json");
@@ -134,10 +135,7 @@ fn a_gate_folds_and_answers_and_a_refused_fold_changes_nothing() {
     // An unknown partition answers nothing (`undefined`); `undefined` where a key is required is
     // refused.
     assert_eq!(gate.session(text(r#""nope""#)).unwrap(), None);
-    assert_eq!(
-        refusal(gate.session(JsValue::UNDEFINED).unwrap_err()).1,
-        "invalid_type"
-    );
+    assert_eq!(refusal(gate.session(0).unwrap_err()).1, "invalid_type");
 }
 
 #[wasm_bindgen_test]
@@ -155,8 +153,8 @@ fn a_refused_configuration_makes_no_gate() {
 #[wasm_bindgen_test]
 fn bytes_cross_as_utf8_read_as_response_text_reads_them_and_size_is_bounded() {
     use code_session_gate_boundary::args::with_texts;
-    let bytes = js_sys::Uint8Array::from(&[0xff, b'a', 0xe2, 0x82][..]);
-    let seen = with_texts(&[bytes.into(), JsValue::UNDEFINED, JsValue::NULL], |t| {
+    let bytes = code_session_gate_boundary::args::push_bytes(&[0xff, b'a', 0xe2, 0x82]);
+    let seen = with_texts(&[bytes, 0, 0], |t| {
         Ok(t.iter().map(|a| a.map(str::to_owned)).collect::<Vec<_>>())
     })
     .unwrap();
@@ -164,4 +162,29 @@ fn bytes_cross_as_utf8_read_as_response_text_reads_them_and_size_is_bounded() {
     let big = text(&"x".repeat(code_session_gate::core::limits::MAX_INPUT_BYTES + 1));
     let e = with_texts(&[big], |_| Ok(())).unwrap_err();
     assert_eq!(e.code.as_str(), "limit_exceeded");
+}
+
+#[wasm_bindgen_test]
+fn arguments_are_read_in_order_from_the_buffer_and_never_past_it() {
+    use code_session_gate_boundary::args::{push, with_texts};
+    let lens = [push("ab"), 0, push("é"), push("")];
+    assert_eq!(lens, [3, 0, 3, 1]);
+    let seen = with_texts(&lens, |t| {
+        Ok(t.iter().map(|a| a.map(str::to_owned)).collect::<Vec<_>>())
+    })
+    .unwrap();
+    assert_eq!(
+        seen,
+        vec![
+            Some("ab".to_owned()),
+            None,
+            Some("é".to_owned()),
+            Some(String::new())
+        ]
+    );
+    // A length the buffer does not hold is refused, not read past (between calls the buffer keeps at
+    // most 1 MiB, and 2 MiB is within maxInputBytes).
+    let e = with_texts(&[push("ab"), 2 << 20], |_| Ok(())).unwrap_err();
+    assert_eq!(e.code.as_str(), "limit_exceeded");
+    assert!(e.message.contains("the arguments' buffer"), "{}", e.message);
 }

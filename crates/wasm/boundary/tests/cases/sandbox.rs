@@ -2,7 +2,6 @@
 //! invokes it), called inside a JavaScript host: answers, and refusals as the package's JavaScript
 //! errors (`name`, `code`, `path`, a sandbox's `status` and `retryAfterSeconds`).
 
-use wasm_bindgen::JsValue;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 use super::support::{get, refusal};
@@ -10,8 +9,10 @@ use super::*;
 
 #[wasm_bindgen_test]
 fn an_answer_is_the_operations_json_text() {
-    let out =
-        stripTrustedFields(JsValue::from_str(r#"{"code":"print(1)","session_id":"s"}"#)).unwrap();
+    let out = stripTrustedFields(code_session_gate_boundary::args::push(
+        r#"{"code":"print(1)","session_id":"s"}"#,
+    ))
+    .unwrap();
     assert_eq!(
         out.as_deref(),
         Some(r#"{"args":{"code":"print(1)"},"dropped":["session_id"]}"#)
@@ -23,8 +24,8 @@ fn an_answer_is_the_operations_json_text() {
 #[wasm_bindgen_test]
 fn a_refusal_is_a_code_session_gate_error_with_its_path() {
     let e = explainInjectedFileRef(
-        JsValue::from_str(r#"{"id":"f","name":7}"#),
-        JsValue::from_str(r#""e""#),
+        code_session_gate_boundary::args::push(r#"{"id":"f","name":7}"#),
+        code_session_gate_boundary::args::push(r#""e""#),
     )
     .unwrap_err();
     assert_eq!(
@@ -36,13 +37,14 @@ fn a_refusal_is_a_code_session_gate_error_with_its_path() {
         )
     );
     // `undefined` where a value is required.
-    let e = explainInjectedFileRef(JsValue::UNDEFINED, JsValue::from_str(r#""e""#)).unwrap_err();
+    let e =
+        explainInjectedFileRef(0, code_session_gate_boundary::args::push(r#""e""#)).unwrap_err();
     assert_eq!(refusal(e).1, "missing_field");
 }
 
 #[wasm_bindgen_test]
 fn a_sandbox_refusal_carries_its_status_and_retry_after() {
-    let e = readSandboxResponse(JsValue::from_str(
+    let e = readSandboxResponse(code_session_gate_boundary::args::push(
         r#"{"dialect":"codeapi","status":429,"body":"{\"error\":\"slow down\"}","retryAfter":"7"}"#,
     ))
     .unwrap_err();
@@ -57,6 +59,6 @@ fn arguments_past_max_input_bytes_are_refused_before_any_is_read() {
         "\"{}\"",
         "x".repeat(code_session_gate::core::limits::MAX_INPUT_BYTES)
     );
-    let e = stripTrustedFields(JsValue::from_str(&big)).unwrap_err();
+    let e = stripTrustedFields(code_session_gate_boundary::args::push(&big)).unwrap_err();
     assert_eq!(refusal(e).1, "limit_exceeded");
 }
