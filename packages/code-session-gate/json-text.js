@@ -103,8 +103,8 @@ export function jsonTextKind(v) {
 
 /** The refusal of a JsonText inside an object (`kind` OWN) or of another copy's (`kind` FOREIGN). */
 export function misplacedJsonText(kind, path) {
-  const at = path || 'the value';
-  return kind === FOREIGN_JSON_TEXT
-    ? gateError('invalid_type', path, `${at}: a JsonText of another copy of the package (its ESM and CommonJS entries are two): make it with the entry this gate came from`)
-    : gateError('invalid_type', path, `${at}: a JsonText stands only as a whole argument, where the operation takes one`);
+  const why = kind === FOREIGN_JSON_TEXT
+    ? 'of another copy of the package (its ESM and CommonJS entries are two): make it with the entry this gate came from'
+    : 'stands only as a whole argument, where the operation takes one';
+  return gateError('invalid_type', path, `${path || 'the value'}: a JsonText ${why}`);
 }
