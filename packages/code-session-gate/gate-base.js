@@ -213,17 +213,13 @@ export class GateBase {
    * options hold a key the module must judge, so it is asked even for a current entry.
    */
   #ask(path, name, options, entry, known = true) {
-    if (known && entry !== undefined && (entry.version === this.#version || entry.dep === null)) {
-      entry.version = this.#version;
-      return entry;
+    // An entry of this version, or one that depends on no partition, holds without asking.
+    if (!known || entry === undefined || (entry.version !== this.#version && entry.dep !== null)) {
+      const out = this.#call('contextForCall', [path, name, options, entry?.dep, this.#shared.last]);
+      if (entry === undefined || !isSame(out)) return { version: this.#version, dep: out.dep, value: fieldsOf(out.fields, this.#shared) };
     }
-    const have = entry === undefined ? undefined : entry.dep;
-    const out = this.#call('contextForCall', [path, name, options, have, this.#shared.last]);
-    if (isSame(out) && entry !== undefined) {
-      entry.version = this.#version;
-      return entry;
-    }
-    return { version: this.#version, dep: out.dep, value: fieldsOf(out.fields, this.#shared) };
+    entry.version = this.#version;
+    return entry;
   }
 
   beginDirectBatch(calls, options) {

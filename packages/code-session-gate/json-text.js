@@ -34,11 +34,11 @@ export function quote(s) {
 }
 
 /** An unpaired UTF-16 surrogate: a high one not followed by a low one, or a low one not after a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 export const isWellFormed = typeof String.prototype.isWellFormed === 'function'
   ? (/** @type {string} */ s) => s.isWellFormed()
-  : (/** @type {string} */ s) => !LONE_SURROGATE.test(s);
+  // `search` starts at 0 whatever the global expression's lastIndex.
+  : (/** @type {string} */ s) => s.search(LONE_SURROGATES) < 0;
 
 /** Marks a JsonText of any copy of the package (its ESM and CommonJS entries each have the class). */
 const JSON_TEXT_BRAND = Symbol.for('code-session-gate.JsonText');

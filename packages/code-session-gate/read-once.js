@@ -294,7 +294,7 @@ export function read(obj, key, path) {
   try {
     return obj[key];
   } catch (e) {
-    throw gateError('invalid_value', path, `${path}: reading it threw: ${describe(e)}`, e);
+    throw threw('reading it', e).error(path);
   }
 }
 
@@ -367,7 +367,7 @@ export function bodyOf(answer) {
       if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
       else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     } catch (e) {
-      throw gateError('invalid_value', 'body', `body: reading it threw: ${describe(e)}`, e);
+      throw threw('reading it', e).error('body');
     }
   }
   return { body, raw };
