@@ -54,6 +54,9 @@ const isFault = (/** @type {unknown} */ e) => typeof e === 'object' && e !== nul
 const threw = (/** @type {string} */ what, /** @type {unknown} */ e) =>
   new Fault('invalid_value', (at) => `${at}: ${what} threw: ${describe(e)}`, e);
 
+/** What `e`, thrown while a value was read and written, is as a Fault: its own, or the host's throw. */
+const reading = (/** @type {unknown} */ e) => (isFault(e) ? /** @type {Fault} */ (e) : threw('reading it', e));
+
 /** The refusal of what JSON drops or cannot write (a function, a symbol, a bigint). */
 const notData = (/** @type {unknown} */ v) => new Fault('invalid_type', (at) => `${at}: expected plain data, got ${typeof v}`);
 
@@ -112,50 +115,29 @@ export function write(v, depth, key, applied = false) {
       // The walk's own steps for a plain object or array (its prototype is one of the two: it is frozen).
       return Handed.written(v) ?? Handed.remember(v, Array.isArray(v) ? writeArray(v, depth) : writeObject(v, depth, undefined));
     }
-    let proto;
-    let toJSON;
     try {
-      proto = getPrototypeOf(v);
-      toJSON = v.toJSON;
-    } catch (e) {
-      throw threw('reading it', e);
-    }
-    plain = proto === ObjectPrototype || proto === ArrayPrototype;
-    // Plain objects and arrays (most values) are no JsonText; anything else is asked.
-    if (!plain) {
-      const kind = jsonTextKind(v);
+      const proto = getPrototypeOf(v);
+      const toJSON = v.toJSON;
+      plain = proto === ObjectPrototype || proto === ArrayPrototype;
+      // Plain objects and arrays (most values) are no JsonText; anything else is asked.
+      const kind = plain ? NOT_JSON_TEXT : jsonTextKind(v);
       if (kind !== NOT_JSON_TEXT) throw new Fault('invalid_type', (at) => misplacedJsonText(kind, at).message);
-    }
-    if (typeof toJSON === 'function') {
-      let value;
-      try {
-        value = toJSON.call(v, typeof key === 'number' ? String(key) : key);
-      } catch (e) {
-        throw threw('reading it', e);
-      }
-      return write(value, depth, '', true);
+      if (typeof toJSON === 'function') return write(toJSON.call(v, typeof key === 'number' ? String(key) : key), depth, '', true);
+    } catch (e) {
+      throw reading(e);
     }
     if (typeof v === 'function') throw notData(v);
   }
   if (depth >= engine.constants.maxDepth) {
     throw new Fault('invalid_value', (at) => `${at}: nested deeper than ${engine.constants.maxDepth} levels (or cyclic)`);
   }
-  let boxed = false;
   let array;
   try {
-    boxed = !plain && (v instanceof Number || v instanceof String || v instanceof Boolean);
-    array = !boxed && Array.isArray(v);
+    // A boxed primitive (its prototype is not a plain one) is written as its primitive.
+    if (!plain && (v instanceof Number || v instanceof String || v instanceof Boolean)) return write(v.valueOf(), depth, '');
+    array = Array.isArray(v);
   } catch (e) {
-    throw threw('reading it', e);
-  }
-  if (boxed) {
-    let primitive;
-    try {
-      primitive = v.valueOf();
-    } catch (e) {
-      throw threw('reading it', e);
-    }
-    return write(primitive, depth, '');
+    throw reading(e);
   }
   return array ? writeArray(v, depth) : writeObject(v, depth, undefined);
 }
@@ -171,7 +153,7 @@ function writeArray(v, depth) {
       out += (i === 0 ? '' : ',') + (text === undefined ? 'null' : text);
     }
   } catch (e) {
-    const f = isFault(e) ? /** @type {Fault} */ (e) : threw('reading it', e);
+    const f = reading(e);
     f.segments.push(i);
     throw f;
   }
@@ -215,7 +197,7 @@ export function writeObject(v, depth, known) {
       if (text !== undefined) out += (out.length === 1 ? '' : ',') + opening(k) + text;
     }
   } catch (e) {
-    const f = isFault(e) ? /** @type {Fault} */ (e) : threw('reading it', e);
+    const f = reading(e);
     f.segments.push(k);
     throw f;
   }
