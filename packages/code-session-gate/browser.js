@@ -97,17 +97,12 @@ let pending;
 /**
  * Replaces a trapped instance with a fresh one (the glue's generated reset), checking `options.module`
  * (a compiled module or the bytes) or the `.wasm` beside this file to be the core module; the sandbox
- * module, when it was loaded, gets a fresh instance too (the load below finds it loaded; were it not, a
- * failure is kept for the sandbox calls' error, as `init()` does). Resolves to `false` when nothing
- * was poisoned.
+ * module, when it was loaded, gets a fresh instance too (modules.js `recover()`: its glue's reset, so
+ * nothing is fetched for it). Resolves to `false` when nothing was poisoned.
  * @param {{ module?: any }} [options]
  */
 export async function recover(options) {
-  const module = options?.module ?? (await fetchDefault());
-  const hadSandbox = engine.sandbox !== undefined;
-  const done = recoverWith({ module });
-  if (done && hadSandbox) await initSandboxOrKeep();
-  return done;
+  return recoverWith({ module: options?.module ?? (await fetchDefault()) });
 }
 
 /**

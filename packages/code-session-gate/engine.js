@@ -59,12 +59,13 @@ export function startSync(api, core, sandbox) {
 }
 
 /**
- * The two modules: their files in the package and the exports each must have (wasm-bindgen's names).
+ * The two modules: their names, their files in the package and the exports each must have
+ * (wasm-bindgen's names).
  * @type {{ CORE: Kind, SANDBOX: Kind }}
  */
 export const { CORE, SANDBOX } = {
-  CORE: { file: 'code_session_gate_bg.wasm', exports: ['memory', 'constants', 'rawgate_new', '__wbindgen_start'] },
-  SANDBOX: { file: 'code_session_sandbox_bg.wasm', exports: ['memory', 'constants', 'buildSandboxRequest', '__wbindgen_start'] },
+  CORE: { name: 'core', file: 'code_session_gate_bg.wasm', exports: ['memory', 'constants', 'rawgate_new', '__wbindgen_start'] },
+  SANDBOX: { name: 'sandbox', file: 'code_session_sandbox_bg.wasm', exports: ['memory', 'constants', 'buildSandboxRequest', '__wbindgen_start'] },
 };
 
 const toStringTag = (v) => Object.prototype.toString.call(v);
@@ -200,8 +201,9 @@ export function readWasm(read, path) {
 }
 
 /**
- * One of the two modules: its file in the package and the exports it must have.
- * @typedef {{ file: string, exports: string[] }} Kind
+ * One of the two modules: its name (what it says it is), its file in the package and the exports it
+ * must have.
+ * @typedef {{ name: string, file: string, exports: string[] }} Kind
  */
 
 /**

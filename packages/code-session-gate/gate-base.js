@@ -49,26 +49,16 @@ export class GateBase {
   /** The instance this gate lives in (see `epoch`). */
   #epoch = engine.epoch;
 
-  /** What a call does before anything else when the fast check fails: refuse if the module is
-   * poisoned or not initialised, or if this gate's instance was replaced by `recover()`. */
-  #enter(what) {
-    guard.check(what);
-    if (this.#epoch !== engine.epoch) {
-      throw gateError(
-        'poisoned',
-        '',
-        `${what}: this gate lived in the WebAssembly instance that trapped, which recover() replaced; restore it with Gate.fromSnapshot(its last snapshot)`,
-      );
-    }
-  }
-
   /** A gate for one conversation (its configuration and the input policy: api.d.ts, README *Errors*). */
   constructor(config) {
     if (!engine.open) guard.check('new Gate');
     const [text] = textsOf(engine.constants.newParams, [config]);
-    const raw = withTexts([text], (t) => new engine.core.RawGate(t[0]));
-    this.#raw = raw;
-    const info = JSON.parse(raw.takeCreated());
+    this.#raw = withTexts([text], (t) => new engine.core.RawGate(t[0]));
+    this.#took(JSON.parse(this.#raw.takeCreated()));
+  }
+
+  /** What the module says of a gate it made or restored: its profile and its verdicts. */
+  #took(info) {
     this.#profile = info.profile;
     this.#verdicts = new Map(info.verdicts);
   }
@@ -110,9 +100,18 @@ export class GateBase {
   }
 
   /** Refuses a call on a gate that was freed, whose instance `recover()` replaced, or while the module
-   * is poisoned. */
+   * is poisoned or not initialised (when the fast check fails). */
   #live(op) {
-    if (!engine.open || this.#epoch !== engine.epoch) this.#enter(`Gate.${op}`);
+    if (!engine.open || this.#epoch !== engine.epoch) {
+      guard.check(`Gate.${op}`);
+      if (this.#epoch !== engine.epoch) {
+        throw gateError(
+          'poisoned',
+          '',
+          `Gate.${op}: this gate lived in the WebAssembly instance that trapped, which recover() replaced; restore it with Gate.fromSnapshot(its last snapshot)`,
+        );
+      }
+    }
     if (this.#freed) throw gateError('freed', '', `Gate.${op}: the gate was freed (free() or a using block ended)`);
   }
 
@@ -124,10 +123,9 @@ export class GateBase {
 
   verdict(name) {
     this.#live('verdict');
-    if (typeof name === 'string') {
-      const v = this.#verdicts.get(name);
-      if (v !== undefined) return v;
-    }
+    // Only names the module answered for are keys (any other value is refused below).
+    const known = this.#verdicts.get(name);
+    if (known !== undefined) return known;
     const v = this.#call('verdict', [name]);
     // Any other name's verdict is 0 for good; remember a bounded number of them.
     if (this.#verdicts.size < 4096) this.#verdicts.set(name, v);
@@ -215,17 +213,13 @@ export class GateBase {
    * options hold a key the module must judge, so it is asked even for a current entry.
    */
   #ask(path, name, options, entry, known = true) {
-    if (known && entry !== undefined && (entry.version === this.#version || entry.dep === null)) {
-      entry.version = this.#version;
-      return entry;
+    // An entry of this version, or one that depends on no partition, holds without asking.
+    if (!known || entry === undefined || (entry.version !== this.#version && entry.dep !== null)) {
+      const out = this.#call('contextForCall', [path, name, options, entry?.dep, this.#shared.last]);
+      if (entry === undefined || !isSame(out)) return { version: this.#version, dep: out.dep, value: fieldsOf(out.fields, this.#shared) };
     }
-    const have = entry === undefined ? undefined : entry.dep;
-    const out = this.#call('contextForCall', [path, name, options, have, this.#shared.last]);
-    if (isSame(out) && entry !== undefined) {
-      entry.version = this.#version;
-      return entry;
-    }
-    return { version: this.#version, dep: out.dep, value: fieldsOf(out.fields, this.#shared) };
+    entry.version = this.#version;
+    return entry;
   }
 
   beginDirectBatch(calls, options) {
@@ -305,9 +299,7 @@ export class GateBase {
     if (!engine.open) guard.check('Gate.fromSnapshot');
     const gate = new this();
     try {
-      const info = gate.#call('restore', [snapshot, config]);
-      gate.#profile = info.profile;
-      gate.#verdicts = new Map(info.verdicts);
+      gate.#took(gate.#call('restore', [snapshot, config]));
     } catch (e) {
       gate.free();
       throw e;

@@ -32,9 +32,8 @@ export function isTrap(e) {
  * @param {{ ready: boolean, open: boolean }} [state]
  */
 export function createGuard(state = { ready: true, open: false }) {
-  /** @type {unknown} the trap that poisoned the instance, or `undefined` */
+  /** @type {unknown} the trap that poisoned the instance (an error: see `isTrap`), or `undefined` */
   let trap;
-  let poisoned = false;
 
   return {
     /** The state whose `open` is true once a call found the instance initialised and while no trap has
@@ -46,7 +45,7 @@ export function createGuard(state = { ready: true, open: false }) {
      * @param {string} what
      */
     check(what) {
-      if (poisoned) {
+      if (trap !== undefined) {
         const reason = trap instanceof Error ? `${trap.name}: ${trap.message}` : String(trap);
         throw gateError(
           'poisoned',
@@ -75,8 +74,7 @@ export function createGuard(state = { ready: true, open: false }) {
       try {
         return call();
       } catch (e) {
-        if (!poisoned && isTrap(e)) {
-          poisoned = true;
+        if (trap === undefined && isTrap(e)) {
           state.open = false;
           trap = e;
         }
@@ -85,12 +83,11 @@ export function createGuard(state = { ready: true, open: false }) {
     },
     /** Whether a trap has poisoned this guard. */
     get poisoned() {
-      return poisoned;
+      return trap !== undefined;
     },
     /** Forgets the trap once `recover()` has replaced the poisoned instance: calls enter again once the
      * new instance is initialised. */
     reset() {
-      poisoned = false;
       trap = undefined;
       state.open = false;
     },

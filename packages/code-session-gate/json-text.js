@@ -34,11 +34,11 @@ export function quote(s) {
 }
 
 /** An unpaired UTF-16 surrogate: a high one not followed by a low one, or a low one not after a high one. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+const LONE_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 export const isWellFormed = typeof String.prototype.isWellFormed === 'function'
   ? (/** @type {string} */ s) => s.isWellFormed()
-  : (/** @type {string} */ s) => !LONE_SURROGATE.test(s);
+  // `search` starts at 0 whatever the global expression's lastIndex.
+  : (/** @type {string} */ s) => s.search(LONE_SURROGATES) < 0;
 
 /** Marks a JsonText of any copy of the package (its ESM and CommonJS entries each have the class). */
 const JSON_TEXT_BRAND = Symbol.for('code-session-gate.JsonText');
@@ -103,8 +103,8 @@ export function jsonTextKind(v) {
 
 /** The refusal of a JsonText inside an object (`kind` OWN) or of another copy's (`kind` FOREIGN). */
 export function misplacedJsonText(kind, path) {
-  const at = path || 'the value';
-  return kind === FOREIGN_JSON_TEXT
-    ? gateError('invalid_type', path, `${at}: a JsonText of another copy of the package (its ESM and CommonJS entries are two): make it with the entry this gate came from`)
-    : gateError('invalid_type', path, `${at}: a JsonText stands only as a whole argument, where the operation takes one`);
+  const why = kind === FOREIGN_JSON_TEXT
+    ? 'of another copy of the package (its ESM and CommonJS entries are two): make it with the entry this gate came from'
+    : 'stands only as a whole argument, where the operation takes one';
+  return gateError('invalid_type', path, `${path || 'the value'}: a JsonText ${why}`);
 }

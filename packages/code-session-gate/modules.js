@@ -21,42 +21,41 @@ export let CODE_EXECUTION_TOOLS;
 /** @type {readonly string[] | undefined} */
 export let CODE_ENV_KINDS;
 
-/** What the module whose glue `glue` holds a new instance of says of itself. */
-function said(/** @type {{ constants(): string }} */ glue) {
-  guard.check('constants');
-  return JSON.parse(guard.run(glue.constants));
+/**
+ * What the module whose glue `glue` holds a new instance of says of itself, refused unless it says it
+ * is module `kind` (a module of another package version may have the exports checked at its start).
+ * @param {{ constants(): string }} glue @param {import('./engine.js').Kind} kind
+ */
+function said(glue, kind) {
+  const c = JSON.parse(guard.run(glue.constants));
+  if (c.module === kind.name) return c;
+  throw gateError('not_wasm', '', `code-session-gate: the module given is not the ${kind.file} (it says it is the ${c.module ?? 'unknown'} module)`);
 }
 
-/** The refusal of a module that says (`c`) it is not the `file` expected. */
-const notThe = (/** @type {string} */ file, c) =>
-  gateError('not_wasm', '', `code-session-gate: the module given is not the ${file} (it says it is the ${c.module ?? 'unknown'} module)`);
-
-/** @param {typeof coreGlue} glue the core module's glue, holding a new instance */
+/**
+ * Takes the core module's glue, which now holds an instance (the first time, with what it says of
+ * itself and the tables made from it; nothing is kept of a module that is not the core).
+ * @param {typeof coreGlue} glue
+ */
 function loaded(glue) {
+  if (engine.constants === undefined) {
+    const c = said(glue, CORE);
+    engine.constants = c;
+    engine.ops = Object.fromEntries(c.gateOps.map((n, i) => [n, i]));
+    engine.writes = new Set(c.gateWrites);
+    engine.staticOps = Object.fromEntries(c.staticOps.map((n, i) => [n, i]));
+    engine.sandboxOps = new Set(c.sandboxOps);
+    // `contextForCall` answers from its cache only when the options hold no other key than these, since
+    // the module refuses a misspelt one.
+    engine.callKeys = new Set(c.callOptionKeys);
+    // The records the package hands out as they are (`limits()`, `verdictBits()`).
+    engine.limits = Object.freeze(c.limits);
+    Object.freeze(c.verdictBits);
+    CODE_EXECUTION_TOOLS = Object.freeze(c.codeExecutionTools);
+    CODE_ENV_KINDS = Object.freeze(c.codeEnvKinds);
+  }
   engine.core = glue;
   engine.ready = true;
-  if (engine.constants !== undefined) return;
-  const c = said(glue);
-  if (c.module !== 'core') {
-    // Nothing is kept of a module that is not the core (the sandbox module, or another one).
-    engine.core = undefined;
-    engine.ready = false;
-    guard.reset();
-    throw notThe(CORE.file, c);
-  }
-  engine.constants = c;
-  engine.ops = Object.fromEntries(c.gateOps.map((n, i) => [n, i]));
-  engine.writes = new Set(c.gateWrites);
-  engine.staticOps = Object.fromEntries(c.staticOps.map((n, i) => [n, i]));
-  engine.sandboxOps = new Set(c.sandboxOps);
-  // `contextForCall` answers from its cache only when the options hold no other key than these, since
-  // the module refuses a misspelt one.
-  engine.callKeys = new Set(c.callOptionKeys);
-  // The records the package hands out as they are (`limits()`, `verdictBits()`).
-  engine.limits = Object.freeze(c.limits);
-  Object.freeze(c.verdictBits);
-  CODE_EXECUTION_TOOLS = Object.freeze(c.codeExecutionTools);
-  CODE_ENV_KINDS = Object.freeze(c.codeEnvKinds);
 }
 
 /**
@@ -65,8 +64,8 @@ function loaded(glue) {
  * @param {typeof sandboxGlue} glue
  */
 function sandboxLoaded(glue) {
-  const c = said(glue);
-  if (c.module !== 'sandbox') throw notThe(SANDBOX.file, c);
+  guard.check('constants');
+  const c = said(glue, SANDBOX);
   if (JSON.stringify(c.staticOps) !== JSON.stringify(engine.constants.staticOps)) {
     throw gateError(
       'not_wasm',

@@ -54,6 +54,12 @@ const isFault = (/** @type {unknown} */ e) => typeof e === 'object' && e !== nul
 const threw = (/** @type {string} */ what, /** @type {unknown} */ e) =>
   new Fault('invalid_value', (at) => `${at}: ${what} threw: ${describe(e)}`, e);
 
+/** What `e`, thrown while a value was read and written, is as a Fault: its own, or the host's throw. */
+const reading = (/** @type {unknown} */ e) => (isFault(e) ? /** @type {Fault} */ (e) : threw('reading it', e));
+
+/** The refusal of what JSON drops or cannot write (a function, a symbol, a bigint). */
+const notData = (/** @type {unknown} */ v) => new Fault('invalid_type', (at) => `${at}: expected plain data, got ${typeof v}`);
+
 const getPrototypeOf = Object.getPrototypeOf;
 const ObjectPrototype = Object.prototype;
 const ArrayPrototype = Array.prototype;
@@ -74,9 +80,10 @@ const plainPrototypes = () =>
  * ±Infinity (written as `null`), functions and symbols (dropped), bigints (a throw), nesting deeper
  * than the gate's limit, cycles, a JsonText inside a value, and getters, `toJSON` methods or Proxy
  * traps that throw. Every host call is wrapped where it is made, so that whatever it throws becomes a
- * Fault. `key` is what `toJSON` receives: the member's key, or its index in an array.
+ * Fault. `key` is what `toJSON` receives: the member's key, or its index in an array; `applied`: `v`
+ * is what a `toJSON` answered, written as it is (no `toJSON` of its own is called).
  */
-export function write(v, depth, key) {
+export function write(v, depth, key, applied = false) {
   switch (typeof v) {
     case 'string':
       return quote(v);
@@ -91,88 +98,46 @@ export function write(v, depth, key) {
       if (v === null) return 'null';
       break;
     case 'function':
+      // Only its `toJSON` could make data of it.
+      if (applied) throw notData(v);
       break;
     default:
-      throw new Fault('invalid_type', (at) => `${at}: expected plain data, got ${typeof v}`);
+      throw notData(v);
   }
-  // What the gate handed out is written once (handed.js): where the walk below would write the same
-  // text, which holds while the value nests within the depth limit where it stands and no prototype it
-  // inherits from has a `toJSON`.
-  const levels = Handed.levels(v);
-  if (levels > 0 && depth + levels <= engine.constants.maxDepth && plainPrototypes()) {
-    // The walk's own steps for a plain object or array (its prototype is one of the two: it is frozen).
-    return Handed.written(v) ?? Handed.remember(v, Array.isArray(v) ? writeArray(v, depth) : writeObject(v, depth, undefined));
-  }
-  let proto;
-  let toJSON;
-  try {
-    proto = getPrototypeOf(v);
-    toJSON = v.toJSON;
-  } catch (e) {
-    throw threw('reading it', e);
-  }
-  // Plain objects and arrays (most values) are no JsonText; anything else is asked.
-  if (proto !== ObjectPrototype && proto !== ArrayPrototype) {
-    const kind = jsonTextKind(v);
-    if (kind !== NOT_JSON_TEXT) throw new Fault('invalid_type', (at) => misplacedJsonText(kind, at).message);
-  }
-  if (typeof toJSON !== 'function') {
-    // Plain objects and arrays (most values): no boxed primitive to unwrap.
-    if (proto === ObjectPrototype || proto === ArrayPrototype) {
-      if (depth >= engine.constants.maxDepth) {
-        throw new Fault('invalid_value', (at) => `${at}: nested deeper than ${engine.constants.maxDepth} levels (or cyclic)`);
-      }
-      let array;
-      try {
-        array = Array.isArray(v);
-      } catch (e) {
-        throw threw('reading it', e);
-      }
-      return array ? writeArray(v, depth) : writeObject(v, depth, undefined);
+  // Plain objects and arrays (most values) have no boxed primitive to unwrap.
+  let plain = false;
+  if (!applied) {
+    // What the gate handed out is written once (handed.js): where the walk below would write the same
+    // text, which holds while the value nests within the depth limit where it stands and no prototype it
+    // inherits from has a `toJSON`.
+    const levels = Handed.levels(v);
+    if (levels > 0 && depth + levels <= engine.constants.maxDepth && plainPrototypes()) {
+      // The walk's own steps for a plain object or array (its prototype is one of the two: it is frozen).
+      return Handed.written(v) ?? Handed.remember(v, Array.isArray(v) ? writeArray(v, depth) : writeObject(v, depth, undefined));
     }
-    return unboxed(v, depth);
-  }
-  let value;
-  try {
-    value = toJSON.call(v, typeof key === 'number' ? String(key) : key);
-  } catch (e) {
-    throw threw('reading it', e);
-  }
-  return unboxed(value, depth);
-}
-
-/** [`write`] of a value whose `toJSON` has been applied (or that has none). */
-function unboxed(v, depth) {
-  switch (typeof v) {
-    case 'object':
-      if (v === null) return 'null';
-      break;
-    case 'function':
-    case 'bigint':
-    case 'symbol':
-      throw new Fault('invalid_type', (at) => `${at}: expected plain data, got ${typeof v}`);
-    default:
-      return write(v, depth, '');
+    try {
+      const proto = getPrototypeOf(v);
+      const toJSON = v.toJSON;
+      plain = proto === ObjectPrototype || proto === ArrayPrototype;
+      // Plain objects and arrays (most values) are no JsonText; anything else is asked.
+      const kind = plain ? NOT_JSON_TEXT : jsonTextKind(v);
+      if (kind !== NOT_JSON_TEXT) throw new Fault('invalid_type', (at) => misplacedJsonText(kind, at).message);
+      if (typeof toJSON === 'function') return write(toJSON.call(v, typeof key === 'number' ? String(key) : key), depth, '', true);
+    } catch (e) {
+      throw reading(e);
+    }
+    if (typeof v === 'function') throw notData(v);
   }
   if (depth >= engine.constants.maxDepth) {
     throw new Fault('invalid_value', (at) => `${at}: nested deeper than ${engine.constants.maxDepth} levels (or cyclic)`);
   }
-  let boxed;
   let array;
   try {
-    boxed = v instanceof Number || v instanceof String || v instanceof Boolean;
-    array = !boxed && Array.isArray(v);
+    // A boxed primitive (its prototype is not a plain one) is written as its primitive.
+    if (!plain && (v instanceof Number || v instanceof String || v instanceof Boolean)) return write(v.valueOf(), depth, '');
+    array = Array.isArray(v);
   } catch (e) {
-    throw threw('reading it', e);
-  }
-  if (boxed) {
-    let primitive;
-    try {
-      primitive = v.valueOf();
-    } catch (e) {
-      throw threw('reading it', e);
-    }
-    return write(primitive, depth, '');
+    throw reading(e);
   }
   return array ? writeArray(v, depth) : writeObject(v, depth, undefined);
 }
@@ -188,7 +153,7 @@ function writeArray(v, depth) {
       out += (i === 0 ? '' : ',') + (text === undefined ? 'null' : text);
     }
   } catch (e) {
-    const f = isFault(e) ? /** @type {Fault} */ (e) : threw('reading it', e);
+    const f = reading(e);
     f.segments.push(i);
     throw f;
   }
@@ -232,7 +197,7 @@ export function writeObject(v, depth, known) {
       if (text !== undefined) out += (out.length === 1 ? '' : ',') + opening(k) + text;
     }
   } catch (e) {
-    const f = isFault(e) ? /** @type {Fault} */ (e) : threw('reading it', e);
+    const f = reading(e);
     f.segments.push(k);
     throw f;
   }
@@ -311,7 +276,7 @@ export function read(obj, key, path) {
   try {
     return obj[key];
   } catch (e) {
-    throw gateError('invalid_value', path, `${path}: reading it threw: ${describe(e)}`, e);
+    throw threw('reading it', e).error(path);
   }
 }
 
@@ -384,7 +349,7 @@ export function bodyOf(answer) {
       if (body instanceof ArrayBuffer) raw = new Uint8Array(body);
       else if (ArrayBuffer.isView(body)) raw = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
     } catch (e) {
-      throw gateError('invalid_value', 'body', `body: reading it threw: ${describe(e)}`, e);
+      throw threw('reading it', e).error('body');
     }
   }
   return { body, raw };
