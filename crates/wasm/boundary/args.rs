@@ -98,7 +98,11 @@ pub fn with_texts<T>(
 /// The texts `lens` stand for in `bytes`, checked against `maxInputBytes` first.
 fn read<'a>(bytes: &'a [u8], lens: &[u32]) -> GateResult<Vec<Option<Cow<'a, str>>>> {
     let len_of = |n: u32| (n as usize).saturating_sub(1);
-    let total = lens.iter().map(|&n| len_of(n)).sum();
+    // Saturating: lengths a caller of the raw export makes up can sum past `usize` on wasm32, and a
+    // wrapped total would pass both checks below.
+    let total = lens
+        .iter()
+        .fold(0usize, |sum, &n| sum.saturating_add(len_of(n)));
     let root = Path::root("");
     limits::check_count(
         total,

@@ -187,4 +187,8 @@ fn arguments_are_read_in_order_from_the_buffer_and_never_past_it() {
     let e = with_texts(&[push("ab"), 2 << 20], |_| Ok(())).unwrap_err();
     assert_eq!(e.code.as_str(), "limit_exceeded");
     assert!(e.message.contains("the arguments' buffer"), "{}", e.message);
+    // Lengths whose sum passes the address space are refused, not wrapped round: on wasm32 these sum
+    // to 2^32 + 2 bytes, which wraps to 2, what the buffer holds.
+    let e = with_texts(&[u32::MAX, 3, push("ab")], |_| Ok(())).unwrap_err();
+    assert_eq!(e.code.as_str(), "limit_exceeded");
 }
