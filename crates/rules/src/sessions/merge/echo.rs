@@ -118,11 +118,15 @@ pub(super) fn fold_in_step<'a>(
     for (under, echo) in existing.iter_mut().zip(echoes) {
         under.overlay(echo);
     }
-    let new: Vec<StoredFile> = new
-        .iter()
-        .filter(|f| !dropped(f))
-        .map(|f| f.clone().into_owned())
-        .collect();
+    // Room for every new file first: the filter hides the count from `collect`, which would start
+    // at four and move the files on the fifth.
+    let mut owned: Vec<StoredFile> = Vec::with_capacity(new.len());
+    owned.extend(
+        new.iter()
+            .filter(|f| !dropped(f))
+            .map(|f| f.clone().into_owned()),
+    );
+    let new = owned;
     // The rest, but for what a new file supersedes by name, keeps its place ahead of the echoes (a
     // few files, moved one by one, and only when some survive).
     let mut at = echoed;
