@@ -185,8 +185,9 @@ impl ForwardedBatch<'_> {
     /// `{ id, requests, refused, rejected, eager }`, each request without its body, then each body on a
     /// line of its own, in the order of `requests`.
     pub(crate) fn text(&self) -> String {
+        // The bodies follow in the same text, each given room by `write_body` (they were written
+        // apart, then copied after the head).
         let mut head = String::with_capacity(256);
-        let mut bodies = String::new();
         head.push_str("{\"id\":");
         push_u64(&mut head, self.id.into());
         push_key(&mut head, "requests", false);
@@ -208,7 +209,6 @@ impl ForwardedBatch<'_> {
             head.push(',');
             call.request.write_members(&mut head);
             head.push('}');
-            call.request.write_body(&mut bodies);
         }
         head.push(']');
         push_key(&mut head, "refused", false);
@@ -235,7 +235,9 @@ impl ForwardedBatch<'_> {
         head.push(']');
         super::fields::write_rejected_and_eager(&self.rejected, &self.eager, &mut head);
         head.push('}');
-        head.push_str(&bodies);
+        for (_, _, request) in &self.requests {
+            RequestHead::of(request, true).write_body(&mut head);
+        }
         head
     }
 }
@@ -277,7 +279,10 @@ impl ForwardedAnswer<'_> {
     /// `{ stdout, stderr, exitCode?, run?, sessionId, files }`, `run` by serde when the sandbox reported
     /// one.
     pub(crate) fn text(&self) -> String {
-        let mut out = String::with_capacity(64 + self.stdout.len() + self.stderr.len());
+        // The keys, the session id and the file count, with room for a few escapes.
+        let mut out = String::with_capacity(
+            96 + self.stdout.len() + self.stderr.len() + self.session_id.len(),
+        );
         out.push('{');
         push_key(&mut out, "stdout", true);
         push_str(&mut out, self.stdout);

@@ -229,6 +229,19 @@ impl<'a> FileRef<'a> {
         )
     }
 
+    /// A storage id still borrowed from the call's text that is `exec` (the run's exec session id)
+    /// takes `kept`, the one shared copy of it (made the first time): a run's outputs are stored under
+    /// its exec session, whose id is kept anyway, so they need no copy of their own. A storage id
+    /// already shared is left as it is, with no comparison.
+    pub fn share_exec_storage(&mut self, exec: &Str<'_>, kept: &mut Option<Str<'static>>) {
+        if let Field::Set(s @ Str::Borrowed(_)) = &self.storage_session_id {
+            if s.as_str() == exec.as_str() {
+                let shared = kept.get_or_insert_with(|| exec.to_owned_str()).clone();
+                self.storage_session_id = Field::Set(shared);
+            }
+        }
+    }
+
     /// `{...f, storage_session_id: f.storage_session_id ?? storage}`.
     pub fn fill_storage(&mut self, storage: &str) {
         if self.storage_session_id.get().is_none() {
@@ -485,6 +498,34 @@ mod tests {
         assert_eq!(under.extra("q").map(RawJson::get), Some("1"));
         assert_eq!(under.extra("path").map(RawJson::get), Some(r#""/x""#));
         assert_eq!(stored.extra("inherited").map(RawJson::get), Some("true"));
+    }
+
+    #[test]
+    fn outputs_stored_under_the_exec_session_share_one_copy_of_its_id() {
+        let exec = Str::from("e1");
+        let mut kept = None;
+        let texts = [
+            r#"{"id":"a","name":"n","storage_session_id":"e1"}"#,
+            r#"{"id":"b","name":"m","storage_session_id":"e1"}"#,
+            r#"{"id":"c","name":"o","storage_session_id":"e2"}"#,
+        ];
+        let files: Vec<StoredFile> = texts
+            .iter()
+            .map(|t| {
+                let mut f = decode_file(t).unwrap();
+                f.share_exec_storage(&exec, &mut kept);
+                f.into_owned()
+            })
+            .collect();
+        let kept = kept.unwrap();
+        let shares = |f: &StoredFile| f.storage_session_id.get().unwrap().same_text(&kept);
+        assert!(shares(&files[0]) && shares(&files[1]) && !shares(&files[2]));
+        assert_eq!(files[2].storage_session_id.as_deref(), Some("e2"));
+        // A storage id already shared is left as it is.
+        let mut again = files[2].clone();
+        let mut none = None;
+        again.share_exec_storage(&Str::from("e2"), &mut none);
+        assert!(none.is_none());
     }
 
     #[test]

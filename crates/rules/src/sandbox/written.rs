@@ -62,8 +62,9 @@ impl WrittenRefs {
             before.text.get(from..*before.ends.get(i)?)
         };
         let mut ends = Vec::with_capacity(files.len());
-        // Room for refs of a typical length: the text grows once, not ref by ref.
-        let mut out = String::with_capacity(2 + files.len() * 128);
+        // Room for refs of a typical length (a codeapi ref with 21-character ids is about 150 bytes,
+        // as the body's own estimate says): the text is written without growing, moving what it holds.
+        let mut out = String::with_capacity(2 + files.len() * 160);
         out.push('[');
         for (i, f) in files.iter().enumerate() {
             if i > 0 {

@@ -11,7 +11,7 @@
 use hashbrown::{HashMap, HashSet};
 
 use crate::files::{FileRef, Identity, StoredFile};
-use crate::json::lanes;
+use crate::json::{lanes, Str};
 
 /// Most new files (and unechoed stored files) a fold in step compares against the others; beyond it,
 /// the general fold's indexes are cheaper.
@@ -83,13 +83,15 @@ fn distinct_few(files: &[FileRef<'_>]) -> bool {
 /// new files `dropped` says (3.9's guard of inherited echoes: a new file is one the partition does not
 /// have). `known_distinct` is what the partition's last write knew (see [`distinct`]). Returns whether
 /// the folded files are distinct in turn, or `None` (and `existing` untouched) when the answer is not
-/// such an echo.
+/// such an echo. With it comes `exec` (the answer's exec session id) owned, shared with the new files
+/// stored under it.
 pub(super) fn fold_in_step<'a>(
     existing: &mut Vec<StoredFile>,
     incoming: &[FileRef<'a>],
+    exec: &Str<'a>,
     known_distinct: Option<bool>,
     dropped: impl Fn(&FileRef<'a>) -> bool,
-) -> Option<bool> {
+) -> Option<(bool, Str<'static>)> {
     let echoed = incoming
         .iter()
         .zip(existing.iter())
@@ -118,11 +120,18 @@ pub(super) fn fold_in_step<'a>(
     for (under, echo) in existing.iter_mut().zip(echoes) {
         under.overlay(echo);
     }
-    let new: Vec<StoredFile> = new
-        .iter()
-        .filter(|f| !dropped(f))
-        .map(|f| f.clone().into_owned())
-        .collect();
+    // Room for every new file first: the filter hides the count from `collect`, which would start
+    // at four and move the files on the fifth.
+    let mut owned: Vec<StoredFile> = Vec::with_capacity(new.len());
+    // The new files stored under the exec session share the partition's copy of its id.
+    let mut kept_exec: Option<Str<'static>> = None;
+    for f in new.iter().filter(|f| !dropped(f)) {
+        let mut f = f.clone();
+        f.share_exec_storage(exec, &mut kept_exec);
+        owned.push(f.into_owned());
+    }
+    let new = owned;
+    let exec = kept_exec.unwrap_or_else(|| exec.to_owned_str());
     // The rest, but for what a new file supersedes by name, keeps its place ahead of the echoes (a
     // few files, moved one by one, and only when some survive).
     let mut at = echoed;
@@ -140,14 +149,13 @@ pub(super) fn fold_in_step<'a>(
     }
     let all_distinct = !new_names_echoed && distinct_few(&new);
     existing.extend(new);
-    Some(all_distinct)
+    Some((all_distinct, exec))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::files::Field;
-    use crate::json::Str;
 
     fn file(storage: &'static str, id: &'static str) -> FileRef<'static> {
         let mut f = FileRef::new(id, "n");

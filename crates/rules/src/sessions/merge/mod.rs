@@ -109,13 +109,16 @@ pub fn update_code_session_many<'a>(
                 .any(|name| baseline.is_some_and(|b| b.get(name).is_some()));
         let folded = (!deletes && !artifact.files.is_empty())
             .then(|| {
-                echo::fold_in_step(&mut existing, &artifact.files, known_distinct, |f| {
-                    profile.is_3_9() && guarded(baseline, f)
-                })
+                echo::fold_in_step(
+                    &mut existing,
+                    &artifact.files,
+                    &artifact.exec_session_id,
+                    known_distinct,
+                    |f| profile.is_3_9() && guarded(baseline, f),
+                )
             })
             .flatten();
-        if let Some(distinct) = folded {
-            let exec = artifact.exec_session_id.to_owned_str();
+        if let Some((distinct, exec)) = folded {
             let entry = CodeSession::written(exec, existing, now.to_owned_raw());
             sessions.set_known(key, entry, distinct.then_some(true));
             return;

@@ -404,7 +404,13 @@ fn echoing_answers_fold_in_step_as_the_reference_does() {
             let existing = actual.get("k").map(|s| s.files().to_vec());
             if let Some(mut existing) = existing {
                 folds += 1;
-                let echoes = echo::fold_in_step(&mut existing, &artifact.files, None, |_| false);
+                let echoes = echo::fold_in_step(
+                    &mut existing,
+                    &artifact.files,
+                    &artifact.exec_session_id,
+                    None,
+                    |_| false,
+                );
                 in_step += usize::from(echoes.is_some());
             }
             update_code_session_reference(
