@@ -241,10 +241,15 @@ export function forwardedRequest(out, bytes, files) {
  * the batch handed out, each refused call with its refusal as the error `sandboxRequest` would throw.
  */
 export function forwardedBatch(out, bytes, files) {
-  const bodies = out.split($separator);
-  const batch = JSON.parse(/** @type {string} */ (bodies.shift()));
+  // Each body runs from its separator to the next (`split` would scan the last, the longest, too).
+  let at = out.indexOf($separator);
+  const batch = JSON.parse(at < 0 ? out : out.slice(0, at));
   const requests = batch.requests;
-  for (let i = 0; i < requests.length; i++) withBody(requests[i], bodies[i], bytes, files);
+  for (let i = 0; i < requests.length; i++) {
+    const end = i + 1 < requests.length ? out.indexOf($separator, at + 1) : out.length;
+    withBody(requests[i], out.slice(at + 1, end), bytes, files);
+    at = end;
+  }
   batch.refused = batch.refused.map((r) => ({ id: r.id, name: r.name, args: r.args, error: gateError(r.code, r.path, r.message) }));
   return batch;
 }
