@@ -29,7 +29,7 @@ function unpack(a) {
 export class Shared {
   /** @type {Map<number, readonly object[]>} */
   lists = new Map();
-  /** @type {Map<string, object>} */
+  /** @type {Map<number, object>} (a context with files by its generation, one without by -1 - it) */
   contexts = new Map();
   last = 0;
 
@@ -47,7 +47,9 @@ export class Shared {
       const base = this.lists.get(ref.base);
       const keep = ref.keep ?? 0;
       const pick = ref.pick;
-      list = base.slice(0, keep);
+      // Copied by index: `slice` of a frozen array takes V8's slow path (190 ns for one item, against 20).
+      list = [];
+      for (let i = 0; i < keep; i++) list.push(base[i]);
       let j = 0;
       for (let i = 0; i < pick.length; i++) {
         const p = pick[i];
@@ -67,7 +69,7 @@ export class Shared {
 
   /** A context `{gen, session_id?, files?}` of an answer as the frozen object requests share. */
   context(c) {
-    const key = `${c.gen}:${c.files === undefined ? 0 : 1}`;
+    const key = c.files === undefined ? -1 - c.gen : c.gen;
     const have = this.contexts.get(key);
     if (have !== undefined) {
       // The answer named the list; keep it current (and the most recent) for later diffs.
@@ -194,10 +196,15 @@ export function forwardedRequest(out, bytes, files) {
  * the batch handed out, each refused call with its refusal as the error `sandboxRequest` would throw.
  */
 export function forwardedBatch(out, bytes, files) {
-  const bodies = out.split("\n");
-  const batch = JSON.parse(/** @type {string} */ (bodies.shift()));
+  // Each body runs from its separator to the next (`split` would scan the last, the longest, too).
+  let at = out.indexOf("\n");
+  const batch = JSON.parse(at < 0 ? out : out.slice(0, at));
   const requests = batch.requests;
-  for (let i = 0; i < requests.length; i++) withBody(requests[i], bodies[i], bytes, files);
+  for (let i = 0; i < requests.length; i++) {
+    const end = i + 1 < requests.length ? out.indexOf("\n", at + 1) : out.length;
+    withBody(requests[i], out.slice(at + 1, end), bytes, files);
+    at = end;
+  }
   batch.refused = batch.refused.map((r) => ({ id: r.id, name: r.name, args: r.args, error: gateError(r.code, r.path, r.message) }));
   return batch;
 }
