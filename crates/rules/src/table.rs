@@ -15,6 +15,11 @@ use std::hash::{BuildHasher, Hash};
 
 use hashbrown::{DefaultHashBuilder, Equivalent, HashTable};
 
+/// Up to this many entries a map is scanned, not hashed: most of the per-call maps hold a handful of
+/// entries, where comparing keys costs less than hashing them and a table's allocation. Bounded, so a
+/// host's many keys cannot make lookups quadratic.
+const SCAN: usize = 8;
+
 /// Positions by hash: the one table type behind every [`HashMap`] (non-generic, so its code is in the
 /// module once).
 #[derive(Default, Clone)]
@@ -30,6 +35,20 @@ impl Slots {
     fn with_capacity(capacity: usize) -> Self {
         Slots {
             table: HashTable::with_capacity(capacity),
+        }
+    }
+
+    /// The position for which `eq` holds: by the table with `hash`, else (a small map, no hash) the first
+    /// of `0..len`.
+    fn lookup(
+        &self,
+        hash: Option<u64>,
+        len: usize,
+        eq: &mut dyn FnMut(usize) -> bool,
+    ) -> Option<usize> {
+        match hash {
+            Some(hash) => self.find(hash, eq),
+            None => (0..len).position(eq),
         }
     }
 
@@ -98,7 +117,11 @@ impl<K, V> HashMap<K, V> {
     pub fn with_capacity(capacity: usize) -> Self {
         HashMap {
             entries: Vec::with_capacity(capacity),
-            slots: Slots::with_capacity(capacity),
+            slots: if capacity > SCAN {
+                Slots::with_capacity(capacity)
+            } else {
+                Slots::default()
+            },
             hasher: DefaultHashBuilder::default(),
         }
     }
@@ -131,7 +154,9 @@ impl<K, V> HashMap<K, V> {
     /// Room for `additional` more entries.
     pub fn reserve(&mut self, additional: usize) {
         self.entries.reserve(additional);
-        self.slots.reserve(additional);
+        if self.entries.len() + additional > SCAN {
+            self.slots.reserve(additional);
+        }
     }
 
     /// Removes every entry.
@@ -142,28 +167,37 @@ impl<K, V> HashMap<K, V> {
 }
 
 impl<K: Hash + Eq, V> HashMap<K, V> {
-    fn position<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) -> Option<(u64, usize)> {
-        if self.entries.is_empty() {
-            return None;
-        }
-        let hash = self.hasher.hash_one(key);
+    /// Whether lookups go through the table (past [`SCAN`] entries) rather than a scan.
+    fn indexed(&self) -> bool {
+        !self.slots.table.is_empty()
+    }
+
+    #[inline(never)]
+    fn position<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) -> Option<usize> {
+        let hash = self.indexed().then(|| self.hasher.hash_one(key));
         let entries = &self.entries;
-        self.slots
-            .find(hash, &mut |at| {
-                entries.get(at).is_some_and(|(k, _)| key.equivalent(k))
-            })
-            .map(|at| (hash, at))
+        self.slots.lookup(hash, entries.len(), &mut |at| {
+            entries.get(at).is_some_and(|(k, _)| key.equivalent(k))
+        })
+    }
+
+    /// Puts every entry into the table (once the map outgrows a scan).
+    #[inline(never)]
+    fn index_all(&mut self) {
+        for (at, (k, _)) in self.entries.iter().enumerate() {
+            self.slots.insert(self.hasher.hash_one(k), at);
+        }
     }
 
     /// The value of `key`.
     pub fn get<Q: Hash + Equivalent<K> + ?Sized>(&self, key: &Q) -> Option<&V> {
-        let (_, at) = self.position(key)?;
+        let at = self.position(key)?;
         self.entries.get(at).map(|(_, v)| v)
     }
 
     /// The value of `key`, to change.
     pub fn get_mut<Q: Hash + Equivalent<K> + ?Sized>(&mut self, key: &Q) -> Option<&mut V> {
-        let (_, at) = self.position(key)?;
+        let at = self.position(key)?;
         self.entries.get_mut(at).map(|(_, v)| v)
     }
 
@@ -173,32 +207,38 @@ impl<K: Hash + Eq, V> HashMap<K, V> {
     }
 
     /// Sets `key` to `value`; the value it had, if any (the key kept is the first one, as hashbrown's).
+    #[inline(never)]
     pub fn insert(&mut self, key: K, value: V) -> Option<V> {
-        let hash = self.hasher.hash_one(&key);
+        let hash = self.indexed().then(|| self.hasher.hash_one(&key));
         let entries = &self.entries;
-        let found = self.slots.find(hash, &mut |at| {
+        let found = self.slots.lookup(hash, entries.len(), &mut |at| {
             entries.get(at).is_some_and(|(k, _)| *k == key)
         });
-        match found.and_then(|at| self.entries.get_mut(at)) {
-            Some((_, v)) => Some(std::mem::replace(v, value)),
-            None => {
-                self.slots.insert(hash, self.entries.len());
-                self.entries.push((key, value));
-                None
-            }
+        if let Some((_, v)) = found.and_then(|at| self.entries.get_mut(at)) {
+            return Some(std::mem::replace(v, value));
         }
+        let at = self.entries.len();
+        self.entries.push((key, value));
+        match hash {
+            Some(hash) => self.slots.insert(hash, at),
+            None if at == SCAN => self.index_all(),
+            None => {}
+        }
+        None
     }
 
     /// Removes `key`; the value it had. The last entry takes its place (insertion order is kept for
     /// the others).
     pub fn remove<Q: Hash + Equivalent<K> + ?Sized>(&mut self, key: &Q) -> Option<V> {
-        let (hash, at) = self.position(key)?;
-        self.slots.remove(hash, at);
+        let at = self.position(key)?;
         let last = self.entries.len().checked_sub(1)?;
-        if at != last {
-            if let Some((moved, _)) = self.entries.get(last) {
-                let moved = self.hasher.hash_one(moved);
-                self.slots.moved(moved, last, at);
+        if self.indexed() {
+            self.slots.remove(self.hasher.hash_one(key), at);
+            if at != last {
+                if let Some((moved, _)) = self.entries.get(last) {
+                    let moved = self.hasher.hash_one(moved);
+                    self.slots.moved(moved, last, at);
+                }
             }
         }
         Some(self.entries.swap_remove(at).1)
@@ -380,6 +420,34 @@ mod tests {
         for i in 0..100 {
             let want = (i % 3 != 0).then_some(i * 2);
             assert_eq!(m.get(&Colliding(i)).copied(), want);
+        }
+    }
+
+    /// Past the scan's length the table takes over; removals keep both ways of finding entries right.
+    #[test]
+    fn scanned_then_indexed() {
+        for capacity in [0, 4, 40] {
+            let mut m: HashMap<String, usize> = HashMap::with_capacity(capacity);
+            for i in 0..20 {
+                assert_eq!(m.insert(i.to_string(), i), None);
+                for j in 0..=i {
+                    assert_eq!(m.get(j.to_string().as_str()), Some(&j));
+                }
+            }
+            for i in 0..15 {
+                assert_eq!(m.remove(i.to_string().as_str()), Some(i));
+            }
+            for i in 0..20 {
+                assert_eq!(
+                    m.get(i.to_string().as_str()).copied(),
+                    (i >= 15).then_some(i)
+                );
+                assert_eq!(m.insert(i.to_string(), i + 1).is_some(), i >= 15);
+            }
+            assert_eq!(m.len(), 20);
+            let same: HashMap<String, usize> =
+                (0..20).rev().map(|i| (i.to_string(), i + 1)).collect();
+            assert_eq!(m, same);
         }
     }
 
