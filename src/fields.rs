@@ -10,7 +10,7 @@
 //! once the JavaScript layer has resolved the lists and contexts by reference (the `tsify` types say
 //! so).
 
-use hashbrown::HashMap;
+use code_session_gate_rules::table::HashMap;
 
 use super::lists::{ListOut, Lists};
 use code_session_gate_rules::calls::batch::{Disposition, PlannedEventRequest};

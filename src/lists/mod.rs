@@ -25,7 +25,7 @@
 //! diff against them. [`crate::wire::client`] is the caller's side, for the native clients of the
 //! operations.
 
-use hashbrown::HashMap;
+use code_session_gate_rules::table::HashMap;
 use std::hash::{BuildHasher, Hasher};
 use std::rc::Rc;
 

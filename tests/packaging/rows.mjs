@@ -640,9 +640,10 @@ export const ROWS = [
  * with issue 49's arguments' buffer (core .wasm -0.4 KB gzip, sandbox -0.2 KB, each held twice) and
  * issue 48's JavaScript pass: 825.8 kB; issue 49's `--merge-similar-functions` (core .wasm -0.6 KB gzip,
  * held twice): 824.1 kB; issue 49's third session (core .wasm -0.2 KB raw, -0.07 KB gzip): 824.0 kB
- * (824,111 -> 823,995 bytes packed on one machine).
+ * (824,111 -> 823,995 bytes packed on one machine); issue 49's one hash-table code for every map (core
+ * .wasm -17.7 KB raw, -5.8 KB gzip, held twice): 811.3 kB.
  */
-const PACKED_CEILING = 824_500;
+const PACKED_CEILING = 811_800;
 /** The check-sdk package's ceiling: its bundle and the two vector files (62.2 kB packed). */
 const CHECK_SDK_PACKED_CEILING = 64_000;
 

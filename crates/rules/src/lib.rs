@@ -32,6 +32,7 @@ mod names;
 pub mod plan;
 pub mod sandbox;
 pub mod sessions;
+pub mod table;
 pub mod tools;
 pub mod wire;
 

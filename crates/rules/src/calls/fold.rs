@@ -4,7 +4,7 @@
 //! Every artifact the fold would read is validated first ([`prepare_event`], [`prepare_direct`]); only then
 //! is anything written, so a refused batch changes nothing.
 
-use hashbrown::HashMap;
+use crate::table::HashMap;
 use std::borrow::Cow;
 use std::fmt;
 use std::rc::Rc;

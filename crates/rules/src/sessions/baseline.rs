@@ -6,7 +6,7 @@
 use std::cell::OnceCell;
 use std::rc::Rc;
 
-use hashbrown::HashMap;
+use crate::table::HashMap;
 
 use super::CodeSession;
 use crate::files::narrow::CodeEnvFile;

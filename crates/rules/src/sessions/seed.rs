@@ -4,7 +4,7 @@
 //! into existing partitions by `(storage, id)` without name replacement; the existing `session_id` and
 //! `lastUpdated` win.
 
-use hashbrown::HashSet;
+use crate::table::HashSet;
 
 use super::{SessionMap, StoredSession, DEFAULT_CODE_SESSION_KEY};
 use crate::files::{identity_key, Field, StoredFile};

@@ -1,7 +1,7 @@
 //! Direct (in-process) batches: every call of a batch reads the pre-batch partition; the tool messages
 //! fold in call order, each with what its call was given (3.9).
 
-use hashbrown::{HashMap, HashSet};
+use crate::table::{HashMap, HashSet};
 use std::rc::Rc;
 
 use super::{unknown_batch, Gate, PendingBatch};

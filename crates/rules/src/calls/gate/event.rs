@@ -2,7 +2,7 @@
 //! pre-batch partition), taking matching eager prestarts, and completing the batch with what the host
 //! did: 3.9's retention of host-provided inputs, then the fold in the SDK's result order.
 
-use hashbrown::HashMap;
+use crate::table::HashMap;
 use std::rc::Rc;
 
 use super::{unknown_batch, BatchEnd, Gate, PendingBatch};

@@ -16,7 +16,7 @@ mod explain;
 mod forward;
 pub mod snapshot;
 
-use hashbrown::HashMap;
+use crate::table::HashMap;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};

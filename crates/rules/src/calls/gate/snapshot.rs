@@ -166,7 +166,7 @@ impl Gate {
             Field::Null => None,
             Field::Set(pairs) => {
                 let twice = {
-                    let mut seen = hashbrown::HashSet::with_capacity(pairs.0.len());
+                    let mut seen = crate::table::HashSet::with_capacity(pairs.0.len());
                     pairs
                         .0
                         .iter()

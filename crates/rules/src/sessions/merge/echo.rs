@@ -8,7 +8,7 @@
 //! per echo and a few per new file, and no hash; any other answer takes the general fold. The tests
 //! hold both to the reference merge.
 
-use hashbrown::{HashMap, HashSet};
+use crate::table::{HashMap, HashSet};
 
 use crate::files::{FileRef, Identity, StoredFile};
 use crate::json::{lanes, Str};

@@ -25,7 +25,7 @@ mod working;
 
 use std::borrow::Cow;
 
-use hashbrown::{HashMap, HashSet};
+use crate::table::{HashMap, HashSet};
 
 use super::baseline::Baseline;
 use super::{CodeSession, Partition, SessionMap};

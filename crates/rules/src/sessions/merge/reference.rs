@@ -1,7 +1,7 @@
 //! The merge as a whole-list rebuild, one artifact at a time: the rules as first written (quadratic
 //! over a batch), kept for the tests as the reference the indexed merge is checked against.
 
-use hashbrown::{HashMap, HashSet};
+use crate::table::{HashMap, HashSet};
 
 use super::Artifact;
 use crate::config::Profile;

@@ -7,7 +7,7 @@
 //! call) does not build them at all: one pass over the files finds what it touches, which is cheaper
 //! than indexing files that are looked up once.
 
-use hashbrown::{HashMap, HashSet};
+use crate::table::{HashMap, HashSet};
 
 use crate::files::{Field, FileRef, Identity, OwnedIdentity, StoredFile};
 use crate::json::Str;
