@@ -69,13 +69,15 @@ pub(super) fn distinct(files: &[FileRef<'_>]) -> bool {
     })
 }
 
-/// Whether no two of `files` (a few) share an identity or a name.
+/// Whether no two of `files` (a few) share an identity or a name. Identities are compared only where
+/// their shapes may match: a run's outputs have ids of their own, told apart at a glance.
 fn distinct_few(files: &[FileRef<'_>]) -> bool {
     files.iter().enumerate().all(|(i, f)| {
+        let shape = Shape::of(f);
         files
             .iter()
             .skip(i + 1)
-            .all(|g| !same_identity(f, g) && !same_name(f, g))
+            .all(|g| !(shape.may_match(Shape::of(g)) && same_identity(f, g)) && !same_name(f, g))
     })
 }
 
