@@ -77,7 +77,7 @@ fn distinct_few(files: &[FileRef<'_>]) -> bool {
         files
             .iter()
             .skip(i + 1)
-            .all(|g| !(shape.may_match(Shape::of(g)) && same_identity(f, g)) && !same_name(f, g))
+            .all(|g| !(same_name(f, g) || (shape.may_match(Shape::of(g)) && same_identity(f, g))))
     })
 }
 
