@@ -9,6 +9,10 @@
 //! hash first and then the real key, so colliding keys are told apart as before. The hasher is
 //! hashbrown's default (foldhash, seeded per process), as the maps had. Iteration is in insertion
 //! order (the rules never depended on a hash table's order, which was random per process).
+//!
+//! Not `indexmap` (which serde_json links already) either: its index table is rehashed through a closure
+//! that reads each map's own entries, so every `(K, V)` would still bring its own copy of the growth
+//! code; here the table's element and hasher are the same type for every map.
 
 use std::fmt;
 use std::hash::{BuildHasher, Hash};
