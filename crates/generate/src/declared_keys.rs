@@ -13,18 +13,18 @@ use code_session_gate::core::wire::{
 };
 
 /// The declaration of `name` among those the generator writes.
-fn decl(name: &str) -> &'static str {
+fn decl(name: &str) -> Result<&'static str, String> {
     crate::declarations::all()
         .find(|d| {
             d.contains(&format!("export interface {name} "))
                 || d.contains(&format!("export interface {name}<"))
         })
-        .unwrap_or_else(|| panic!("no interface {name} is declared"))
+        .ok_or_else(|| format!("no interface {name} is declared"))
 }
 
 /// The keys interface `name` declares, its bases' included.
-fn keys(name: &str) -> BTreeSet<String> {
-    let d = decl(name);
+fn keys(name: &str) -> Result<BTreeSet<String>, String> {
+    let d = decl(name)?;
     let mut out = BTreeSet::new();
     let head = d
         .lines()
@@ -34,7 +34,7 @@ fn keys(name: &str) -> BTreeSet<String> {
         let bases = bases.split(" {").next().unwrap_or_default();
         for base in bases.split(", ") {
             if base != "OtherKeys" {
-                out.extend(keys(base));
+                out.extend(keys(base)?);
             }
         }
     }
@@ -50,7 +50,7 @@ fn keys(name: &str) -> BTreeSet<String> {
             out.insert(key.trim_matches('"').to_owned());
         }
     }
-    out
+    Ok(out)
 }
 
 fn set<'a>(keys: impl IntoIterator<Item = &'a &'a str>) -> BTreeSet<String> {
@@ -58,41 +58,44 @@ fn set<'a>(keys: impl IntoIterator<Item = &'a &'a str>) -> BTreeSet<String> {
 }
 
 #[test]
-fn the_key_reader_reads_members_and_bases() {
-    assert_eq!(keys("GateLimits").len(), 4);
+fn the_key_reader_reads_members_and_bases() -> Result<(), String> {
+    assert_eq!(keys("GateLimits")?.len(), 4);
+    Ok(())
 }
 
 #[test]
-fn the_sandbox_options_declare_what_the_request_builder_reads() {
+fn the_sandbox_options_declare_what_the_request_builder_reads() -> Result<(), String> {
     // A forwarded request's options are a built one's, its planned keys declared `never`, and the
     // flags the layer reads (`wire.js` reads them by these names).
-    let mut forwarded = keys("SandboxRequestOptions");
+    let mut forwarded = keys("SandboxRequestOptions")?;
     forwarded.extend(set(&ANSWER_FLAGS));
-    assert_eq!(keys("ForwardRequestOptions"), forwarded);
+    assert_eq!(keys("ForwardRequestOptions")?, forwarded);
     // The context's keys the builder reads are those the gate's answers declare.
-    assert_eq!(keys("DirectInjection"), set(&DIRECT_KEYS));
-    assert_eq!(keys("RequestSessionFields"), set(&EVENT_KEYS));
+    assert_eq!(keys("DirectInjection")?, set(&DIRECT_KEYS));
+    assert_eq!(keys("RequestSessionFields")?, set(&EVENT_KEYS));
+    Ok(())
 }
 
 #[test]
-fn the_exec_wire_options_declare_what_their_readers_read() {
+fn the_exec_wire_options_declare_what_their_readers_read() -> Result<(), String> {
     // The keys among those passed on that the SDK itself sets (the factory params the direct tools
     // spread into the body, a tool definition's, sent whole) are declared as the open records' other
     // members (`declarations::BASES`), never read.
     assert_eq!(
-        keys("ExecToolFactoryParams"),
+        keys("ExecToolFactoryParams")?,
         set(fields_of::<ExecToolFactoryParams>())
     );
     assert_eq!(
-        keys("ExecToolCallContext"),
+        keys("ExecToolCallContext")?,
         set(fields_of::<ExecToolCallContext>())
     );
     assert_eq!(
-        keys("ProgrammaticToolDefinition"),
+        keys("ProgrammaticToolDefinition")?,
         set(fields_of::<ProgrammaticToolDefinition>())
     );
     assert_eq!(
-        keys("NamedToolDefinition"),
+        keys("NamedToolDefinition")?,
         set(fields_of::<NamedToolDefinition>())
     );
+    Ok(())
 }

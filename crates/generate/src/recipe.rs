@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 use tsify::Tsify;
 
-use code_session_gate::core::error::GateResult;
+use code_session_gate::core::error::{GateError, GateResult};
 use code_session_gate::core::json::{self, Raw, Str};
 use code_session_gate::params::{Options, Params};
 use code_session_gate::GateSession;
@@ -64,52 +64,69 @@ code_session_gate::registry! {
 }
 
 /// A gate whose default partition holds `a.py` and `b.txt`.
-fn session() -> GateSession {
+fn session() -> Result<GateSession, GateError> {
     let config = r#"{"sessions":[["execute_code",{"session_id":"e","files":[{"id":"f1","name":"a.py"},{"id":"f2","name":"b.txt"}]}]]}"#;
-    code_session_gate::new_gate(&[Some(config)]).unwrap().0
+    Ok(code_session_gate::new_gate(&[Some(config)])?.0)
 }
 
+/// What a test of the recipe fails with: a refusal where an answer was due, or the reverse.
+type Outcome = Result<(), Box<dyn std::error::Error>>;
+
 /// `countFiles(texts…)` as the module runs it.
-fn call(s: &mut GateSession, texts: &[Option<&str>]) -> GateResult<String> {
-    let op = GATE_OPS.iter().position(|n| *n == "countFiles").unwrap() as u32;
-    run_gate(op, s, &Params::new(texts, GATE_PARAMS[op as usize])).unwrap()
+/// (`Err` only when the registry does not hold the operation.)
+fn call(s: &mut GateSession, texts: &[Option<&str>]) -> Result<GateResult<String>, String> {
+    let at = GATE_OPS
+        .iter()
+        .position(|n| *n == "countFiles")
+        .ok_or("countFiles is not in the registry")?;
+    let names = GATE_PARAMS.get(at).ok_or("countFiles has no parameters")?;
+    let op = u32::try_from(at).map_err(|e| e.to_string())?;
+    run_gate(op, s, &Params::new(texts, names)).ok_or_else(|| format!("no gate operation {op}"))
+}
+
+/// The refusal of `answer`, or an error saying the call was answered.
+fn refused(answer: GateResult<String>) -> Result<GateError, String> {
+    match answer {
+        Ok(text) => Err(format!("expected a refusal, got {text}")),
+        Err(e) => Ok(e),
+    }
 }
 
 #[test]
-fn the_new_operation_runs_on_typed_arguments() {
-    let mut s = session();
-    let all = call(&mut s, &[Some(r#""execute_code""#), None]).unwrap();
+fn the_new_operation_runs_on_typed_arguments() -> Outcome {
+    let mut s = session()?;
+    let all = call(&mut s, &[Some(r#""execute_code""#), None])??;
     assert_eq!(all, r#"{"files":2}"#);
     let py = call(
         &mut s,
         &[Some(r#""execute_code""#), Some(r#"{"suffix":".py"}"#)],
-    )
-    .unwrap();
+    )??;
     assert_eq!(py, r#"{"files":1}"#);
-    let e = call(&mut s, &[None, None]).unwrap_err();
+    let e = refused(call(&mut s, &[None, None])?)?;
     assert_eq!((e.code.as_str(), e.path.as_str()), ("invalid_type", "key"));
+    Ok(())
 }
 
 #[test]
-fn its_options_follow_the_key_policy() {
-    let mut s = session();
+fn its_options_follow_the_key_policy() -> Outcome {
+    let mut s = session()?;
     // Another operation's key (or any other) is ignored; a misspelling of its own is refused.
-    let other = call(&mut s, &[Some(r#""execute_code""#), Some(r#"{"now":5}"#)]).unwrap();
+    let other = call(&mut s, &[Some(r#""execute_code""#), Some(r#"{"now":5}"#)])??;
     assert_eq!(other, r#"{"files":2}"#);
-    let e = call(
+    let e = refused(call(
         &mut s,
         &[Some(r#""execute_code""#), Some(r#"{"sufix":".py"}"#)],
-    )
-    .unwrap_err();
+    )?)?;
     assert_eq!(
         (e.code.as_str(), e.path.as_str()),
         ("invalid_value", "options.sufix")
     );
+    Ok(())
 }
 
 #[test]
-fn the_generator_declares_it_from_the_entry_and_the_types() {
-    let op = &GATE[0];
+fn the_generator_declares_it_from_the_entry_and_the_types() -> Outcome {
+    let op = GATE.first().ok_or("the registry holds no gate operation")?;
     assert_eq!(
         crate::typescript::signature(op),
         "countFiles(key: string, options?: CountOptions): FileCount"
@@ -128,5 +145,6 @@ fn the_generator_declares_it_from_the_entry_and_the_types() {
         "{}",
         FileCount::DECL
     );
-    assert_eq!(GATE_PARAMS[0], ["key", "options"]);
+    assert_eq!(GATE_PARAMS.first().copied(), Some(&["key", "options"][..]));
+    Ok(())
 }
